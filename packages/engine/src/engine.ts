@@ -1,0 +1,200 @@
+import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lambda/protocol';
+import { EngineInputError, RunKeyConflictError } from './errors';
+import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
+import { systemClock } from './ports';
+import { runIdFor } from './run-ids';
+import { EngineSession } from './session';
+import { settleDue } from './transitions';
+
+/** The id of every run's EXECUTION operation. */
+export const EXECUTION_OPERATION_ID = '0';
+
+/** Options of an {@link Engine}. */
+export interface EngineOptions {
+  store: Store;
+  waker: Waker;
+  /** Needed for chained invokes and resumes by outside events. */
+  invoker?: Invoker;
+  clock?: Clock;
+  /** Largest payload of one operation, bytes. Default 6 MiB (Lambda's response limit). */
+  maxPayloadBytes?: number;
+  /** How long a finished run is kept, ms; undefined keeps it forever. */
+  retentionMs?: number;
+  /** Added to an invocation's remaining time to get its lease's lifetime. Default 10 s. */
+  leaseGraceMs?: number;
+  /** Remaining time assumed when the caller gives none (not Lambda). Default 15 min. */
+  defaultInvocationMs?: number;
+  /** Delay before retrying a run whose invocation hit an infrastructure fault. Default 5 s. */
+  faultRetryMs?: number;
+}
+
+/** A request to start a run. */
+export interface StartRunRequest {
+  functionName: string;
+  /** The serialized input (JSON). */
+  input?: string;
+  /** Makes the start idempotent: the same key always names the same run. */
+  runKey?: string;
+}
+
+/** The event a {@link Waker} sends to resume a run. */
+export interface WakeEvent {
+  durableLambda: { action: 'wake'; runId: string };
+}
+
+/** True for a wake-up event sent by a waker. */
+export function isWakeEvent(event: unknown): event is WakeEvent {
+  const d = (event as { durableLambda?: { action?: unknown; runId?: unknown } } | null)?.durableLambda;
+  return d?.action === 'wake' && typeof d.runId === 'string';
+}
+
+/** Builds the event that resumes `runId`. */
+export function wakeEvent(runId: string): WakeEvent {
+  return { durableLambda: { action: 'wake', runId } };
+}
+
+/**
+ * The server side of the checkpoint protocol. It starts runs (idempotent by key), hands
+ * invocations a fenced lease, validates every update, completes waits on its clock, and
+ * decides each run's next wake-up. It reaches the world only through its ports.
+ */
+export class Engine implements DurableBackend {
+  readonly store: Store;
+  readonly waker: Waker;
+  readonly invoker: Invoker | undefined;
+  readonly clock: Clock;
+  private readonly maxPayloadBytes: number;
+  private readonly retentionMs: number | undefined;
+  private readonly leaseGraceMs: number;
+  private readonly defaultInvocationMs: number;
+  private readonly faultRetryMs: number;
+
+  constructor(options: EngineOptions) {
+    this.store = options.store;
+    this.waker = options.waker;
+    this.invoker = options.invoker;
+    this.clock = options.clock ?? systemClock;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? 6 * 1024 * 1024;
+    this.retentionMs = options.retentionMs;
+    this.leaseGraceMs = options.leaseGraceMs ?? 10_000;
+    this.defaultInvocationMs = options.defaultInvocationMs ?? 15 * 60_000;
+    this.faultRetryMs = options.faultRetryMs ?? 5_000;
+  }
+
+  /**
+   * Starts a run, or finds the run its key already names. A key reused with another function
+   * or input is a {@link RunKeyConflictError}.
+   */
+  async startRun(request: StartRunRequest): Promise<{ run: RunRecord; created: boolean }> {
+    if (typeof request.functionName !== 'string' || request.functionName.length === 0) {
+      throw new EngineInputError('functionName', 'must be a non-empty string');
+    }
+    if (request.runKey !== undefined && (typeof request.runKey !== 'string' || request.runKey.length === 0 || request.runKey.length > 256)) {
+      throw new EngineInputError('runKey', 'must be a string of 1-256 characters');
+    }
+    if (request.input !== undefined && typeof request.input !== 'string') {
+      throw new EngineInputError('input', 'must be serialized JSON (a string)');
+    }
+    const now = this.clock.now();
+    const runId = runIdFor(request.functionName, request.runKey);
+    const run: RunRecord = {
+      runId,
+      functionName: request.functionName,
+      status: 'RUNNING',
+      createdAt: now,
+      updatedAt: now,
+      fence: 0,
+      nextWakeAt: now,
+      invocations: 0,
+      lostInvocations: 0,
+      ...(request.runKey === undefined ? {} : { runKey: request.runKey }),
+      ...(request.input === undefined ? {} : { input: request.input }),
+    };
+    const execution: Operation = {
+      Id: EXECUTION_OPERATION_ID,
+      Type: 'EXECUTION',
+      Status: 'STARTED',
+      StartTimestamp: now,
+      ExecutionDetails: request.input === undefined ? {} : { InputPayload: request.input },
+    };
+    const result = await this.store.createRun(run, execution);
+    if (!result.created && (result.run.functionName !== run.functionName || result.run.input !== run.input)) {
+      throw new RunKeyConflictError(request.runKey ?? '', runId);
+    }
+    return result;
+  }
+
+  /**
+   * Opens an invocation of a run: takes its lease and loads its operations. Undefined when there
+   * is nothing to do: the run is gone or finished, another invocation holds it, or nothing is
+   * due yet (a duplicate or early wake-up), so such wake-ups have no side effects.
+   */
+  async openRun(runId: string, options: { remainingTimeMs?: () => number } = {}): Promise<EngineSession | undefined> {
+    const now = this.clock.now();
+    const run = await this.store.getRun(runId);
+    if (!run || run.status !== 'RUNNING') return undefined;
+    const lapsed = run.leaseExpiresAt !== undefined && run.leaseExpiresAt <= now;
+    const due = run.nextWakeAt !== undefined && run.nextWakeAt <= now;
+    if (!lapsed && !due) return undefined;
+    const remainingTimeMs = options.remainingTimeMs ?? (() => this.defaultInvocationMs);
+    const leaseExpiresAt = now + remainingTimeMs() + this.leaseGraceMs;
+    const grant = await this.store.acquireLease(runId, now, leaseExpiresAt);
+    if (!grant) return undefined;
+    // The safety net: if this invocation dies without closing, the run wakes when the lease lapses.
+    await this.waker.wakeAt({ runId, functionName: run.functionName, at: leaseExpiresAt, reason: 'lease' });
+    const operations = await this.store.loadOperations(runId);
+    return new EngineSession(grant.run, operations, grant.previousLost, {
+      store: this.store,
+      waker: this.waker,
+      clock: this.clock,
+      limits: { maxPayloadBytes: this.maxPayloadBytes },
+      retentionMs: this.retentionMs,
+      remainingTimeMs,
+      faultRetryMs: this.faultRetryMs,
+    });
+  }
+
+  /** A run's record, or undefined. */
+  getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.store.getRun(runId);
+  }
+
+  /** A run's operations as of now (waits past their end show as succeeded). */
+  async getOperations(runId: string): Promise<Operation[]> {
+    const now = this.clock.now();
+    return (await this.store.loadOperations(runId)).map((op) => settleDue(op, now) ?? op);
+  }
+
+  /**
+   * The Lambda entry: a wake-up event resumes its run; any other event starts a run keyed by the
+   * Lambda request id (so a duplicate delivery finds it) and runs its first invocation.
+   */
+  async open(event: unknown, context: LambdaContextLike) {
+    const remainingTimeMs = context.getRemainingTimeInMillis?.bind(context);
+    const options = remainingTimeMs ? { remainingTimeMs } : {};
+    let runId: string;
+    if (isWakeEvent(event)) {
+      runId = event.durableLambda.runId;
+    } else {
+      const functionName = context.functionName;
+      if (!functionName) throw new EngineInputError('context.functionName', 'is needed to start a run');
+      const input = event === undefined ? undefined : JSON.stringify(event);
+      const started = await this.startRun({
+        functionName,
+        ...(input === undefined ? {} : { input }),
+        ...(context.awsRequestId ? { runKey: context.awsRequestId } : {}),
+      });
+      runId = started.run.runId;
+    }
+    const session = await this.openRun(runId, options);
+    if (session) return { opened: session };
+    const run = await this.getRun(runId);
+    return { response: run ? runResponse(run) : { Status: 'NOT_FOUND', runId } };
+  }
+}
+
+/** What a Lambda invocation returns for a run it did not work on. */
+function runResponse(run: RunRecord): unknown {
+  if (run.status === 'RUNNING') return { Status: 'PENDING', runId: run.runId };
+  return { Status: run.status, runId: run.runId, ...(run.result === undefined ? {} : { Result: run.result }), ...(run.error ? { Error: run.error } : {}) };
+}

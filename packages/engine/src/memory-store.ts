@@ -1,0 +1,74 @@
+import { FencedError, type Operation } from '@durable-lambda/protocol';
+import type { LeaseGrant, RunPatch, RunRecord, Store } from './ports';
+
+/**
+ * An in-memory {@link Store} for tests and the test runner. It copies on the way in and out so
+ * callers can never alias stored state, as with a real database.
+ */
+export class MemoryStore implements Store {
+  private readonly runs = new Map<string, RunRecord>();
+  private readonly operations = new Map<string, Map<string, Operation>>();
+
+  constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
+
+  async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
+    const existing = this.live(run.runId);
+    if (existing) return { created: false, run: structuredClone(existing) };
+    this.runs.set(run.runId, structuredClone(run));
+    this.operations.set(run.runId, new Map([[execution.Id, structuredClone(execution)]]));
+    return { created: true, run: structuredClone(run) };
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const run = this.live(runId);
+    return run && structuredClone(run);
+  }
+
+  async acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
+    const run = this.live(runId);
+    if (!run || run.status !== 'RUNNING') return undefined;
+    if (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now) return undefined;
+    const previousLost = run.leaseExpiresAt !== undefined;
+    run.fence += 1;
+    run.leaseExpiresAt = leaseExpiresAt;
+    run.invocations += 1;
+    if (previousLost) run.lostInvocations += 1;
+    run.updatedAt = now;
+    return { run: structuredClone(run), previousLost };
+  }
+
+  async loadOperations(runId: string): Promise<Operation[]> {
+    if (!this.live(runId)) return [];
+    return [...(this.operations.get(runId)?.values() ?? [])].map((op) => structuredClone(op));
+  }
+
+  async commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void> {
+    const run = this.live(runId);
+    if (!run || run.fence !== fence) throw new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
+    const ops = this.operations.get(runId) ?? new Map<string, Operation>();
+    for (const op of write.operations) ops.set(op.Id, structuredClone(op));
+    this.operations.set(runId, ops);
+    if (write.run) applyPatch(run, write.run);
+    run.updatedAt = this.clock.now();
+  }
+
+  /** Every run id, for inspection in tests. */
+  runIds(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  private live(runId: string): RunRecord | undefined {
+    const run = this.runs.get(runId);
+    // Expired runs are invisible, the way a TTL-filtered read sees them.
+    if (run?.expiresAt !== undefined && run.expiresAt <= this.clock.now()) return undefined;
+    return run;
+  }
+}
+
+/** Applies a {@link RunPatch} in place; `null` deletes. */
+export function applyPatch(run: RunRecord, patch: RunPatch): void {
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete (run as unknown as Record<string, unknown>)[key];
+    else if (value !== undefined) (run as unknown as Record<string, unknown>)[key] = value;
+  }
+}

@@ -1,0 +1,102 @@
+import type { ErrorObject, Operation, OperationUpdate } from './operations';
+
+/** How an invocation of a durable handler ended. */
+export type InvocationStatus = 'SUCCEEDED' | 'FAILED' | 'PENDING';
+
+/**
+ * The explicit result of one invocation. PENDING means the run waits for something (a time,
+ * a callback, a child run) and the backend must wake it later; it is never a hang.
+ */
+export interface InvocationOutput {
+  Status: InvocationStatus;
+  /** Serialized result, with SUCCEEDED. */
+  Result?: string;
+  /** The run's error, with FAILED. */
+  Error?: ErrorObject;
+}
+
+/** A checkpoint was refused because a newer invocation owns the run: stop quietly. */
+export class FencedError extends Error {
+  /** Stable code. */
+  readonly code = 'fenced';
+  constructor(message = 'a newer invocation owns this run') {
+    super(message);
+    this.name = 'FencedError';
+  }
+}
+
+/** The engine refused an update as invalid for the operation's type or state. */
+export class CheckpointRejectedError extends Error {
+  /** Stable code. */
+  readonly code = 'checkpoint_rejected';
+  constructor(
+    message: string,
+    /** The operation the refused update named. */
+    readonly operationId: string,
+  ) {
+    super(message);
+    this.name = 'CheckpointRejectedError';
+  }
+}
+
+/**
+ * One invocation's view of a run, handed to the SDK by a backend. It holds the run's lease:
+ * every checkpoint is fenced by it.
+ */
+export interface DurableInvocation {
+  /** The run this invocation works on. */
+  readonly runId: string;
+  /** The durable function's name. */
+  readonly functionName: string;
+  /** The run's serialized input. */
+  readonly input: string | undefined;
+  /** Every operation of the run as of the start of this invocation. */
+  readonly operations: readonly Operation[];
+  /** True when the invocation before this one was lost (crashed, timed out) mid-run. */
+  readonly previousInvocationLost: boolean;
+  /** The backend's clock, epoch ms (virtual under the test runner). */
+  now(): number;
+  /** Real milliseconds this invocation may still run (Lambda's remaining time). */
+  remainingTimeMs(): number;
+  /**
+   * Applies updates in order, durably, and returns the operations they changed as stored.
+   * Rejects with {@link FencedError} when the lease is lost, {@link CheckpointRejectedError}
+   * when an update is invalid.
+   */
+  checkpoint(updates: readonly OperationUpdate[]): Promise<readonly Operation[]>;
+  /** Reads the run's operations again (e.g. after sleeping in-process). */
+  refresh(): Promise<readonly Operation[]>;
+}
+
+/** An invocation opened by a backend from an incoming event. */
+export interface OpenedInvocation {
+  readonly invocation: DurableInvocation;
+  /** Records how the invocation ended, releases the lease, arranges the wake-up. */
+  close(output: InvocationOutput): Promise<unknown>;
+  /** Ends the invocation after an infrastructure fault; the run resumes later. */
+  abort(error: unknown): Promise<void>;
+}
+
+/** Minimal view of the Lambda context the runtime needs. */
+export interface LambdaContextLike {
+  awsRequestId?: string;
+  functionName?: string;
+  invokedFunctionArn?: string;
+  getRemainingTimeInMillis?: () => number;
+}
+
+/**
+ * Where runs live. The production entry builds one from the environment; tests and the dev
+ * server build one over the embedded store.
+ */
+export interface DurableBackend {
+  /**
+   * Turns an incoming event into an invocation of a run (starting the run for a plain event),
+   * or `undefined` when there is nothing to do (a duplicate, a run already finished, a run
+   * owned by another invocation). `response` is what the Lambda handler returns in that case.
+   */
+  open(
+    event: unknown,
+    context: LambdaContextLike,
+  ): Promise<{ opened: OpenedInvocation } | { opened?: undefined; response: unknown }>;
+}

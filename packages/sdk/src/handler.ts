@@ -1,0 +1,167 @@
+import type { DurableBackend, DurableInvocation, LambdaContextLike, OpenedInvocation } from '@durable-lambda/protocol';
+import {
+  type DurableExecutionConfig,
+  parseConfigObject,
+  parseNonNegative,
+  parseSemantics,
+  parseTimeout,
+  RUNTIME_DEFAULTS,
+} from './config';
+import { DurableContextImpl } from './context/durable-context';
+import type { FunctionDefaults } from './context/scope';
+import { Scope } from './context/scope';
+import type { DurableHandler } from './context/types';
+import { ErrorCode, InvalidArgumentError, toErrorObject } from './errors';
+import { jsonLineSink } from './logger';
+import { resolveRetry } from './retry';
+import { InvocationRuntime, type InvocationResult, type RuntimeSettings } from './runtime/invocation-runtime';
+import { defaultSerdes, serializeChecked } from './serdes';
+
+const CONFIG_KEYS = [
+  'retryStrategy',
+  'retry',
+  'timeout',
+  'semantics',
+  'backend',
+  'inProcessWaitMs',
+  'lazyStartMs',
+  'maxPayloadBytes',
+  'logSink',
+] as const;
+
+/** Per-invocation overrides a backend driver (test runner, dev server) may apply. */
+export type RuntimeOverrides = Partial<RuntimeSettings>;
+
+/** The entry a local driver uses to run a wrapped handler on its own backend. */
+export interface DurableEntry {
+  /** Runs one invocation to its explicit end. */
+  execute(invocation: DurableInvocation, lambdaContext?: LambdaContextLike, overrides?: RuntimeOverrides): Promise<InvocationResult>;
+  /** The function-level runtime settings. */
+  readonly settings: RuntimeSettings;
+}
+
+/** A Lambda handler produced by {@link withDurableExecution}. */
+export type DurableLambdaHandler = ((event: unknown, context?: LambdaContextLike) => Promise<unknown>) & {
+  readonly [DURABLE_ENTRY]: DurableEntry;
+};
+
+/** Where a wrapped handler keeps its {@link DurableEntry}; `Symbol.for` so copies of the SDK agree. */
+export const DURABLE_ENTRY: unique symbol = Symbol.for('durable-lambda.entry') as never;
+
+/** The {@link DurableEntry} of a wrapped handler, or a clear error for anything else. */
+export function getDurableEntry(handler: unknown): DurableEntry {
+  const entry = (handler as { [DURABLE_ENTRY]?: DurableEntry } | null)?.[DURABLE_ENTRY];
+  if (typeof handler !== 'function' || !entry) {
+    throw new InvalidArgumentError('handlerFunction', 'expected a handler wrapped with withDurableExecution');
+  }
+  return entry;
+}
+
+/**
+ * Wraps a durable handler into a Lambda handler. Each invocation replays the handler from the
+ * top: completed operations return their stored outcome, new ones run and are checkpointed.
+ * The invocation ends when the handler finishes, or when it must wait (PENDING).
+ */
+export function withDurableExecution<TEvent = unknown, TResult = unknown>(
+  handler: DurableHandler<TEvent, TResult>,
+  config: DurableExecutionConfig = {},
+): DurableLambdaHandler {
+  if (typeof handler !== 'function') throw new InvalidArgumentError('handler', 'must be a function');
+  parseConfigObject(config, 'config', CONFIG_KEYS);
+  const defaults: FunctionDefaults = {
+    retry:
+      config.retry === undefined && config.retryStrategy === undefined
+        ? undefined
+        : { retryStrategy: config.retryStrategy, retry: config.retry },
+    timeoutMs: parseTimeout(config.timeout, 'config.timeout'),
+    semantics: parseSemantics(config.semantics, 'config.semantics'),
+  };
+  // Validates the function-level retry settings now, not at the first step.
+  resolveRetry(undefined, defaults.retry, 'config');
+  const settings: RuntimeSettings = {
+    inProcessWaitMs: parseNonNegative(config.inProcessWaitMs, 'config.inProcessWaitMs', RUNTIME_DEFAULTS.inProcessWaitMs),
+    lazyStartMs: parseNonNegative(config.lazyStartMs, 'config.lazyStartMs', RUNTIME_DEFAULTS.lazyStartMs),
+    maxPayloadBytes: parseNonNegative(config.maxPayloadBytes, 'config.maxPayloadBytes', RUNTIME_DEFAULTS.maxPayloadBytes),
+    logSink: config.logSink ?? jsonLineSink,
+  };
+
+  const entry: DurableEntry = {
+    settings,
+    execute: (invocation, lambdaContext = {}, overrides = {}) =>
+      executeInvocation(handler, defaults, { ...settings, ...overrides }, invocation, lambdaContext),
+  };
+
+  let backend: Promise<DurableBackend> | undefined;
+  const lambdaHandler = async (event: unknown, context: LambdaContextLike = {}): Promise<unknown> => {
+    backend ??= config.backend ? Promise.resolve(config.backend) : loadProductionBackend();
+    const opened = await (await backend).open(event, context);
+    if (!opened.opened) return opened.response;
+    return finishOpened(opened.opened, await entry.execute(opened.opened.invocation, context));
+  };
+  return Object.assign(lambdaHandler, { [DURABLE_ENTRY]: entry }) as DurableLambdaHandler;
+}
+
+/** Hands an invocation's explicit result to its backend. */
+export async function finishOpened(opened: OpenedInvocation, result: InvocationResult): Promise<unknown> {
+  switch (result.type) {
+    case 'completed':
+      return opened.close(result.output);
+    case 'fenced':
+      return { Status: 'STOPPED', reason: 'a newer invocation owns this run' };
+    case 'fault':
+      await opened.abort(result.error);
+      throw result.error;
+  }
+}
+
+async function executeInvocation<TEvent, TResult>(
+  handler: DurableHandler<TEvent, TResult>,
+  defaults: FunctionDefaults,
+  settings: RuntimeSettings,
+  invocation: DurableInvocation,
+  lambdaContext: LambdaContextLike,
+): Promise<InvocationResult> {
+  const runtime = new InvocationRuntime(invocation, settings);
+  const context = new DurableContextImpl(new Scope(runtime, defaults, lambdaContext, undefined));
+  const serdesContext = { entityId: 'execution', durableExecutionArn: invocation.runId };
+  void (async () => {
+    let event: TEvent;
+    try {
+      event = (invocation.input === undefined ? undefined : JSON.parse(invocation.input)) as TEvent;
+    } catch (error) {
+      await runtime.complete({ Status: 'FAILED', Error: toErrorObject(error, ErrorCode.SERDES_FAILED) });
+      return;
+    }
+    try {
+      const value = await handler(event, context);
+      if (runtime.closed) return;
+      runtime.markCompleting();
+      const result = await serializeChecked(defaultSerdes, value, serdesContext, settings.maxPayloadBytes);
+      await runtime.complete({ Status: 'SUCCEEDED', ...(result === undefined ? {} : { Result: result }) });
+    } catch (error) {
+      if (runtime.closed) return;
+      runtime.markCompleting();
+      await runtime.complete({ Status: 'FAILED', Error: toErrorObject(error, ErrorCode.HANDLER_FAILED) });
+    }
+  })();
+  return runtime.result;
+}
+
+async function loadProductionBackend(): Promise<DurableBackend> {
+  // A variable specifier keeps the AWS adapter out of the SDK's static imports; bundlers that
+  // deploy a function include it through the function's own dependency on it.
+  const specifier = '@durable-lambda/aws';
+  let mod: { createProductionBackend?: () => DurableBackend | Promise<DurableBackend> };
+  try {
+    mod = await import(specifier);
+  } catch (error) {
+    throw new InvalidArgumentError(
+      'config.backend',
+      `no backend given and ${specifier} could not be loaded (${error instanceof Error ? error.message : String(error)}); install it or pass config.backend`,
+    );
+  }
+  if (typeof mod.createProductionBackend !== 'function') {
+    throw new InvalidArgumentError('config.backend', `${specifier} does not export createProductionBackend`);
+  }
+  return mod.createProductionBackend();
+}

@@ -1,0 +1,206 @@
+import type { Operation, OperationUpdate } from '@durable-lambda/protocol';
+import { parseConfigObject, parseSemantics, parseSerdes, parseTimeout, type StepConfig, StepSemantics } from '../config';
+import type { StepContext, StepFunction } from '../context/types';
+import type { Scope } from '../context/scope';
+import { formatMs } from '../duration';
+import {
+  AttemptFailure,
+  ErrorCode,
+  NonRetriableError,
+  StepError,
+  StepInterruptedError,
+  findInChain,
+  operationError,
+  toErrorObject,
+} from '../errors';
+import { createLogger } from '../logger';
+import { type ResolvedRetry, resolveRetry } from '../retry';
+import { defaultSerdes, deserializeChecked, type Serdes, type SerdesContext, serializeChecked } from '../serdes';
+import { isFunction, splitNamed } from './arguments';
+
+const STEP_CONFIG_KEYS = ['retryStrategy', 'retry', 'timeout', 'semantics', 'serdes'] as const;
+
+/** A step's arguments, parsed and validated once at the call. */
+interface StepPlan<T> {
+  name: string | undefined;
+  fn: StepFunction<T>;
+  retry: ResolvedRetry;
+  timeoutMs: number | undefined;
+  atMostOnce: boolean;
+  serdes: Serdes<T>;
+}
+
+function planStep<T>(scope: Scope, args: readonly unknown[]): StepPlan<T> {
+  const { name, main, config } = splitNamed<StepFunction<T>>(args, isFunction, 'fn');
+  parseConfigObject(config, 'config', STEP_CONFIG_KEYS);
+  const c = (config ?? {}) as StepConfig<T>;
+  const semantics = parseSemantics(c.semantics, 'config.semantics') ?? scope.defaults.semantics;
+  return {
+    name,
+    fn: main,
+    retry: resolveRetry({ retryStrategy: c.retryStrategy, retry: c.retry }, scope.defaults.retry, 'config'),
+    timeoutMs: parseTimeout(c.timeout, 'config.timeout') ?? scope.defaults.timeoutMs,
+    atMostOnce: semantics === StepSemantics.AtMostOncePerRetry,
+    serdes: parseSerdes<T>(c.serdes, 'config.serdes') ?? (defaultSerdes as Serdes<T>),
+  };
+}
+
+type AttemptOutcome = { ok: true; data: string | undefined } | { ok: false; error: unknown };
+
+/**
+ * `context.step`: find the step's record; replay its stored outcome, or run attempts until one
+ * succeeds or the retry policy gives up. Every outcome is durable before the handler sees it.
+ */
+export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promise<T> {
+  const plan = planStep<T>(scope, args);
+  const id = scope.nextId();
+  const runtime = scope.runtime;
+  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
+  const base = { Id: id, Type: 'STEP' as const, ...(plan.name === undefined ? {} : { Name: plan.name }), ...parentOf(scope) };
+
+  let record = runtime.find(id, 'STEP', plan.name);
+  for (;;) {
+    switch (record?.Status) {
+      case 'SUCCEEDED':
+        return deserializeChecked(plan.serdes, record.StepDetails?.Result, serdesContext);
+      case 'FAILED':
+        throw failureFrom(record);
+      case 'STARTED': {
+        // Started by an invocation that is gone (this one has not run it yet): that attempt
+        // is lost, and it spends retry budget like any failure.
+        const attempt = record.StepDetails?.Attempt ?? 1;
+        const lost = new AttemptFailure(
+          ErrorCode.INVOCATION_LOST,
+          `attempt ${attempt} of step ${label(id, plan.name)} was lost with its invocation`,
+          true,
+        );
+        record = await settleFailure(scope, plan, base, attempt, lost);
+        break;
+      }
+      case 'PENDING':
+        await runtime.blockUntil(record.StepDetails?.NextAttemptTimestamp);
+        record = { ...record, Status: 'READY' };
+        break;
+      default: {
+        const attempt = (record?.StepDetails?.Attempt ?? 0) + 1;
+        const outcome = await runAttempt(scope, plan, base, id, attempt, serdesContext);
+        record = outcome.ok
+          ? await runtime.checkpoint({ ...base, Action: 'SUCCEED', ...(outcome.data === undefined ? {} : { Payload: outcome.data }) })
+          : await settleFailure(scope, plan, base, attempt, outcome.error);
+      }
+    }
+  }
+}
+
+/** Runs one attempt: START (eager or lazy), the function under its timeout, then serdes. */
+async function runAttempt<T>(
+  scope: Scope,
+  plan: StepPlan<T>,
+  base: Omit<OperationUpdate, 'Action'>,
+  id: string,
+  attempt: number,
+  serdesContext: SerdesContext,
+): Promise<AttemptOutcome> {
+  const runtime = scope.runtime;
+  const start: OperationUpdate = { ...base, Action: 'START' };
+  let cancelLazyStart = () => {};
+  if (plan.atMostOnce || runtime.eagerStarts) {
+    await runtime.checkpoint(start);
+  } else {
+    // A short step costs one write (its outcome); a long one records its start so a crash
+    // while it runs is seen later as a lost attempt.
+    cancelLazyStart = runtime.setTimer(runtime.settings.lazyStartMs, () => runtime.enqueue(start));
+  }
+  const controller = new AbortController();
+  const stepContext: StepContext = {
+    attempt,
+    idempotencyKey: `${runtime.invocation.runId}:${id}:${attempt}`,
+    signal: controller.signal,
+    logger: createLogger(runtime.settings.logSink, { runId: runtime.invocation.runId, operationId: id, attempt }),
+  };
+  return runtime.track(async () => {
+    try {
+      const value = await withTimeout(runtime, plan.fn, stepContext, controller, plan.timeoutMs, id, plan.name);
+      const data = await serializeChecked(plan.serdes, value, serdesContext, runtime.settings.maxPayloadBytes);
+      return { ok: true, data };
+    } catch (error) {
+      return { ok: false, error };
+    } finally {
+      cancelLazyStart();
+    }
+  });
+}
+
+function withTimeout<T>(
+  runtime: Scope['runtime'],
+  fn: StepFunction<T>,
+  context: StepContext,
+  controller: AbortController,
+  timeoutMs: number | undefined,
+  id: string,
+  name: string | undefined,
+): Promise<T> {
+  const run = new Promise<T>((resolve) => resolve(fn(context)));
+  if (timeoutMs === undefined) return run;
+  return new Promise<T>((resolve, reject) => {
+    const cancel = runtime.setTimer(timeoutMs, () => {
+      const error = new AttemptFailure(
+        ErrorCode.STEP_TIMEOUT,
+        `step ${label(id, name)} timed out after ${formatMs(timeoutMs)} (attempt ${context.attempt})`,
+        true,
+      );
+      controller.abort(error);
+      reject(error);
+    });
+    run.then(
+      (value) => {
+        cancel();
+        resolve(value);
+      },
+      (error) => {
+        cancel();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Asks the retry policy about a failed attempt and checkpoints RETRY or FAIL. */
+async function settleFailure<T>(
+  scope: Scope,
+  plan: StepPlan<T>,
+  base: Omit<OperationUpdate, 'Action'>,
+  attempt: number,
+  error: unknown,
+): Promise<Operation> {
+  const retriable = !(error instanceof AttemptFailure) || error.retriable;
+  const verdict = retriable ? plan.retry(error, attempt) : { retry: false as const };
+  const code = findInChain(error, NonRetriableError) ? ErrorCode.NON_RETRIABLE : ErrorCode.STEP_FAILED;
+  const stored = toErrorObject(error, code);
+  if (verdict.retry) {
+    return scope.runtime.checkpoint({
+      ...base,
+      Action: 'RETRY',
+      Error: stored,
+      StepOptions: { NextAttemptDelaySeconds: verdict.delayMs / 1000 },
+    });
+  }
+  return scope.runtime.checkpoint({ ...base, Action: 'FAIL', Error: stored });
+}
+
+/** The error a handler sees for a failed step, the same live and on replay. */
+function failureFrom(record: Operation): StepError {
+  const stored = record.StepDetails?.Error;
+  const ctor = stored?.ErrorCode === ErrorCode.INVOCATION_LOST ? StepInterruptedError : StepError;
+  return operationError(ctor, stored) as StepError;
+}
+
+/** `ParentId` for operations of a child scope. */
+export function parentOf(scope: Scope): { ParentId?: string } {
+  return scope.parentId === undefined ? {} : { ParentId: scope.parentId };
+}
+
+/** `3 "charge"` or `3` for messages. */
+export function label(id: string, name: string | undefined): string {
+  return name === undefined ? id : `${id} "${name}"`;
+}

@@ -1,0 +1,259 @@
+import { clearTimeout, setImmediate, setTimeout } from 'node:timers';
+import {
+  CheckpointRejectedError,
+  type DurableInvocation,
+  FencedError,
+  type InvocationOutput,
+  isTerminal,
+  type Operation,
+  type OperationType,
+  type OperationUpdate,
+} from '@durable-lambda/protocol';
+import { DurableRuntimeFault, ErrorCode, toErrorObject } from '../errors';
+import { createLogger, type DurableLogger, type LogSink } from '../logger';
+import { Checkpointer } from './checkpointer';
+
+/** How an invocation ended, as the backend must handle it. */
+export type InvocationResult =
+  /** Record the output: the run finished, failed, or waits (PENDING). */
+  | { type: 'completed'; output: InvocationOutput }
+  /** A newer invocation owns the run: write nothing more, stop quietly. */
+  | { type: 'fenced' }
+  /** An infrastructure fault (e.g. the store is unreachable): the run must resume later. */
+  | { type: 'fault'; error: unknown };
+
+/** Runtime knobs after validation. */
+export interface RuntimeSettings {
+  inProcessWaitMs: number;
+  lazyStartMs: number;
+  maxPayloadBytes: number;
+  logSink: LogSink;
+}
+
+interface Waiter {
+  dueAt: number | undefined;
+  resolve: () => void;
+}
+
+/** Real time an invocation keeps in hand after an in-process sleep. */
+const SLEEP_MARGIN_MS = 2_000;
+
+/**
+ * One invocation of a handler: the run's operations, the checkpoint queue, and the decision to
+ * suspend. It ends with exactly one {@link InvocationResult}, whatever the handler does.
+ */
+export class InvocationRuntime {
+  private readonly ops = new Map<string, Operation>();
+  private readonly checkpointer: Checkpointer;
+  private readonly waiters = new Set<Waiter>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private active = 0;
+  private checkScheduled = false;
+  private settled = false;
+  private completing = false;
+  private resolveResult!: (result: InvocationResult) => void;
+  /** Settles once with how the invocation ended. */
+  readonly result: Promise<InvocationResult>;
+  /** True while the handler re-walks operations completed by earlier invocations. */
+  replaying: boolean;
+  /** Write every step START before running it (after a lost invocation, or for tests). */
+  readonly eagerStarts: boolean;
+  /** The run's logger for handler code, silent while replaying. */
+  readonly logger: DurableLogger;
+
+  constructor(
+    readonly invocation: DurableInvocation,
+    readonly settings: RuntimeSettings,
+  ) {
+    for (const op of invocation.operations) this.ops.set(op.Id, op);
+    this.replaying = invocation.operations.some((op) => op.Type !== 'EXECUTION');
+    this.eagerStarts = invocation.previousInvocationLost;
+    this.result = new Promise((resolve) => {
+      this.resolveResult = resolve;
+    });
+    this.checkpointer = new Checkpointer(
+      invocation,
+      (ops) => this.apply(ops),
+      (error) => this.fault(error),
+      () => this.scheduleCheck(),
+    );
+    this.logger = createLogger(settings.logSink, { runId: invocation.runId }, () => !this.replaying);
+  }
+
+  /** True once the invocation has ended; nothing may be written after. */
+  get closed(): boolean {
+    return this.settled;
+  }
+
+  /** The stored operation with this id, if any. */
+  get(id: string): Operation | undefined {
+    return this.ops.get(id);
+  }
+
+  /**
+   * Looks up the record at `id` for an operation of `type` and `name` about to run. A record of
+   * another type or name means the code changed between invocations: the run fails with
+   * `non_deterministic`. Returns undefined when the operation is new.
+   */
+  find(id: string, type: OperationType, name: string | undefined): Operation | undefined {
+    const op = this.ops.get(id);
+    if (op && (op.Type !== type || op.Name !== name)) {
+      throw this.fail(
+        new DurableRuntimeFault(
+          ErrorCode.NON_DETERMINISTIC,
+          `non-deterministic replay at operation ${id}: recorded ${describeOp(op.Type, op.Name)}, now ${describeOp(type, name)}`,
+        ),
+      );
+    }
+    if (!op || !isTerminal(op.Status)) this.replaying = false;
+    return op;
+  }
+
+  /** Checkpoints one update and resolves with the stored operation once durable. */
+  async checkpoint(update: OperationUpdate): Promise<Operation> {
+    if (this.settled) return never();
+    const op = await this.checkpointer.push(update);
+    if (this.settled) return never();
+    if (!op) return never(this.fault(new CheckpointRejectedError(`engine returned no record for ${update.Id}`, update.Id)));
+    return op;
+  }
+
+  /** Queues an update without waiting for it (e.g. a lazy START). */
+  enqueue(update: OperationUpdate): void {
+    if (!this.settled) void this.checkpointer.push(update);
+  }
+
+  /** Runs `work` as user code in progress: the invocation does not suspend while it runs. */
+  async track<T>(work: () => Promise<T>): Promise<T> {
+    this.active++;
+    try {
+      return await work();
+    } finally {
+      this.active--;
+      this.scheduleCheck();
+    }
+  }
+
+  /** Starts a real timer that is cleared when the invocation ends. */
+  setTimer(ms: number, fn: () => void): () => void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.settled) fn();
+    }, ms);
+    this.timers.add(timer);
+    return () => {
+      clearTimeout(timer);
+      this.timers.delete(timer);
+    };
+  }
+
+  /**
+   * Resolves once `dueAt` (backend clock) has passed within this invocation; when the wait is too
+   * long to sleep through, the invocation ends PENDING instead and this never resolves: the next
+   * invocation replays to this point. `undefined` waits for an outside event.
+   */
+  blockUntil(dueAt: number | undefined): Promise<void> {
+    if (this.settled) return never();
+    return new Promise((resolve) => {
+      this.waiters.add({ dueAt, resolve });
+      this.scheduleCheck();
+    });
+  }
+
+  /** The handler has settled: from now on the invocation ends with its outcome, never PENDING. */
+  markCompleting(): void {
+    this.completing = true;
+  }
+
+  /** Ends the invocation with an output (handler finished or failed). */
+  async complete(output: InvocationOutput): Promise<void> {
+    this.completing = true;
+    await this.checkpointer.drain();
+    this.settle({ type: 'completed', output });
+  }
+
+  /** Ends the invocation because of a fault of the runtime; returns the fault for `throw`. */
+  fail(fault: DurableRuntimeFault): DurableRuntimeFault {
+    this.settle({ type: 'completed', output: { Status: 'FAILED', Error: toErrorObject(fault, fault.code) } });
+    return fault;
+  }
+
+  /** Ends the invocation after a failed checkpoint. */
+  fault(error: unknown): DurableRuntimeFault {
+    if (error instanceof FencedError) {
+      this.settle({ type: 'fenced' });
+    } else if (error instanceof CheckpointRejectedError) {
+      // The SDK and the engine disagree on the run's state: retrying cannot help.
+      return this.fail(new DurableRuntimeFault(error.code, error.message));
+    } else {
+      this.settle({ type: 'fault', error });
+    }
+    return new DurableRuntimeFault('invocation_faulted', error instanceof Error ? error.message : String(error));
+  }
+
+  private settle(result: InvocationResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.waiters.clear();
+    this.resolveResult(result);
+  }
+
+  private apply(ops: readonly Operation[]): void {
+    for (const op of ops) this.ops.set(op.Id, op);
+  }
+
+  private scheduleCheck(): void {
+    if (this.checkScheduled || this.settled) return;
+    this.checkScheduled = true;
+    // After the current turn, so code resumed by the last event can start its next operations.
+    setImmediate(() => {
+      this.checkScheduled = false;
+      this.checkQuiescent();
+    });
+  }
+
+  /** Nothing runs and something waits: sleep in-process if it is due soon, else suspend. */
+  private checkQuiescent(): void {
+    if (this.settled || this.completing || this.active > 0 || this.checkpointer.busy || this.waiters.size === 0) return;
+    const now = this.invocation.now();
+    let earliest: number | undefined;
+    for (const w of this.waiters) {
+      if (w.dueAt !== undefined && (earliest === undefined || w.dueAt < earliest)) earliest = w.dueAt;
+    }
+    if (earliest !== undefined) {
+      const delay = Math.max(0, earliest - now);
+      const fits = delay === 0 || this.invocation.remainingTimeMs() - delay > SLEEP_MARGIN_MS;
+      if (delay <= this.settings.inProcessWaitMs && fits) {
+        this.active++;
+        this.setTimer(delay, () => {
+          this.active--;
+          this.releaseDue();
+        });
+        return;
+      }
+    }
+    this.settle({ type: 'completed', output: { Status: 'PENDING' } });
+  }
+
+  private releaseDue(): void {
+    const now = this.invocation.now();
+    for (const w of [...this.waiters]) {
+      if (w.dueAt !== undefined && w.dueAt <= now) {
+        this.waiters.delete(w);
+        w.resolve();
+      }
+    }
+    this.scheduleCheck();
+  }
+}
+
+function describeOp(type: OperationType, name: string | undefined): string {
+  return name === undefined ? `${type} (unnamed)` : `${type} "${name}"`;
+}
+
+/** A promise that never settles: the awaiting code belongs to an invocation that has ended. */
+function never<T>(_reason?: unknown): Promise<T> {
+  return new Promise<T>(() => {});
+}
