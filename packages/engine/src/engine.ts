@@ -89,7 +89,10 @@ export class Engine implements DurableBackend {
     if (typeof request.functionName !== 'string' || request.functionName.length === 0) {
       throw new EngineInputError('functionName', 'must be a non-empty string');
     }
-    if (request.runKey !== undefined && (typeof request.runKey !== 'string' || request.runKey.length === 0 || request.runKey.length > 256)) {
+    if (
+      request.runKey !== undefined &&
+      (typeof request.runKey !== 'string' || request.runKey.length === 0 || request.runKey.length > 256)
+    ) {
       throw new EngineInputError('runKey', 'must be a string of 1-256 characters');
     }
     if (request.input !== undefined && typeof request.input !== 'string') {
@@ -132,7 +135,7 @@ export class Engine implements DurableBackend {
   async openRun(runId: string, options: { remainingTimeMs?: () => number } = {}): Promise<EngineSession | undefined> {
     const now = this.clock.now();
     const run = await this.store.getRun(runId);
-    if (!run || run.status !== 'RUNNING') return undefined;
+    if (run?.status !== 'RUNNING') return undefined;
     const lapsed = run.leaseExpiresAt !== undefined && run.leaseExpiresAt <= now;
     const due = run.nextWakeAt !== undefined && run.nextWakeAt <= now;
     if (!lapsed && !due) return undefined;
@@ -196,5 +199,10 @@ export class Engine implements DurableBackend {
 /** What a Lambda invocation returns for a run it did not work on. */
 function runResponse(run: RunRecord): unknown {
   if (run.status === 'RUNNING') return { Status: 'PENDING', runId: run.runId };
-  return { Status: run.status, runId: run.runId, ...(run.result === undefined ? {} : { Result: run.result }), ...(run.error ? { Error: run.error } : {}) };
+  return {
+    Status: run.status,
+    runId: run.runId,
+    ...(run.result === undefined ? {} : { Result: run.result }),
+    ...(run.error ? { Error: run.error } : {}),
+  };
 }

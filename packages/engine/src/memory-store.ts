@@ -26,7 +26,7 @@ export class MemoryStore implements Store {
 
   async acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
     const run = this.live(runId);
-    if (!run || run.status !== 'RUNNING') return undefined;
+    if (run?.status !== 'RUNNING') return undefined;
     if (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now) return undefined;
     const previousLost = run.leaseExpiresAt !== undefined;
     run.fence += 1;
@@ -42,7 +42,11 @@ export class MemoryStore implements Store {
     return [...(this.operations.get(runId)?.values() ?? [])].map((op) => structuredClone(op));
   }
 
-  async commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void> {
+  async commit(
+    runId: string,
+    fence: number,
+    write: { operations: readonly Operation[]; run?: RunPatch },
+  ): Promise<void> {
     const run = this.live(runId);
     if (!run || run.fence !== fence) throw new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
     const ops = this.operations.get(runId) ?? new Map<string, Operation>();

@@ -35,7 +35,9 @@ export interface RunRecord {
 
 /** Fields of a run a commit may change. `null` removes a field. */
 export type RunPatch = {
-  [K in 'status' | 'result' | 'error' | 'endedAt' | 'leaseExpiresAt' | 'nextWakeAt' | 'expiresAt']?: RunRecord[K] | null;
+  [K in 'status' | 'result' | 'error' | 'endedAt' | 'leaseExpiresAt' | 'nextWakeAt' | 'expiresAt']?:
+    | RunRecord[K]
+    | null;
 };
 
 /** What acquiring a lease found. */

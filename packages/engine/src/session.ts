@@ -47,6 +47,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     return this;
   }
 
+  get lostInvocations(): number {
+    return this.run.lostInvocations;
+  }
+
   get runId(): string {
     return this.run.runId;
   }
@@ -77,7 +81,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const changed = new Map<string, Operation>();
     const lookup = (id: string) => changed.get(id) ?? this.ops.get(id);
     for (const update of updates) {
-      changed.set(update.Id, applyUpdate(lookup(update.Id), update, now, (id) => lookup(id) !== undefined, this.deps.limits));
+      changed.set(
+        update.Id,
+        applyUpdate(lookup(update.Id), update, now, (id) => lookup(id) !== undefined, this.deps.limits),
+      );
     }
     await this.commit([...changed.values()]);
     for (const op of changed.values()) this.ops.set(op.Id, op);

@@ -33,7 +33,8 @@ export function applyUpdate(
   parentExists: (id: string) => boolean,
   limits: UpdateLimits,
 ): Operation {
-  if (typeof update.Id !== 'string' || update.Id.length === 0 || update.Id.length > 512) reject(update, 'Id must be a string of 1-512 characters');
+  if (typeof update.Id !== 'string' || update.Id.length === 0 || update.Id.length > 512)
+    reject(update, 'Id must be a string of 1-512 characters');
   if (!TYPES.has(update.Type)) reject(update, `unknown Type ${JSON.stringify(update.Type)}`);
   if (!ACTIONS.has(update.Action)) reject(update, `unknown Action ${JSON.stringify(update.Action)}`);
   if (update.Payload !== undefined && Buffer.byteLength(update.Payload, 'utf8') > limits.maxPayloadBytes) {
@@ -72,12 +73,16 @@ function fresh(update: OperationUpdate, now: number): Operation {
 
 function applyStep(current: Operation | undefined, update: OperationUpdate, now: number): Operation {
   if (current?.Status === 'PENDING') {
-    reject(update, `next attempt is not due until ${new Date(current.StepDetails?.NextAttemptTimestamp ?? 0).toISOString()}`);
+    reject(
+      update,
+      `next attempt is not due until ${new Date(current.StepDetails?.NextAttemptTimestamp ?? 0).toISOString()}`,
+    );
   }
   // An update to a step not STARTED opens a new attempt: a START, or an outcome written without
   // its START (an at-least-once step that finished before its START was due).
   const opensAttempt = current === undefined || current.Status === 'READY';
-  if (!opensAttempt && update.Action === 'START') reject(update, `attempt ${current?.StepDetails?.Attempt} is already started`);
+  if (!opensAttempt && update.Action === 'START')
+    reject(update, `attempt ${current?.StepDetails?.Attempt} is already started`);
   const op: Operation = current ? { ...current } : fresh(update, now);
   const previous = current?.StepDetails;
   const attempt = opensAttempt ? (previous?.Attempt ?? 0) + 1 : (previous?.Attempt ?? 1);

@@ -2,10 +2,11 @@
  * `@durable-lambda/local`: the durable runtime on your machine. The test runner with a virtual
  * clock (compat with AWS's testing package) and the embedded backend pieces.
  */
-export { LocalDurableTestRunner } from './testing/local-durable-test-runner';
+
 export type { LocalDurableTestRunnerOptions, RunOptions } from './testing/local-durable-test-runner';
-export { DurableTestResult } from './testing/test-result';
-export type { TestInvocation } from './testing/test-result';
-export { DurableOperation } from './testing/operation-view';
+export { LocalDurableTestRunner } from './testing/local-durable-test-runner';
 export type { ContextDetails, StepDetails, TestError, WaitDetails } from './testing/operation-view';
+export { DurableOperation } from './testing/operation-view';
+export type { TestInvocation } from './testing/test-result';
+export { DurableTestResult } from './testing/test-result';
 export { VirtualClock } from './virtual-clock';

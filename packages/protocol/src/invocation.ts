@@ -54,6 +54,8 @@ export interface DurableInvocation {
   readonly operations: readonly Operation[];
   /** True when the invocation before this one was lost (crashed, timed out) mid-run. */
   readonly previousInvocationLost: boolean;
+  /** How many invocations of this run were lost so far. */
+  readonly lostInvocations: number;
   /** The backend's clock, epoch ms (virtual under the test runner). */
   now(): number;
   /** Real milliseconds this invocation may still run (Lambda's remaining time). */

@@ -1,5 +1,5 @@
 import type { DurableBackend } from '@durable-lambda/protocol';
-import { describe, durationToMs, ONE_DAY_MS, type Duration } from './duration';
+import { type Duration, describe, durationToMs, ONE_DAY_MS } from './duration';
 import { InvalidArgumentError } from './errors';
 import type { LogSink } from './logger';
 import type { RetryPolicy, RetryStrategy } from './retry';
@@ -93,7 +93,10 @@ export function parseTimeout(value: Duration | undefined, field: string): number
 export function parseSemantics(value: unknown, field: string): StepSemantics | undefined {
   if (value === undefined) return undefined;
   if (value !== StepSemantics.AtLeastOncePerRetry && value !== StepSemantics.AtMostOncePerRetry) {
-    throw new InvalidArgumentError(field, `must be StepSemantics.AtLeastOncePerRetry or AtMostOncePerRetry, got ${describe(value)}`);
+    throw new InvalidArgumentError(
+      field,
+      `must be StepSemantics.AtLeastOncePerRetry or AtMostOncePerRetry, got ${describe(value)}`,
+    );
   }
   return value;
 }
@@ -105,7 +108,8 @@ export function parseConfigObject(value: unknown, field: string, allowed: readon
     throw new InvalidArgumentError(field, `must be an object, got ${describe(value)}`);
   }
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw new InvalidArgumentError(`${field}.${key}`, `unknown option (allowed: ${allowed.join(', ')})`);
+    if (!allowed.includes(key))
+      throw new InvalidArgumentError(`${field}.${key}`, `unknown option (allowed: ${allowed.join(', ')})`);
   }
 }
 

@@ -14,7 +14,7 @@ import type { DurableHandler } from './context/types';
 import { ErrorCode, InvalidArgumentError, toErrorObject } from './errors';
 import { jsonLineSink } from './logger';
 import { resolveRetry } from './retry';
-import { InvocationRuntime, type InvocationResult, type RuntimeSettings } from './runtime/invocation-runtime';
+import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
 import { defaultSerdes, serializeChecked } from './serdes';
 
 const CONFIG_KEYS = [
@@ -35,7 +35,11 @@ export type RuntimeOverrides = Partial<RuntimeSettings>;
 /** The entry a local driver uses to run a wrapped handler on its own backend. */
 export interface DurableEntry {
   /** Runs one invocation to its explicit end. */
-  execute(invocation: DurableInvocation, lambdaContext?: LambdaContextLike, overrides?: RuntimeOverrides): Promise<InvocationResult>;
+  execute(
+    invocation: DurableInvocation,
+    lambdaContext?: LambdaContextLike,
+    overrides?: RuntimeOverrides,
+  ): Promise<InvocationResult>;
   /** The function-level runtime settings. */
   readonly settings: RuntimeSettings;
 }
@@ -79,9 +83,17 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
   // Validates the function-level retry settings now, not at the first step.
   resolveRetry(undefined, defaults.retry, 'config');
   const settings: RuntimeSettings = {
-    inProcessWaitMs: parseNonNegative(config.inProcessWaitMs, 'config.inProcessWaitMs', RUNTIME_DEFAULTS.inProcessWaitMs),
+    inProcessWaitMs: parseNonNegative(
+      config.inProcessWaitMs,
+      'config.inProcessWaitMs',
+      RUNTIME_DEFAULTS.inProcessWaitMs,
+    ),
     lazyStartMs: parseNonNegative(config.lazyStartMs, 'config.lazyStartMs', RUNTIME_DEFAULTS.lazyStartMs),
-    maxPayloadBytes: parseNonNegative(config.maxPayloadBytes, 'config.maxPayloadBytes', RUNTIME_DEFAULTS.maxPayloadBytes),
+    maxPayloadBytes: parseNonNegative(
+      config.maxPayloadBytes,
+      'config.maxPayloadBytes',
+      RUNTIME_DEFAULTS.maxPayloadBytes,
+    ),
     logSink: config.logSink ?? jsonLineSink,
   };
 

@@ -2,28 +2,29 @@
  * `@durable-lambda/sdk`: write durable handlers for AWS Lambda. A handler author imports from
  * here alone.
  */
-export { withDurableExecution, getDurableEntry, finishOpened, DURABLE_ENTRY } from './handler';
-export type { DurableEntry, DurableLambdaHandler, RuntimeOverrides } from './handler';
-export type { DurableContext, DurableHandler, StepContext, StepFunction, ChildFunction } from './context/types';
-export { StepSemantics, RUNTIME_DEFAULTS } from './config';
-export type { StepConfig, ChildContextConfig, DurableExecutionConfig, StepDefaults } from './config';
+
+export type { ChildContextConfig, DurableExecutionConfig, StepConfig, StepDefaults } from './config';
+export { RUNTIME_DEFAULTS, StepSemantics } from './config';
+export type { ChildFunction, DurableContext, DurableHandler, StepContext, StepFunction } from './context/types';
 export type { Duration } from './duration';
 export {
+  CallbackError,
+  ChildContextError,
+  DurableOperationError,
+  DurableRuntimeFault,
   ErrorCode,
+  InvalidArgumentError,
+  InvokeError,
   NonRetriableError,
   RetryAfterError,
-  InvalidArgumentError,
-  DurableOperationError,
   StepError,
   StepInterruptedError,
-  ChildContextError,
-  CallbackError,
-  InvokeError,
   WaitForConditionError,
-  DurableRuntimeFault,
 } from './errors';
-export { defaultSerdes } from './serdes';
-export type { Serdes, SerdesContext } from './serdes';
+export type { DurableEntry, DurableLambdaHandler, RuntimeOverrides } from './handler';
+export { DURABLE_ENTRY, finishOpened, getDurableEntry, withDurableExecution } from './handler';
 export type { DurableLogger, LogEntry, LogLevel, LogSink } from './logger';
-export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';
 export * from './retry';
+export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';
+export type { Serdes, SerdesContext } from './serdes';
+export { defaultSerdes } from './serdes';

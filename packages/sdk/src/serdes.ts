@@ -46,12 +46,21 @@ export async function serializeChecked<T>(
     data = await serdes.serialize(value, context);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new AttemptFailure(ErrorCode.SERDES_FAILED, `result of ${context.entityId} could not be serialized: ${reason}`, false, {
-      cause: error,
-    });
+    throw new AttemptFailure(
+      ErrorCode.SERDES_FAILED,
+      `result of ${context.entityId} could not be serialized: ${reason}`,
+      false,
+      {
+        cause: error,
+      },
+    );
   }
   if (data !== undefined && typeof data !== 'string') {
-    throw new AttemptFailure(ErrorCode.SERDES_FAILED, `serdes for ${context.entityId} returned ${typeof data}, not a string`, false);
+    throw new AttemptFailure(
+      ErrorCode.SERDES_FAILED,
+      `serdes for ${context.entityId} returned ${typeof data}, not a string`,
+      false,
+    );
   }
   if (data !== undefined) {
     const bytes = Buffer.byteLength(data, 'utf8');
@@ -76,8 +85,13 @@ export async function deserializeChecked<T>(
     return (await serdes.deserialize(data, context)) as T;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new AttemptFailure(ErrorCode.SERDES_FAILED, `stored value of ${context.entityId} could not be read: ${reason}`, false, {
-      cause: error,
-    });
+    throw new AttemptFailure(
+      ErrorCode.SERDES_FAILED,
+      `stored value of ${context.entityId} could not be read: ${reason}`,
+      false,
+      {
+        cause: error,
+      },
+    );
   }
 }

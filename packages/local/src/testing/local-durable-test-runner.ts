@@ -1,6 +1,12 @@
 import { Engine, MemoryStore, type RunRecord, type WakeRequest } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import { type DurableLambdaHandler, finishOpened, getDurableEntry, type LogEntry, type RuntimeOverrides } from '@durable-lambda/sdk';
+import {
+  type DurableLambdaHandler,
+  finishOpened,
+  getDurableEntry,
+  type LogEntry,
+  type RuntimeOverrides,
+} from '@durable-lambda/sdk';
 import { VirtualClock } from '../virtual-clock';
 import { DurableOperation } from './operation-view';
 import { DurableTestResult, type TestInvocation } from './test-result';
@@ -71,12 +77,17 @@ export class LocalDurableTestRunner<TResult = unknown> {
     const max = this.options.maxInvocations ?? 10_000;
     let run: RunRecord = started;
     while (run.status === 'RUNNING' && run.nextWakeAt !== undefined) {
-      if (invocations.length >= max) throw new Error(`run ${run.runId} took more than ${max} invocations; stopped as a runaway`);
+      if (invocations.length >= max)
+        throw new Error(`run ${run.runId} took more than ${max} invocations; stopped as a runaway`);
       clock.advanceTo(run.nextWakeAt);
       const session = await engine.openRun(run.runId, { remainingTimeMs: () => INVOCATION_MS });
       if (!session) throw new Error(`run ${run.runId} could not be opened at its wake-up time`);
       const startedAt = new Date(clock.now());
-      const result = await entry.execute(session, { functionName, awsRequestId: `local-${invocations.length}` }, overrides);
+      const result = await entry.execute(
+        session,
+        { functionName, awsRequestId: `local-${invocations.length}` },
+        overrides,
+      );
       await finishOpened(session, result);
       invocations.push({
         index: invocations.length,
@@ -100,12 +111,20 @@ export class LocalDurableTestRunner<TResult = unknown> {
 
   /** The `index`-th operation of the last run, in creation order (the execution excluded). */
   getOperationByIndex(index: number): DurableOperation {
-    return new DurableOperation(() => this.visible()[index], () => this.lastOperations, `at index ${index}`);
+    return new DurableOperation(
+      () => this.visible()[index],
+      () => this.lastOperations,
+      `at index ${index}`,
+    );
   }
 
   /** The operation with this id in the last run. */
   getOperationById(id: string): DurableOperation {
-    return new DurableOperation(() => this.lastOperations.find((op) => op.Id === id), () => this.lastOperations, `id ${id}`);
+    return new DurableOperation(
+      () => this.lastOperations.find((op) => op.Id === id),
+      () => this.lastOperations,
+      `id ${id}`,
+    );
   }
 
   private visible(): Operation[] {

@@ -36,7 +36,9 @@ export class DurableTestResult<TResult = unknown> {
   getResult(): TResult {
     if (this.run.status !== 'SUCCEEDED') {
       const error = this.getError();
-      throw new Error(`the run did not succeed (${this.run.status})${error ? `: ${error.errorType}: ${error.errorMessage}` : ''}`);
+      throw new Error(
+        `the run did not succeed (${this.run.status})${error ? `: ${error.errorType}: ${error.errorMessage}` : ''}`,
+      );
     }
     return (this.run.result === undefined ? undefined : JSON.parse(this.run.result)) as TResult;
   }
@@ -50,7 +52,14 @@ export class DurableTestResult<TResult = unknown> {
   getOperations(filter: { status?: OperationStatus } = {}): DurableOperation[] {
     return this.operations
       .filter((op) => op.Type !== 'EXECUTION' && (filter.status === undefined || op.Status === filter.status))
-      .map((op) => new DurableOperation(() => op, () => this.operations, `id ${op.Id}`));
+      .map(
+        (op) =>
+          new DurableOperation(
+            () => op,
+            () => this.operations,
+            `id ${op.Id}`,
+          ),
+      );
   }
 
   /** The invocations the run took, in order. */

@@ -1,7 +1,7 @@
+import type { LambdaContextLike } from '@durable-lambda/protocol';
 import type { ChildContextConfig, StepConfig } from '../config';
 import type { Duration } from '../duration';
 import type { DurableLogger } from '../logger';
-import type { LambdaContextLike } from '@durable-lambda/protocol';
 
 /** What a step's function receives. */
 export interface StepContext {

@@ -12,6 +12,10 @@ export function splitNamed<M>(
   mainField: string,
 ): { name: string | undefined; main: M; config: unknown } {
   if (isMain(args[0])) return { name: undefined, main: args[0] as M, config: args[1] };
+  // Neither a name nor followed by the main argument: the main argument itself is wrong.
+  if (typeof args[0] !== 'string' && args[0] !== undefined && !isMain(args[1])) {
+    throw new InvalidArgumentError(mainField, `expected, got ${describe(args[0])}`);
+  }
   const name = parseName(args[0]);
   if (!isMain(args[1])) throw new InvalidArgumentError(mainField, `expected, got ${describe(args[1])}`);
   return { name, main: args[1] as M, config: args[2] };
@@ -21,4 +25,5 @@ export function splitNamed<M>(
 export const isFunction = (value: unknown): boolean => typeof value === 'function';
 
 /** True for plain objects (e.g. a Duration). */
-export const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,7 +1,7 @@
 import { type ChildContextConfig, parseConfigObject, parseName, parseSerdes } from '../config';
 import { DurableContextImpl } from '../context/durable-context';
-import type { ChildFunction } from '../context/types';
 import type { Scope } from '../context/scope';
+import type { ChildFunction } from '../context/types';
 import { ChildContextError, ErrorCode, operationError, toErrorObject } from '../errors';
 import { defaultSerdes, deserializeChecked, type Serdes, type SerdesContext, serializeChecked } from '../serdes';
 import { isFunction, splitNamed } from './arguments';
@@ -39,7 +39,11 @@ export async function runChildContext<T>(scope: Scope, args: readonly unknown[])
     const value = await fn(new DurableContextImpl(scope.child(id)));
     data = await serializeChecked(serdes, value, serdesContext, runtime.settings.maxPayloadBytes);
   } catch (error) {
-    record = await runtime.checkpoint({ ...base, Action: 'FAIL', Error: toErrorObject(error, ErrorCode.CHILD_CONTEXT_FAILED) });
+    record = await runtime.checkpoint({
+      ...base,
+      Action: 'FAIL',
+      Error: toErrorObject(error, ErrorCode.CHILD_CONTEXT_FAILED),
+    });
     throw operationError(ChildContextError, record.ContextDetails?.Error);
   }
   record = await runtime.checkpoint({ ...base, Action: 'SUCCEED', ...(data === undefined ? {} : { Payload: data }) });

@@ -1,16 +1,23 @@
 import type { Operation, OperationUpdate } from '@durable-lambda/protocol';
-import { parseConfigObject, parseSemantics, parseSerdes, parseTimeout, type StepConfig, StepSemantics } from '../config';
-import type { StepContext, StepFunction } from '../context/types';
+import {
+  parseConfigObject,
+  parseSemantics,
+  parseSerdes,
+  parseTimeout,
+  type StepConfig,
+  StepSemantics,
+} from '../config';
 import type { Scope } from '../context/scope';
+import type { StepContext, StepFunction } from '../context/types';
 import { formatMs } from '../duration';
 import {
   AttemptFailure,
   ErrorCode,
+  findInChain,
   NonRetriableError,
+  operationError,
   StepError,
   StepInterruptedError,
-  findInChain,
-  operationError,
   toErrorObject,
 } from '../errors';
 import { createLogger } from '../logger';
@@ -56,7 +63,12 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
   const id = scope.nextId();
   const runtime = scope.runtime;
   const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
-  const base = { Id: id, Type: 'STEP' as const, ...(plan.name === undefined ? {} : { Name: plan.name }), ...parentOf(scope) };
+  const base = {
+    Id: id,
+    Type: 'STEP' as const,
+    ...(plan.name === undefined ? {} : { Name: plan.name }),
+    ...parentOf(scope),
+  };
 
   let record = runtime.find(id, 'STEP', plan.name);
   for (;;) {
@@ -85,7 +97,11 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
         const attempt = (record?.StepDetails?.Attempt ?? 0) + 1;
         const outcome = await runAttempt(scope, plan, base, id, attempt, serdesContext);
         record = outcome.ok
-          ? await runtime.checkpoint({ ...base, Action: 'SUCCEED', ...(outcome.data === undefined ? {} : { Payload: outcome.data }) })
+          ? await runtime.checkpoint({
+              ...base,
+              Action: 'SUCCEED',
+              ...(outcome.data === undefined ? {} : { Payload: outcome.data }),
+            })
           : await settleFailure(scope, plan, base, attempt, outcome.error);
       }
     }

@@ -1,5 +1,5 @@
 import type { Scope } from '../context/scope';
-import { durationToMs, type Duration, ONE_YEAR_MS } from '../duration';
+import { type Duration, durationToMs, ONE_YEAR_MS } from '../duration';
 import { InvalidArgumentError } from '../errors';
 import { isObject, splitNamed } from './arguments';
 import { parentOf } from './step';

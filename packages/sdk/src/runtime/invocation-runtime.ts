@@ -56,7 +56,11 @@ export class InvocationRuntime {
   readonly result: Promise<InvocationResult>;
   /** True while the handler re-walks operations completed by earlier invocations. */
   replaying: boolean;
-  /** Write every step START before running it (after a lost invocation, or for tests). */
+  /**
+   * Write every step START before running it. Once an invocation of the run was lost, a crash
+   * may recur in a step too short to reach its lazy START; eager starts make every later crash
+   * visible, so it spends retry budget instead of re-running silently.
+   */
   readonly eagerStarts: boolean;
   /** The run's logger for handler code, silent while replaying. */
   readonly logger: DurableLogger;
@@ -67,7 +71,7 @@ export class InvocationRuntime {
   ) {
     for (const op of invocation.operations) this.ops.set(op.Id, op);
     this.replaying = invocation.operations.some((op) => op.Type !== 'EXECUTION');
-    this.eagerStarts = invocation.previousInvocationLost;
+    this.eagerStarts = invocation.lostInvocations > 0;
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve;
     });
@@ -114,7 +118,8 @@ export class InvocationRuntime {
     if (this.settled) return never();
     const op = await this.checkpointer.push(update);
     if (this.settled) return never();
-    if (!op) return never(this.fault(new CheckpointRejectedError(`engine returned no record for ${update.Id}`, update.Id)));
+    if (!op)
+      return never(this.fault(new CheckpointRejectedError(`engine returned no record for ${update.Id}`, update.Id)));
     return op;
   }
 

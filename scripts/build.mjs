@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Builds the publishable packages into packages/<name>/dist with tsup:
+//   index.js + index.d.ts (ESM) and index.cjs + index.d.cts (CommonJS), with source maps.
+//
+//   node scripts/build.mjs              # all packages, in dependency order
+//   node scripts/build.mjs protocol sdk # only these (their @durable-lambda deps must be built already)
+//
+// Each package is built from its own directory with packages/<name>/tsconfig.build.json, which has no
+// `paths`: sibling packages resolve through node_modules (workspace symlinks) to their built dist, and
+// stay external imports in both the JS and the .d.ts output. Hence the order below.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsup';
+
+const ORDER = ['protocol', 'sdk', 'engine', 'local'];
+const root = resolve(fileURLToPath(import.meta.url), '../..');
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !ORDER.includes(name));
+if (unknown.length > 0) {
+  console.error(`build: unknown package(s): ${unknown.join(', ')} (expected some of: ${ORDER.join(', ')})`);
+  process.exit(2);
+}
+const selected = requested.length > 0 ? ORDER.filter((name) => requested.includes(name)) : ORDER;
+
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
+async function buildPackage(name) {
+  const dir = join(root, 'packages', name);
+  const pkg = readJson(join(dir, 'package.json'));
+  const external = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies });
+
+  // The .d.ts build needs the sibling packages' dist types: say so plainly instead of a TS resolution error.
+  for (const dep of external.filter((d) => d.startsWith('@durable-lambda/'))) {
+    const depDir = join(root, 'packages', dep.slice('@durable-lambda/'.length));
+    if (!existsSync(join(depDir, 'dist', 'index.d.ts'))) {
+      throw new Error(`${dep} is not built (no ${join(depDir, 'dist', 'index.d.ts')}); build it before ${pkg.name}`);
+    }
+  }
+
+  // tsup resolves package.json, tsconfig and the dts worker's paths from process.cwd(); esbuild captured its
+  // working directory when it was first imported, so it is set explicitly below.
+  process.chdir(dir);
+  await build({
+    config: false, // ignore any tsup.config.* lying around: this script is the single source of truth
+    entry: ['src/index.ts'],
+    outDir: 'dist',
+    format: ['esm', 'cjs'],
+    dts: true,
+    tsconfig: join(dir, 'tsconfig.build.json'),
+    target: 'node20',
+    platform: 'node',
+    sourcemap: true,
+    clean: true,
+    splitting: false,
+    external,
+    silent: true,
+    esbuildOptions(options) {
+      options.absWorkingDir = dir;
+    },
+  });
+}
+
+let failed = false;
+for (const name of selected) {
+  const started = performance.now();
+  try {
+    await buildPackage(name);
+    console.log(`built @durable-lambda/${name} in ${Math.round(performance.now() - started)} ms`);
+  } catch (error) {
+    // tsup/esbuild/tsc already printed the details above; keep this line short.
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`FAILED @durable-lambda/${name}: ${message.split('\n')[0]}`);
+    failed = true;
+    break; // later packages depend on this one
+  }
+}
+process.chdir(root);
+process.exit(failed ? 1 : 0);

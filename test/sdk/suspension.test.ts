@@ -1,0 +1,92 @@
+import { Engine } from '@durable-lambda/engine';
+import { type DurableLambdaHandler, withDurableExecution } from '@durable-lambda/sdk';
+import { describe, expect, it } from 'vitest';
+import { CountingStore, Harness } from '../support/harness';
+
+describe('suspension', () => {
+  it('ends an invocation with an explicit PENDING result and the earliest due time as the wake-up', async () => {
+    const handler = withDurableExecution(async (_e, ctx) => {
+      await Promise.all([ctx.wait('long', { hours: 2 }), ctx.wait('short', { minutes: 30 })]);
+      return 'both done';
+    });
+    const h = new Harness(handler);
+    await h.start();
+    const t0 = h.clock.now();
+    const result = await h.invoke();
+    expect(result).toEqual({ type: 'completed', output: { Status: 'PENDING' } });
+    expect((await h.run())?.nextWakeAt).toBe(t0 + 30 * 60_000);
+    expect(h.wakeUps.filter((w) => w.reason === 'due').map((w) => w.at)).toEqual([t0 + 30 * 60_000]);
+    await h.invoke();
+    expect((await h.run())?.nextWakeAt).toBe(t0 + 2 * 3_600_000);
+    await h.invoke();
+    expect((await h.run())?.result).toBe('"both done"');
+  });
+
+  it('does not suspend while a step is still running beside a wait', async () => {
+    const handler = withDurableExecution(async (_e, ctx) => {
+      const [, value] = await Promise.all([
+        ctx.wait('w', { seconds: 10 }),
+        ctx.step('slow', () => new Promise((r) => setTimeout(() => r('slow done'), 30))),
+      ]);
+      return value;
+    });
+    const h = new Harness(handler);
+    await h.start();
+    await h.invoke();
+    expect((await h.op('2'))?.Status).toBe('SUCCEEDED');
+    await h.invoke();
+    expect((await h.run())?.result).toBe('"slow done"');
+  });
+
+  it('sleeps in-process through a wait below the threshold when the invocation has time left', async () => {
+    const handler = withDurableExecution(async (_e, ctx) => {
+      await ctx.wait({ seconds: 1 });
+      return ctx.step('after', async () => 'ok');
+    });
+    // Real clock: the in-process sleep really takes the second.
+    const store = new CountingStore();
+    const engine = new Engine({ store, waker: { wakeAt: async () => {} } });
+    const { run } = await engine.startRun({ functionName: 'fn' });
+    const session = await engine.openRun(run.runId, { remainingTimeMs: () => 60_000 });
+    const { getDurableEntry, finishOpened } = await import('@durable-lambda/sdk');
+    const started = Date.now();
+    const result = await getDurableEntry(handler).execute(session!, {}, { inProcessWaitMs: 5_000, logSink: () => {} });
+    await finishOpened(session!, result);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(995);
+    expect(result).toMatchObject({ type: 'completed', output: { Status: 'SUCCEEDED', Result: '"ok"' } });
+    const wait = (await engine.getOperations(run.runId)).find((o) => o.Type === 'WAIT');
+    expect(wait?.Status).toBe('SUCCEEDED');
+  });
+
+  it('suspends instead of sleeping when the invocation lacks the time', async () => {
+    const handler = withDurableExecution(async (_e, ctx) => {
+      await ctx.wait({ seconds: 1 });
+      return 'ok';
+    });
+    const h = new Harness(handler, { inProcessWaitMs: 5_000 });
+    await h.start();
+    const result = await h.invoke(2_500);
+    expect(result).toEqual({ type: 'completed', output: { Status: 'PENDING' } });
+  });
+
+  it('suspends a retry backoff above the threshold and resumes it in the next invocation', async () => {
+    let calls = 0;
+    const handler: DurableLambdaHandler = withDurableExecution(async (_e, ctx) =>
+      ctx.step(
+        'flaky',
+        async () => {
+          if (++calls === 1) throw new Error('once');
+          return calls;
+        },
+        { retry: { initialMs: 10_000, jitter: 'NONE' } },
+      ),
+    );
+    const h = new Harness(handler, { inProcessWaitMs: 5_000 });
+    await h.start();
+    const t0 = h.clock.now();
+    expect(await h.invoke()).toEqual({ type: 'completed', output: { Status: 'PENDING' } });
+    expect((await h.run())?.nextWakeAt).toBe(t0 + 10_000);
+    await h.invoke();
+    expect((await h.run())?.result).toBe('2');
+  });
+});
