@@ -99,7 +99,7 @@ export class Engine implements DurableBackend {
       throw new EngineInputError('input', 'must be serialized JSON (a string)');
     }
     const now = this.clock.now();
-    const runId = runIdFor(request.functionName, request.runKey);
+    const runId = runIdFor(request.runKey);
     const run: RunRecord = {
       runId,
       functionName: request.functionName,

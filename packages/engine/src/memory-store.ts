@@ -52,7 +52,7 @@ export class MemoryStore implements Store {
     const ops = this.operations.get(runId) ?? new Map<string, Operation>();
     for (const op of write.operations) ops.set(op.Id, structuredClone(op));
     this.operations.set(runId, ops);
-    if (write.run) applyPatch(run, write.run);
+    if (write.run) applyPatch(run, structuredClone(write.run));
     run.updatedAt = this.clock.now();
   }
 

@@ -64,7 +64,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   }
 
   get operations(): readonly Operation[] {
-    return [...this.ops.values()];
+    return [...this.ops.values()].map((op) => structuredClone(op));
   }
 
   now(): number {
@@ -76,6 +76,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   }
 
   async checkpoint(updates: readonly OperationUpdate[]): Promise<readonly Operation[]> {
+    this.assertOpen();
     const now = this.now();
     this.settleDue();
     const changed = new Map<string, Operation>();
@@ -86,6 +87,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
         applyUpdate(lookup(update.Id), update, now, (id) => lookup(id) !== undefined, this.deps.limits),
       );
     }
+    if (changed.size === 0 && this.settled.size === 0) return [];
     await this.commit([...changed.values()]);
     for (const op of changed.values()) this.ops.set(op.Id, op);
     return [...changed.values()];

@@ -37,8 +37,12 @@ export function applyUpdate(
     reject(update, 'Id must be a string of 1-512 characters');
   if (!TYPES.has(update.Type)) reject(update, `unknown Type ${JSON.stringify(update.Type)}`);
   if (!ACTIONS.has(update.Action)) reject(update, `unknown Action ${JSON.stringify(update.Action)}`);
+  if (update.Payload !== undefined && typeof update.Payload !== 'string') reject(update, 'Payload must be a string');
   if (update.Payload !== undefined && Buffer.byteLength(update.Payload, 'utf8') > limits.maxPayloadBytes) {
     reject(update, `payload over ${limits.maxPayloadBytes} bytes (payload_too_large)`);
+  }
+  if (update.Error !== undefined && Buffer.byteLength(JSON.stringify(update.Error), 'utf8') > limits.maxPayloadBytes) {
+    reject(update, `error over ${limits.maxPayloadBytes} bytes (payload_too_large)`);
   }
   if (current) {
     if (current.Type !== update.Type) reject(update, `is a ${current.Type}, the update says ${update.Type}`);
@@ -46,6 +50,12 @@ export function applyUpdate(
       reject(update, `is named ${JSON.stringify(current.Name)}, the update says ${JSON.stringify(update.Name)}`);
     }
     if (isTerminal(current.Status)) reject(update, `is already ${current.Status}`);
+    if (update.ParentId !== undefined && current.ParentId !== update.ParentId) {
+      reject(
+        update,
+        `has parent ${JSON.stringify(current.ParentId)}, the update says ${JSON.stringify(update.ParentId)}`,
+      );
+    }
   } else if (update.ParentId !== undefined && !parentExists(update.ParentId)) {
     reject(update, `parent ${update.ParentId} does not exist`);
   }
@@ -125,7 +135,11 @@ function applyWait(current: Operation | undefined, update: OperationUpdate, now:
       if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0 || seconds * 1000 > ONE_YEAR_MS) {
         reject(update, 'START needs WaitOptions.WaitSeconds above 0 and at most one year');
       }
-      return { ...fresh(update, now), WaitDetails: { ScheduledEndTimestamp: now + Math.round(seconds * 1000) } };
+      // At least 1 ms, so a wait never ends the moment it starts.
+      return {
+        ...fresh(update, now),
+        WaitDetails: { ScheduledEndTimestamp: now + Math.max(1, Math.round(seconds * 1000)) },
+      };
     }
     case 'CANCEL':
       if (!current) reject(update, 'cannot cancel a wait that never started');
@@ -146,14 +160,27 @@ function applyContext(current: Operation | undefined, update: OperationUpdate, n
         ...op,
         Status: 'SUCCEEDED',
         EndTimestamp: now,
-        ContextDetails: update.Payload === undefined ? {} : { Result: update.Payload },
+        ContextDetails: {
+          ...(update.Payload === undefined ? {} : { Result: update.Payload }),
+          ...replayChildren(update),
+        },
       };
     case 'FAIL':
       if (!update.Error) reject(update, 'FAIL needs an Error');
-      return { ...op, Status: 'FAILED', EndTimestamp: now, ContextDetails: { Error: update.Error } };
+      return {
+        ...op,
+        Status: 'FAILED',
+        EndTimestamp: now,
+        ContextDetails: { Error: update.Error, ...replayChildren(update) },
+      };
     default:
       return reject(update, `${update.Action} is not valid for a CONTEXT`);
   }
+}
+
+function replayChildren(update: OperationUpdate): { ReplayChildren?: boolean } {
+  const flag = update.ContextOptions?.ReplayChildren;
+  return flag === undefined ? {} : { ReplayChildren: flag };
 }
 
 /**
@@ -184,7 +211,9 @@ export function nextDue(ops: Iterable<Operation>): number | undefined {
   for (const op of ops) {
     if (op.Type === 'WAIT' && op.Status === 'STARTED') consider(op.WaitDetails?.ScheduledEndTimestamp);
     else if (op.Type === 'STEP' && op.Status === 'PENDING') consider(op.StepDetails?.NextAttemptTimestamp);
-    else if (op.Type === 'STEP' && op.Status === 'READY') consider(op.StartTimestamp);
+    // A READY step is due already: its (past) next-attempt time says so.
+    else if (op.Type === 'STEP' && op.Status === 'READY')
+      consider(op.StepDetails?.NextAttemptTimestamp ?? op.StartTimestamp);
   }
   return earliest;
 }

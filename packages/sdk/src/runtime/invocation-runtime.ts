@@ -47,6 +47,8 @@ export class InvocationRuntime {
   private readonly checkpointer: Checkpointer;
   private readonly waiters = new Set<Waiter>();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Recorded operations this invocation will walk again before it reaches new work. */
+  private readonly toReplay: Set<string>;
   private active = 0;
   private checkScheduled = false;
   private settled = false;
@@ -70,7 +72,8 @@ export class InvocationRuntime {
     readonly settings: RuntimeSettings,
   ) {
     for (const op of invocation.operations) this.ops.set(op.Id, op);
-    this.replaying = invocation.operations.some((op) => op.Type !== 'EXECUTION');
+    this.toReplay = replayableIds(invocation.operations);
+    this.replaying = this.toReplay.size > 0;
     this.eagerStarts = invocation.lostInvocations > 0;
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve;
@@ -109,7 +112,8 @@ export class InvocationRuntime {
         ),
       );
     }
-    if (!op || !isTerminal(op.Status)) this.replaying = false;
+    this.toReplay.delete(id);
+    if (!op || !isTerminal(op.Status) || this.toReplay.size === 0) this.replaying = false;
     return op;
   }
 
@@ -252,6 +256,21 @@ export class InvocationRuntime {
     }
     this.scheduleCheck();
   }
+}
+
+/**
+ * Ids of the recorded operations a replay walks again: all but the execution and the children
+ * of finished contexts (a finished context returns its stored result without running).
+ */
+function replayableIds(operations: readonly Operation[]): Set<string> {
+  const byId = new Map(operations.map((op) => [op.Id, op]));
+  const insideFinished = (op: Operation): boolean => {
+    for (let p = op.ParentId && byId.get(op.ParentId); p; p = p.ParentId ? byId.get(p.ParentId) : undefined) {
+      if (p.Type === 'CONTEXT' && isTerminal(p.Status)) return true;
+    }
+    return false;
+  };
+  return new Set(operations.filter((op) => op.Type !== 'EXECUTION' && !insideFinished(op)).map((op) => op.Id));
 }
 
 function describeOp(type: OperationType, name: string | undefined): string {
