@@ -22,6 +22,8 @@ function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     nextWakeAt: T0,
     invocations: 0,
     lostInvocations: 0,
+    eventSeq: 0,
+    handledEventSeq: 0,
     ...overrides,
   };
 }

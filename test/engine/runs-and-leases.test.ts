@@ -40,6 +40,12 @@ class CountingStore implements Store {
   loadOperations(runId: string) {
     return this.inner.loadOperations(runId);
   }
+  getOperation(runId: string, operationId: string) {
+    return this.inner.getOperation(runId, operationId);
+  }
+  writeOutsideEvent(...args: Parameters<Store['writeOutsideEvent']>) {
+    return this.inner.writeOutsideEvent(...args);
+  }
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }) {
     this.commits.push({ runId, fence, ...structuredClone(write) });
     return this.inner.commit(runId, fence, write);

@@ -422,24 +422,13 @@ describe('applyUpdate: refusals of malformed or out-of-place updates', () => {
     }
   });
 
-  it('rejects CALLBACK updates as unsupported', () => {
-    const error = expectRejected(undefined, {
-      Id: 'cb1',
-      Type: 'CALLBACK',
-      Action: 'START',
-      CallbackOptions: { TimeoutSeconds: 60 },
-    });
-    expect(error.message).toContain('not supported');
-  });
-
-  it('rejects CHAINED_INVOKE updates as unsupported', () => {
-    const error = expectRejected(undefined, {
-      Id: 'i1',
-      Type: 'CHAINED_INVOKE',
-      Action: 'START',
-      ChainedInvokeOptions: { FunctionName: 'other' },
-    });
-    expect(error.message).toContain('not supported');
+  it('rejects outcomes a handler may not write for CALLBACK and CHAINED_INVOKE (they complete from outside)', () => {
+    expect(expectRejected(undefined, { Id: 'cb1', Type: 'CALLBACK', Action: 'SUCCEED' }).message).toContain(
+      'complete from outside',
+    );
+    expect(expectRejected(undefined, { Id: 'i1', Type: 'CHAINED_INVOKE', Action: 'FAIL' }).message).toContain(
+      'child run completes it',
+    );
   });
 });
 

@@ -70,7 +70,7 @@ describe('LocalDurableTestRunner', () => {
 
   it('stops a runaway run that never finishes after maxInvocations', async () => {
     const handler = withDurableExecution(async (_e, ctx) => {
-      for (let i = 0; ; i++) await ctx.wait({ seconds: 1 });
+      for (;;) await ctx.wait({ seconds: 1 });
     });
     const runner = new LocalDurableTestRunner({ handlerFunction: handler, maxInvocations: 50 });
     await expect(runner.run()).rejects.toThrow(/more than 50 invocations/);

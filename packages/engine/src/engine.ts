@@ -1,10 +1,12 @@
 import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lambda/protocol';
+import { issueCallbackId } from './callback-ids';
 import { EngineInputError, RunKeyConflictError } from './errors';
+import { childRunKey, OutsideEvents } from './outside-events';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
 import { runIdFor } from './run-ids';
 import { EngineSession } from './session';
-import { settleDue } from './transitions';
+import { callbackTimeout, settleDue } from './transitions';
 
 /** The id of every run's EXECUTION operation. */
 export const EXECUTION_OPERATION_ID = '0';
@@ -35,6 +37,8 @@ export interface StartRunRequest {
   input?: string;
   /** Makes the start idempotent: the same key always names the same run. */
   runKey?: string;
+  /** The run and chained-invoke operation that started this run, if any. */
+  parent?: { runId: string; operationId: string };
 }
 
 /** The event a {@link Waker} sends to resume a run. */
@@ -68,6 +72,7 @@ export class Engine implements DurableBackend {
   private readonly leaseGraceMs: number;
   private readonly defaultInvocationMs: number;
   private readonly faultRetryMs: number;
+  private readonly outside: OutsideEvents;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -79,6 +84,34 @@ export class Engine implements DurableBackend {
     this.leaseGraceMs = options.leaseGraceMs ?? 10_000;
     this.defaultInvocationMs = options.defaultInvocationMs ?? 15 * 60_000;
     this.faultRetryMs = options.faultRetryMs ?? 5_000;
+    this.outside = new OutsideEvents({
+      store: this.store,
+      waker: this.waker,
+      invoker: this.invoker,
+      clock: this.clock,
+      maxPayloadBytes: this.maxPayloadBytes,
+      startChild: async (request) => (await this.startRun(request)).run,
+    });
+  }
+
+  /** Completes a callback with a result (serialized JSON, or any string). Accepted once. */
+  sendCallbackSuccess(callbackId: string, result?: string): Promise<void> {
+    if (result !== undefined && typeof result !== 'string') throw new EngineInputError('result', 'must be a string');
+    return this.outside.completeCallback(callbackId, { kind: 'success', ...(result === undefined ? {} : { result }) });
+  }
+
+  /** Fails a callback with an error. Accepted once. */
+  sendCallbackFailure(
+    callbackId: string,
+    error: { ErrorMessage: string; ErrorType?: string; ErrorCode?: string; ErrorData?: string },
+  ): Promise<void> {
+    if (typeof error?.ErrorMessage !== 'string') throw new EngineInputError('error.message', 'must be a string');
+    return this.outside.completeCallback(callbackId, { kind: 'failure', error });
+  }
+
+  /** Keeps a callback with a heartbeat timeout alive. */
+  sendCallbackHeartbeat(callbackId: string): Promise<void> {
+    return this.outside.completeCallback(callbackId, { kind: 'heartbeat' });
   }
 
   /**
@@ -110,6 +143,9 @@ export class Engine implements DurableBackend {
       nextWakeAt: now,
       invocations: 0,
       lostInvocations: 0,
+      eventSeq: 0,
+      handledEventSeq: 0,
+      ...(request.parent ? { parent: request.parent } : {}),
       ...(request.runKey === undefined ? {} : { runKey: request.runKey }),
       ...(request.input === undefined ? {} : { input: request.input }),
     };
@@ -137,7 +173,7 @@ export class Engine implements DurableBackend {
     const run = await this.store.getRun(runId);
     if (run?.status !== 'RUNNING') return undefined;
     const lapsed = run.leaseExpiresAt !== undefined && run.leaseExpiresAt <= now;
-    const due = run.nextWakeAt !== undefined && run.nextWakeAt <= now;
+    const due = (run.nextWakeAt !== undefined && run.nextWakeAt <= now) || run.eventSeq > run.handledEventSeq;
     if (!lapsed && !due) return undefined;
     const remainingTimeMs = options.remainingTimeMs ?? (() => this.defaultInvocationMs);
     const leaseExpiresAt = now + remainingTimeMs() + this.leaseGraceMs;
@@ -145,7 +181,7 @@ export class Engine implements DurableBackend {
     if (!grant) return undefined;
     // The safety net: if this invocation dies without closing, the run wakes when the lease lapses.
     await this.waker.wakeAt({ runId, functionName: run.functionName, at: leaseExpiresAt, reason: 'lease' });
-    const operations = await this.store.loadOperations(runId);
+    const operations = await this.outside.settleOnOpen(grant.run, await this.store.loadOperations(runId));
     return new EngineSession(grant.run, operations, grant.previousLost, {
       store: this.store,
       waker: this.waker,
@@ -154,6 +190,16 @@ export class Engine implements DurableBackend {
       retentionMs: this.retentionMs,
       remainingTimeMs,
       faultRetryMs: this.faultRetryMs,
+      ids: {
+        callbackId: (operationId) => issueCallbackId(runId, operationId),
+        childRunId: (operationId) => runIdFor(childRunKey(runId, operationId)),
+      },
+      hooks: {
+        canInvoke: (name) => this.invoker !== undefined && this.invoker.knows?.(name) !== false,
+        startChild: (parentRun, op) => this.outside.startChildFor(parentRun, op),
+        finished: (ended) => this.outside.childFinished(ended),
+        wake: (target) => this.outside.wake(target),
+      },
     });
   }
 
@@ -165,7 +211,7 @@ export class Engine implements DurableBackend {
   /** A run's operations as of now (waits past their end show as succeeded). */
   async getOperations(runId: string): Promise<Operation[]> {
     const now = this.clock.now();
-    return (await this.store.loadOperations(runId)).map((op) => settleDue(op, now) ?? op);
+    return (await this.store.loadOperations(runId)).map((op) => settleDue(op, now) ?? callbackTimeout(op, now) ?? op);
   }
 
   /**

@@ -21,6 +21,50 @@ export class RunNotFoundError extends Error {
   }
 }
 
+/** A callback id that is not one this engine issues. */
+export class InvalidCallbackIdError extends Error {
+  /** Stable code. */
+  readonly code = 'invalid_callback_id';
+  constructor(message = 'malformed callback id') {
+    super(message);
+    this.name = 'InvalidCallbackIdError';
+  }
+}
+
+/** A well-formed callback id that names no waiting callback. */
+export class CallbackNotFoundError extends Error {
+  /** Stable code. */
+  readonly code = 'callback_not_found';
+  constructor() {
+    super('no callback with this id');
+    this.name = 'CallbackNotFoundError';
+  }
+}
+
+/** A callback that already ended: completions are accepted exactly once. */
+export class CallbackAlreadyCompletedError extends Error {
+  /** Stable code. */
+  readonly code = 'callback_already_completed';
+  constructor(readonly status: string) {
+    super(`callback already ended (${status}); it accepts one completion only`);
+    this.name = 'CallbackAlreadyCompletedError';
+  }
+}
+
+/** A payload over the engine's size limit. */
+export class PayloadTooLargeError extends Error {
+  /** Stable code. */
+  readonly code = 'payload_too_large';
+  constructor(
+    readonly field: string,
+    bytes: number,
+    limit: number,
+  ) {
+    super(`${field}: ${bytes} bytes, over the limit of ${limit}`);
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
 /** Bad input to the engine's own API. */
 export class EngineInputError extends Error {
   /** Stable code. */

@@ -3,13 +3,24 @@
  * (`Store`, `Waker`, `Invoker`) that adapters implement.
  */
 
+export { issueCallbackId, parseCallbackId } from './callback-ids';
 export type { EngineOptions, StartRunRequest, WakeEvent } from './engine';
 export { Engine, EXECUTION_OPERATION_ID, isWakeEvent, wakeEvent } from './engine';
-export { EngineInputError, RunKeyConflictError, RunNotFoundError } from './errors';
+export {
+  CallbackAlreadyCompletedError,
+  CallbackNotFoundError,
+  EngineInputError,
+  InvalidCallbackIdError,
+  PayloadTooLargeError,
+  RunKeyConflictError,
+  RunNotFoundError,
+} from './errors';
 export { applyPatch, MemoryStore } from './memory-store';
+export type { CallbackOutcome } from './outside-events';
+export { childRunKey, OutsideEvents } from './outside-events';
 export type { Clock, Invoker, LeaseGrant, RunPatch, RunRecord, RunStatus, Store, WakeRequest, Waker } from './ports';
 export { systemClock } from './ports';
 export { runIdFor } from './run-ids';
 export { EngineSession } from './session';
-export type { UpdateLimits } from './transitions';
-export { applyUpdate, nextDue, settleDue } from './transitions';
+export type { IdIssuer, UpdateLimits } from './transitions';
+export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';

@@ -1,5 +1,5 @@
 import { FencedError, type Operation } from '@durable-lambda/protocol';
-import type { LeaseGrant, RunPatch, RunRecord, Store } from './ports';
+import type { LeaseGrant, OperationDeadlines, RunPatch, RunRecord, Store } from './ports';
 
 /**
  * An in-memory {@link Store} for tests and the test runner. It copies on the way in and out so
@@ -40,6 +40,32 @@ export class MemoryStore implements Store {
   async loadOperations(runId: string): Promise<Operation[]> {
     if (!this.live(runId)) return [];
     return [...(this.operations.get(runId)?.values() ?? [])].map((op) => structuredClone(op));
+  }
+
+  async getOperation(runId: string, operationId: string): Promise<Operation | undefined> {
+    if (!this.live(runId)) return undefined;
+    const op = this.operations.get(runId)?.get(operationId);
+    return op && structuredClone(op);
+  }
+
+  async writeOutsideEvent(
+    runId: string,
+    next: Operation,
+    expected: Pick<Operation, 'Status'> & { deadlines?: OperationDeadlines },
+    event: boolean,
+  ): Promise<boolean> {
+    const run = this.live(runId);
+    const current = this.operations.get(runId)?.get(next.Id);
+    if (!run || !current || current.Status !== expected.Status) return false;
+    if (expected.deadlines) {
+      const d = current.CallbackDetails;
+      if (d?.TimeoutTimestamp !== expected.deadlines.TimeoutTimestamp) return false;
+      if (d?.HeartbeatDeadline !== expected.deadlines.HeartbeatDeadline) return false;
+    }
+    this.operations.get(runId)?.set(next.Id, structuredClone(next));
+    if (event) run.eventSeq += 1;
+    run.updatedAt = this.clock.now();
+    return true;
   }
 
   async commit(

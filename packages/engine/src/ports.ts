@@ -31,11 +31,17 @@ export interface RunRecord {
   lostInvocations: number;
   /** Retention: when the run may be deleted (epoch ms). */
   expiresAt?: number;
+  /** Grows by one at each outside event (a callback completed, a child run finished). */
+  eventSeq: number;
+  /** The `eventSeq` the last finished invocation had seen: a larger `eventSeq` means work to do. */
+  handledEventSeq: number;
+  /** Set on a run started by another run's `invoke`. */
+  parent?: { runId: string; operationId: string };
 }
 
 /** Fields of a run a commit may change. `null` removes a field. */
 export type RunPatch = {
-  [K in 'status' | 'result' | 'error' | 'endedAt' | 'leaseExpiresAt' | 'nextWakeAt' | 'expiresAt']?:
+  [K in 'status' | 'result' | 'error' | 'endedAt' | 'leaseExpiresAt' | 'nextWakeAt' | 'expiresAt' | 'handledEventSeq']?:
     | RunRecord[K]
     | null;
 };
@@ -64,11 +70,31 @@ export interface Store {
   acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined>;
   /** Every operation of the run, in id order of creation. */
   loadOperations(runId: string): Promise<Operation[]>;
+  /** One operation, or undefined. */
+  getOperation(runId: string, operationId: string): Promise<Operation | undefined>;
+  /**
+   * An outside writer's change to one operation (a callback completed or heartbeat, a child run
+   * finished), made without the lease: it applies only while the stored operation still equals
+   * `expected` in `Status` and the deadlines given, and with `event` it also grows the run's
+   * `eventSeq`, atomically. False when the condition failed (nothing written).
+   */
+  writeOutsideEvent(
+    runId: string,
+    next: Operation,
+    expected: Pick<Operation, 'Status'> & { deadlines?: OperationDeadlines },
+    event: boolean,
+  ): Promise<boolean>;
   /**
    * Writes operations and a run patch together, only while `fence` is still the run's fence.
    * Rejects with `FencedError` otherwise; then nothing is written.
    */
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void>;
+}
+
+/** The deadlines of a callback that an outside write must find unchanged. */
+export interface OperationDeadlines {
+  TimeoutTimestamp?: number;
+  HeartbeatDeadline?: number;
 }
 
 /** A request to resume a run at a time. */
@@ -89,6 +115,12 @@ export interface Waker {
 /** Invokes a durable function asynchronously with an event (Lambda Invoke, in-process). */
 export interface Invoker {
   invoke(functionName: string, event: unknown): Promise<void>;
+  /**
+   * Whether `functionName` names a durable function this invoker can reach; when it returns
+   * false, an `invoke` of it fails at once with `function_not_found`. Optional: an invoker that
+   * cannot tell (Lambda, cross-account) leaves it out.
+   */
+  knows?(functionName: string): boolean;
 }
 
 /** The engine's clock: real time in production, virtual under the test runner. */

@@ -6,7 +6,19 @@ import type {
   OperationUpdate,
 } from '@durable-lambda/protocol';
 import type { Clock, RunPatch, RunRecord, Store, Waker } from './ports';
-import { applyUpdate, nextDue, settleDue, type UpdateLimits } from './transitions';
+import { applyUpdate, type IdIssuer, nextDue, settleDue, type UpdateLimits } from './transitions';
+
+/** What a session tells the engine about, and asks of it. */
+export interface SessionHooks {
+  /** Whether a chained invoke may target this function (false: it fails at once). */
+  canInvoke(functionName: string): boolean;
+  /** A chained invoke started: start its child run. */
+  startChild(run: RunRecord, op: Operation): Promise<unknown>;
+  /** The run ended: tell a waiting parent. */
+  finished(run: RunRecord): Promise<void>;
+  /** Wake the run now. */
+  wake(run: RunRecord): Promise<void>;
+}
 
 /** What a session needs from the engine that opened it. */
 export interface SessionDeps {
@@ -20,6 +32,8 @@ export interface SessionDeps {
   remainingTimeMs: () => number;
   /** Delay before retrying a run whose invocation faulted. */
   faultRetryMs: number;
+  ids: IdIssuer;
+  hooks: SessionHooks;
 }
 
 /**
@@ -81,15 +95,27 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.settleDue();
     const changed = new Map<string, Operation>();
     const lookup = (id: string) => changed.get(id) ?? this.ops.get(id);
+    const invokes: Operation[] = [];
     for (const update of updates) {
-      changed.set(
-        update.Id,
-        applyUpdate(lookup(update.Id), update, now, (id) => lookup(id) !== undefined, this.deps.limits),
+      let op = applyUpdate(
+        lookup(update.Id),
+        update,
+        now,
+        (id) => lookup(id) !== undefined,
+        this.deps.limits,
+        this.deps.ids,
       );
+      if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED' && !lookup(op.Id)) {
+        op = this.invokable(op, now);
+        if (op.Status === 'STARTED') invokes.push(op);
+      }
+      changed.set(update.Id, op);
     }
     if (changed.size === 0 && this.settled.size === 0) return [];
     await this.commit([...changed.values()]);
     for (const op of changed.values()) this.ops.set(op.Id, op);
+    // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
+    for (const op of invokes) await this.deps.hooks.startChild(this.run, op).catch(() => undefined);
     return [...changed.values()];
   }
 
@@ -109,8 +135,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.settleDue();
     if (output.Status === 'PENDING') {
       const due = nextDue(this.ops.values());
-      await this.commit([], { leaseExpiresAt: null, nextWakeAt: due ?? null });
+      await this.commit([], { leaseExpiresAt: null, nextWakeAt: due ?? null, handledEventSeq: this.run.eventSeq });
       if (due !== undefined) await this.deps.waker.wakeAt({ ...this.target(), at: due, reason: 'due' });
+      await this.catchLateEvents();
       return { Status: 'PENDING' };
     }
     const execution = this.ops.get('0');
@@ -125,7 +152,43 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       ...(this.deps.retentionMs === undefined ? {} : { expiresAt: now + this.deps.retentionMs }),
     };
     await this.commit(finished ? [finished] : [], patch);
+    if (this.run.parent) {
+      const ended = await this.deps.store.getRun(this.run.runId);
+      if (ended) await this.deps.hooks.finished(ended);
+    }
     return output;
+  }
+
+  /**
+   * An outside event (a callback completed) may land while this invocation holds the lease; its
+   * own wake-up then finds the run busy. Having released the lease, look once more.
+   */
+  private async catchLateEvents(): Promise<void> {
+    const waitsOutside = [...this.ops.values()].some(
+      (op) => (op.Type === 'CALLBACK' || op.Type === 'CHAINED_INVOKE') && op.Status === 'STARTED',
+    );
+    if (!waitsOutside) return;
+    const latest = await this.deps.store.getRun(this.run.runId);
+    if (latest?.status === 'RUNNING' && latest.eventSeq > this.run.eventSeq) await this.deps.hooks.wake(latest);
+  }
+
+  /** A new chained invoke to a function the invoker cannot reach fails at once. */
+  private invokable(op: Operation, now: number): Operation {
+    const name = op.ChainedInvokeDetails?.FunctionName ?? '';
+    if (this.deps.hooks.canInvoke(name)) return op;
+    return {
+      ...op,
+      Status: 'FAILED',
+      EndTimestamp: now,
+      ChainedInvokeDetails: {
+        ...op.ChainedInvokeDetails,
+        Error: {
+          ErrorType: 'InvokeError',
+          ErrorMessage: `no durable function named ${JSON.stringify(name)}`,
+          ErrorCode: 'function_not_found',
+        },
+      },
+    };
   }
 
   async abort(_error: unknown): Promise<void> {

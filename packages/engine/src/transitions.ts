@@ -17,6 +17,23 @@ export interface UpdateLimits {
   maxPayloadBytes: number;
 }
 
+/** Ids the engine issues while applying updates. */
+export interface IdIssuer {
+  /** A new unguessable callback id for the callback operation `operationId`. */
+  callbackId(operationId: string): string;
+  /** The run id of the child run a chained invoke at `operationId` starts. */
+  childRunId(operationId: string): string;
+}
+
+const noIds: IdIssuer = {
+  callbackId: () => {
+    throw new Error('no callback ids can be issued here');
+  },
+  childRunId: () => {
+    throw new Error('no child runs can be started here');
+  },
+};
+
 function reject(update: { Id?: unknown }, message: string): never {
   throw new CheckpointRejectedError(`update of operation ${String(update.Id)}: ${message}`, String(update.Id));
 }
@@ -32,6 +49,7 @@ export function applyUpdate(
   now: number,
   parentExists: (id: string) => boolean,
   limits: UpdateLimits,
+  ids: IdIssuer = noIds,
 ): Operation {
   if (typeof update.Id !== 'string' || update.Id.length === 0 || update.Id.length > 512)
     reject(update, 'Id must be a string of 1-512 characters');
@@ -66,11 +84,100 @@ export function applyUpdate(
       return applyWait(current, update, now);
     case 'CONTEXT':
       return applyContext(current, update, now);
-    case 'EXECUTION':
-      return reject(update, 'the EXECUTION operation ends with the invocation, not by checkpoint');
+    case 'CALLBACK':
+      return applyCallback(current, update, now, ids);
+    case 'CHAINED_INVOKE':
+      return applyChainedInvoke(current, update, now, ids);
     default:
-      return reject(update, `${update.Type} operations are not supported by this engine version`);
+      return reject(update, 'the EXECUTION operation ends with the invocation, not by checkpoint');
   }
+}
+
+function positiveSeconds(update: OperationUpdate, value: unknown, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value * 1000 > ONE_YEAR_MS) {
+    reject(update, `${field} must be above 0 and at most one year`);
+  }
+  return Math.max(1, Math.round(value * 1000));
+}
+
+function applyCallback(current: Operation | undefined, update: OperationUpdate, now: number, ids: IdIssuer): Operation {
+  if (update.Action !== 'START') {
+    return reject(
+      update,
+      `${update.Action} is not valid for a CALLBACK from the handler (callbacks complete from outside)`,
+    );
+  }
+  if (current) reject(update, 'the callback is already started');
+  const timeoutMs = positiveSeconds(update, update.CallbackOptions?.TimeoutSeconds, 'CallbackOptions.TimeoutSeconds');
+  const heartbeatMs = positiveSeconds(
+    update,
+    update.CallbackOptions?.HeartbeatTimeoutSeconds,
+    'CallbackOptions.HeartbeatTimeoutSeconds',
+  );
+  return {
+    ...fresh(update, now),
+    CallbackDetails: {
+      CallbackId: ids.callbackId(update.Id),
+      ...(timeoutMs === undefined ? {} : { TimeoutTimestamp: now + timeoutMs }),
+      ...(heartbeatMs === undefined
+        ? {}
+        : { HeartbeatTimeoutSeconds: heartbeatMs / 1000, HeartbeatDeadline: now + heartbeatMs }),
+    },
+  };
+}
+
+function applyChainedInvoke(
+  current: Operation | undefined,
+  update: OperationUpdate,
+  now: number,
+  ids: IdIssuer,
+): Operation {
+  if (update.Action !== 'START') {
+    return reject(
+      update,
+      `${update.Action} is not valid for a CHAINED_INVOKE from the handler (the child run completes it)`,
+    );
+  }
+  if (current) reject(update, 'the invoke is already started');
+  const functionName = update.ChainedInvokeOptions?.FunctionName;
+  if (typeof functionName !== 'string' || functionName.length === 0 || functionName.length > 256) {
+    reject(update, 'START needs ChainedInvokeOptions.FunctionName (1-256 characters)');
+  }
+  return {
+    ...fresh(update, now),
+    ChainedInvokeDetails: {
+      FunctionName: functionName,
+      ChildRunId: ids.childRunId(update.Id),
+      ...(update.Payload === undefined ? {} : { Input: update.Payload }),
+    },
+  };
+}
+
+/**
+ * A callback whose timeout or heartbeat deadline has passed, as TIMED_OUT; otherwise undefined.
+ * Kept apart from {@link settleDue}: a callback is also written by outside callers, so its
+ * timeout is stored only by a conditional outside write, never carried by a session commit.
+ */
+export function callbackTimeout(op: Operation, now: number): Operation | undefined {
+  if (op.Type !== 'CALLBACK' || op.Status !== 'STARTED') return undefined;
+  const d = op.CallbackDetails;
+  const heartbeat = d?.HeartbeatDeadline !== undefined && d.HeartbeatDeadline <= now;
+  const overall = d?.TimeoutTimestamp !== undefined && d.TimeoutTimestamp <= now;
+  if (!heartbeat && !overall) return undefined;
+  const end = Math.min(heartbeat ? (d?.HeartbeatDeadline ?? now) : now, overall ? (d?.TimeoutTimestamp ?? now) : now);
+  const message = overall
+    ? `callback ${op.Id} timed out after ${((d?.TimeoutTimestamp ?? 0) - op.StartTimestamp) / 1000}s`
+    : `callback ${op.Id} missed its heartbeat (every ${d?.HeartbeatTimeoutSeconds}s)`;
+  return {
+    ...op,
+    Status: 'TIMED_OUT',
+    EndTimestamp: end,
+    CallbackDetails: {
+      ...(d as NonNullable<Operation['CallbackDetails']>),
+      Error: { ErrorType: 'CallbackTimeoutError', ErrorMessage: message, ErrorCode: 'callback_timeout' },
+    },
+  };
 }
 
 function fresh(update: OperationUpdate, now: number): Operation {
@@ -119,7 +226,13 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
       }
       if (!update.Error) reject(update, 'RETRY needs an Error');
       op.Status = 'PENDING';
-      op.StepDetails = { Attempt: attempt, NextAttemptTimestamp: now + Math.round(delay * 1000), Error: update.Error };
+      // A RETRY may carry a payload: the state a waitForCondition polls with.
+      op.StepDetails = {
+        Attempt: attempt,
+        NextAttemptTimestamp: now + Math.round(delay * 1000),
+        Error: update.Error,
+        ...(update.Payload === undefined ? {} : { Result: update.Payload }),
+      };
       return op;
     }
     default:
@@ -211,6 +324,10 @@ export function nextDue(ops: Iterable<Operation>): number | undefined {
   for (const op of ops) {
     if (op.Type === 'WAIT' && op.Status === 'STARTED') consider(op.WaitDetails?.ScheduledEndTimestamp);
     else if (op.Type === 'STEP' && op.Status === 'PENDING') consider(op.StepDetails?.NextAttemptTimestamp);
+    else if (op.Type === 'CALLBACK' && op.Status === 'STARTED') {
+      consider(op.CallbackDetails?.TimeoutTimestamp);
+      consider(op.CallbackDetails?.HeartbeatDeadline);
+    }
     // A READY step is due already: its (past) next-attempt time says so.
     else if (op.Type === 'STEP' && op.Status === 'READY')
       consider(op.StepDetails?.NextAttemptTimestamp ?? op.StartTimestamp);

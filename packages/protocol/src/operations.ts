@@ -94,7 +94,15 @@ export interface Operation {
     HeartbeatTimeoutSeconds?: number;
     HeartbeatDeadline?: number;
   };
-  ChainedInvokeDetails?: { FunctionName?: string; Result?: string; Error?: ErrorObject };
+  ChainedInvokeDetails?: {
+    FunctionName?: string;
+    /** Ours: the child run's id. */
+    ChildRunId?: string;
+    /** Ours: the child run's serialized input. */
+    Input?: string;
+    Result?: string;
+    Error?: ErrorObject;
+  };
 }
 
 /** A change the SDK asks the engine to make to one operation. */

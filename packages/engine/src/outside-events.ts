@@ -1,0 +1,221 @@
+import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import { parseCallbackId, sameCallbackId } from './callback-ids';
+import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
+import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
+import { callbackTimeout } from './transitions';
+
+/** How a callback is completed from outside. */
+export type CallbackOutcome =
+  | { kind: 'success'; result?: string }
+  | { kind: 'failure'; error: ErrorObject }
+  | { kind: 'heartbeat' };
+
+/** What outside events need from the engine. */
+export interface OutsideEventDeps {
+  store: Store;
+  waker: Waker;
+  invoker: Invoker | undefined;
+  clock: Clock;
+  maxPayloadBytes: number;
+  /** Starts (or finds) a child run for a chained invoke. */
+  startChild(request: {
+    functionName: string;
+    input?: string;
+    runKey: string;
+    parent: { runId: string; operationId: string };
+  }): Promise<RunRecord>;
+}
+
+/** The run key of the child run started by the chained invoke `operationId` of `runId`. */
+export function childRunKey(runId: string, operationId: string): string {
+  return `invoke:${runId}:${operationId}`;
+}
+
+/**
+ * Everything that changes a run from outside its own invocations: callbacks completed or kept
+ * alive, child runs finishing. Each change is a conditional write on the one operation plus a
+ * bump of the run's `eventSeq`, then a wake-up; it never needs the run's lease.
+ */
+export class OutsideEvents {
+  constructor(private readonly deps: OutsideEventDeps) {}
+
+  /** Completes (or heartbeats) a callback exactly once; a second completion is an error. */
+  async completeCallback(callbackId: string, outcome: CallbackOutcome): Promise<void> {
+    const { runId, operationId } = parseCallbackId(callbackId);
+    const { store, clock } = this.deps;
+    if (outcome.kind === 'success' && outcome.result !== undefined) this.checkSize('result', outcome.result);
+    if (outcome.kind === 'failure') this.checkSize('error', JSON.stringify(outcome.error));
+    const run = await store.getRun(runId);
+    const op = run && (await store.getOperation(runId, operationId));
+    if (!run || !op || op.Type !== 'CALLBACK' || !sameCallbackId(op.CallbackDetails?.CallbackId, callbackId)) {
+      throw new CallbackNotFoundError();
+    }
+    const now = clock.now();
+    const timedOut = callbackTimeout(op, now);
+    if (timedOut) {
+      await this.writeCallback(run, op, timedOut, false);
+      throw new CallbackAlreadyCompletedError('TIMED_OUT');
+    }
+    if (op.Status !== 'STARTED' || run.status !== 'RUNNING') throw new CallbackAlreadyCompletedError(op.Status);
+    const details = op.CallbackDetails as NonNullable<Operation['CallbackDetails']>;
+    if (outcome.kind === 'heartbeat') {
+      if (details.HeartbeatTimeoutSeconds === undefined) return;
+      const next = {
+        ...op,
+        CallbackDetails: { ...details, HeartbeatDeadline: now + details.HeartbeatTimeoutSeconds * 1000 },
+      };
+      if (!(await this.writeCallback(run, op, next, false))) await this.explainRefusal(runId, operationId);
+      return;
+    }
+    const next: Operation = {
+      ...op,
+      Status: outcome.kind === 'success' ? 'SUCCEEDED' : 'FAILED',
+      EndTimestamp: now,
+      CallbackDetails: {
+        ...details,
+        ...(outcome.kind === 'success'
+          ? outcome.result === undefined
+            ? {}
+            : { Result: outcome.result }
+          : { Error: { ErrorType: 'CallbackExternalError', ErrorCode: 'callback_failed', ...outcome.error } }),
+      },
+    };
+    if (!(await this.writeCallback(run, op, next, true))) await this.explainRefusal(runId, operationId);
+    await this.wake(run);
+  }
+
+  /**
+   * Brings a run's outside-driven operations up to date as an invocation opens: callbacks past
+   * their deadline time out (stored conditionally, so a completion that won the race stands),
+   * chained invokes whose child run ended complete, and a child run lost before it started is
+   * started. Returns the operations as the invocation must see them.
+   */
+  async settleOnOpen(run: RunRecord, operations: Operation[]): Promise<Operation[]> {
+    const now = this.deps.clock.now();
+    const out: Operation[] = [];
+    for (const op of operations) {
+      let current = op;
+      const timedOut = callbackTimeout(op, now);
+      if (timedOut) {
+        current = (await this.writeCallback(run, op, timedOut, false))
+          ? timedOut
+          : ((await this.deps.store.getOperation(run.runId, op.Id)) ?? op);
+      } else if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED') {
+        current = await this.reconcileChild(run, op);
+      }
+      out.push(current);
+    }
+    return out;
+  }
+
+  /** Starts the child run of a chained invoke (idempotent) and invokes it. */
+  async startChildFor(run: RunRecord, op: Operation): Promise<RunRecord> {
+    const d = op.ChainedInvokeDetails;
+    const child = await this.deps.startChild({
+      functionName: d?.FunctionName ?? '',
+      ...(d?.Input === undefined ? {} : { input: d.Input }),
+      runKey: childRunKey(run.runId, op.Id),
+      parent: { runId: run.runId, operationId: op.Id },
+    });
+    if (child.status === 'RUNNING' && child.invocations === 0) {
+      await this.deps.waker.wakeAt({
+        runId: child.runId,
+        functionName: child.functionName,
+        at: this.deps.clock.now(),
+        reason: 'event',
+      });
+    }
+    return child;
+  }
+
+  /** A child run ended: complete its parent's chained invoke and wake the parent. */
+  async childFinished(child: RunRecord): Promise<void> {
+    if (!child.parent) return;
+    const parent = await this.deps.store.getRun(child.parent.runId);
+    const op = parent && (await this.deps.store.getOperation(parent.runId, child.parent.operationId));
+    if (!parent || !op || op.Status !== 'STARTED') return;
+    if (
+      await this.deps.store.writeOutsideEvent(
+        parent.runId,
+        completedInvoke(op, child, this.deps.clock.now()),
+        { Status: 'STARTED' },
+        true,
+      )
+    ) {
+      await this.wake(parent);
+    }
+  }
+
+  /** Wakes a run now (harmless when it is busy or has nothing to do). */
+  async wake(run: RunRecord): Promise<void> {
+    await this.deps.waker.wakeAt({
+      runId: run.runId,
+      functionName: run.functionName,
+      at: this.deps.clock.now(),
+      reason: 'event',
+    });
+  }
+
+  private async reconcileChild(run: RunRecord, op: Operation): Promise<Operation> {
+    const childId = op.ChainedInvokeDetails?.ChildRunId;
+    const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
+    if (!child) {
+      await this.startChildFor(run, op);
+      return op;
+    }
+    if (child.status === 'RUNNING') return op;
+    const done = completedInvoke(op, child, this.deps.clock.now());
+    return (await this.deps.store.writeOutsideEvent(run.runId, done, { Status: 'STARTED' }, false))
+      ? done
+      : ((await this.deps.store.getOperation(run.runId, op.Id)) ?? op);
+  }
+
+  private writeCallback(run: RunRecord, op: Operation, next: Operation, event: boolean): Promise<boolean> {
+    const d = op.CallbackDetails;
+    const deadlines = {
+      ...(d?.TimeoutTimestamp === undefined ? {} : { TimeoutTimestamp: d.TimeoutTimestamp }),
+      ...(d?.HeartbeatDeadline === undefined ? {} : { HeartbeatDeadline: d.HeartbeatDeadline }),
+    };
+    return this.deps.store.writeOutsideEvent(run.runId, next, { Status: 'STARTED', deadlines }, event);
+  }
+
+  private async explainRefusal(runId: string, operationId: string): Promise<never> {
+    const now = await this.deps.store.getOperation(runId, operationId);
+    throw new CallbackAlreadyCompletedError(now?.Status ?? 'UNKNOWN');
+  }
+
+  private checkSize(field: string, data: string): void {
+    const bytes = Buffer.byteLength(data, 'utf8');
+    if (bytes > this.deps.maxPayloadBytes) throw new PayloadTooLargeError(field, bytes, this.deps.maxPayloadBytes);
+  }
+}
+
+/** The parent's chained-invoke operation completed with the child run's outcome. */
+function completedInvoke(op: Operation, child: RunRecord, now: number): Operation {
+  const ok = child.status === 'SUCCEEDED';
+  return {
+    ...op,
+    Status: ok
+      ? 'SUCCEEDED'
+      : child.status === 'TIMED_OUT'
+        ? 'TIMED_OUT'
+        : child.status === 'STOPPED'
+          ? 'STOPPED'
+          : 'FAILED',
+    EndTimestamp: child.endedAt ?? now,
+    ChainedInvokeDetails: {
+      ...op.ChainedInvokeDetails,
+      ...(ok
+        ? child.result === undefined
+          ? {}
+          : { Result: child.result }
+        : {
+            Error: child.error ?? {
+              ErrorType: 'InvokeError',
+              ErrorMessage: `child run ${child.status}`,
+              ErrorCode: 'invoke_failed',
+            },
+          }),
+    },
+  };
+}
