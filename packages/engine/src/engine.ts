@@ -2,6 +2,7 @@ import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lamb
 import { issueCallbackId } from './callback-ids';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { childRunKey, OutsideEvents } from './outside-events';
+import { isWakeEvent } from './wake-event';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
 import { runIdFor } from './run-ids';
@@ -39,22 +40,6 @@ export interface StartRunRequest {
   runKey?: string;
   /** The run and chained-invoke operation that started this run, if any. */
   parent?: { runId: string; operationId: string };
-}
-
-/** The event a {@link Waker} sends to resume a run. */
-export interface WakeEvent {
-  durableLambda: { action: 'wake'; runId: string };
-}
-
-/** True for a wake-up event sent by a waker. */
-export function isWakeEvent(event: unknown): event is WakeEvent {
-  const d = (event as { durableLambda?: { action?: unknown; runId?: unknown } } | null)?.durableLambda;
-  return d?.action === 'wake' && typeof d.runId === 'string';
-}
-
-/** Builds the event that resumes `runId`. */
-export function wakeEvent(runId: string): WakeEvent {
-  return { durableLambda: { action: 'wake', runId } };
 }
 
 /**

@@ -4,8 +4,10 @@
  */
 
 export { issueCallbackId, parseCallbackId } from './callback-ids';
-export type { EngineOptions, StartRunRequest, WakeEvent } from './engine';
-export { Engine, EXECUTION_OPERATION_ID, isWakeEvent, wakeEvent } from './engine';
+export type { EngineOptions, StartRunRequest } from './engine';
+export type { WakeEvent } from './wake-event';
+export { Engine, EXECUTION_OPERATION_ID } from './engine';
+export { isWakeEvent, wakeEvent } from './wake-event';
 export {
   CallbackAlreadyCompletedError,
   CallbackNotFoundError,

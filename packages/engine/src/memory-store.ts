@@ -8,6 +8,7 @@ import type { LeaseGrant, OperationDeadlines, RunPatch, RunRecord, Store } from 
 export class MemoryStore implements Store {
   private readonly runs = new Map<string, RunRecord>();
   private readonly operations = new Map<string, Map<string, Operation>>();
+  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
@@ -16,6 +17,7 @@ export class MemoryStore implements Store {
     if (existing) return { created: false, run: structuredClone(existing) };
     this.runs.set(run.runId, structuredClone(run));
     this.operations.set(run.runId, new Map([[execution.Id, structuredClone(execution)]]));
+    this.changed();
     return { created: true, run: structuredClone(run) };
   }
 
@@ -34,6 +36,7 @@ export class MemoryStore implements Store {
     run.invocations += 1;
     if (previousLost) run.lostInvocations += 1;
     run.updatedAt = now;
+    this.changed();
     return { run: structuredClone(run), previousLost };
   }
 
@@ -65,6 +68,7 @@ export class MemoryStore implements Store {
     this.operations.get(runId)?.set(next.Id, structuredClone(next));
     if (event) run.eventSeq += 1;
     run.updatedAt = this.clock.now();
+    this.changed();
     return true;
   }
 
@@ -80,6 +84,28 @@ export class MemoryStore implements Store {
     this.operations.set(runId, ops);
     if (write.run) applyPatch(run, structuredClone(write.run));
     run.updatedAt = this.clock.now();
+    this.changed();
+  }
+
+  /** Calls `listener` after every write; returns a function that stops it. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The stored operations of a run, read synchronously (copies), for inspection. */
+  peekOperations(runId: string): Operation[] {
+    return [...(this.operations.get(runId)?.values() ?? [])].map((op) => structuredClone(op));
+  }
+
+  /** The stored run, read synchronously (a copy), for inspection. */
+  peekRun(runId: string): RunRecord | undefined {
+    const run = this.runs.get(runId);
+    return run && structuredClone(run);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
   }
 
   /** Every run id, for inspection in tests. */

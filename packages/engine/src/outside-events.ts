@@ -1,4 +1,5 @@
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import { wakeEvent } from './wake-event';
 import { parseCallbackId, sameCallbackId } from './callback-ids';
 import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
@@ -118,12 +119,8 @@ export class OutsideEvents {
       parent: { runId: run.runId, operationId: op.Id },
     });
     if (child.status === 'RUNNING' && child.invocations === 0) {
-      await this.deps.waker.wakeAt({
-        runId: child.runId,
-        functionName: child.functionName,
-        at: this.deps.clock.now(),
-        reason: 'event',
-      });
+      if (!this.deps.invoker) throw new Error('an Invoker is needed to start child runs');
+      await this.deps.invoker.invoke(child.functionName, wakeEvent(child.runId));
     }
     return child;
   }

@@ -45,6 +45,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly ops = new Map<string, Operation>();
   /** Operations changed by time alone (waits come due), written with the next commit. */
   private readonly settled = new Set<string>();
+  /** Ids of operations that time alone can change (started waits, pending retries). */
+  private readonly timeBound = new Set<string>();
   private ended = false;
 
   constructor(
@@ -53,7 +55,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     readonly previousInvocationLost: boolean,
     private readonly deps: SessionDeps,
   ) {
-    for (const op of operations) this.ops.set(op.Id, op);
+    for (const op of operations) this.put(op);
     this.settleDue();
   }
 
@@ -77,8 +79,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     return this.run.input;
   }
 
+  /** The operations as of now; the store handed out copies, and the SDK never mutates them. */
   get operations(): readonly Operation[] {
-    return [...this.ops.values()].map((op) => structuredClone(op));
+    return [...this.ops.values()];
   }
 
   now(): number {
@@ -113,7 +116,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     }
     if (changed.size === 0 && this.settled.size === 0) return [];
     await this.commit([...changed.values()]);
-    for (const op of changed.values()) this.ops.set(op.Id, op);
+    for (const op of changed.values()) this.put(op);
     // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
     for (const op of invokes) await this.deps.hooks.startChild(this.run, op).catch(() => undefined);
     return [...changed.values()];
@@ -122,7 +125,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   async refresh(): Promise<readonly Operation[]> {
     // Outside writers (callback completions) change operations while we hold the lease.
     for (const op of await this.deps.store.loadOperations(this.run.runId)) {
-      if (!this.settled.has(op.Id)) this.ops.set(op.Id, op);
+      if (!this.settled.has(op.Id)) this.put(op);
     }
     this.settleDue();
     return this.operations;
@@ -212,16 +215,27 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     if (this.ended) throw new Error(`invocation of run ${this.run.runId} already ended`);
   }
 
+  private put(op: Operation): void {
+    this.ops.set(op.Id, op);
+    const waitsOnTime = (op.Type === 'WAIT' && op.Status === 'STARTED') || (op.Type === 'STEP' && op.Status === 'PENDING');
+    if (waitsOnTime) this.timeBound.add(op.Id);
+    else this.timeBound.delete(op.Id);
+  }
+
+  /** Applies what time alone changes; only time-bound operations are looked at (hot path). */
   private settleDue(): void {
+    if (this.timeBound.size === 0) return;
     const now = this.now();
-    for (const op of this.ops.values()) {
-      const next = settleDue(op, now);
+    for (const id of [...this.timeBound]) {
+      const op = this.ops.get(id);
+      const next = op && settleDue(op, now);
       if (next) {
-        this.ops.set(op.Id, next);
-        this.settled.add(op.Id);
+        this.put(next);
+        this.settled.add(id);
       }
     }
   }
+
 
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
     const ids = new Set(operations.map((op) => op.Id));

@@ -14,6 +14,14 @@ export const ErrorCode = {
   INVALID_ARGUMENT: 'invalid_argument',
   CHILD_CONTEXT_FAILED: 'child_context_failed',
   HANDLER_FAILED: 'handler_failed',
+  RETRY_AFTER: 'retry_after',
+  CALLBACK_TIMEOUT: 'callback_timeout',
+  CALLBACK_FAILED: 'callback_failed',
+  CALLBACK_SUBMITTER_FAILED: 'callback_submitter_failed',
+  INVOKE_FAILED: 'invoke_failed',
+  FUNCTION_NOT_FOUND: 'function_not_found',
+  WAIT_FOR_CONDITION_EXHAUSTED: 'wait_for_condition_exhausted',
+  BATCH_FAILED: 'batch_failed',
 } as const;
 /** One of {@link ErrorCode}'s values, or a code carried by a user's own error. */
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -36,7 +44,7 @@ export class NonRetriableError extends Error {
  */
 export class RetryAfterError extends Error {
   /** Stable code. */
-  readonly code: string = 'retry_after';
+  readonly code: string = ErrorCode.RETRY_AFTER;
   /** The requested delay before the next attempt, in ms. */
   readonly delayMs: number;
   constructor(message: string, delay: number | Duration, options?: { cause?: unknown }) {
@@ -110,6 +118,38 @@ export class CallbackError extends DurableOperationError {
   constructor(message: string, init: { errorType: string; code: string; cause?: unknown; errorData?: string }) {
     super(message, init);
     this.name = 'CallbackError';
+  }
+}
+
+/** A callback's timeout or heartbeat deadline passed (code `callback_timeout`). */
+export class CallbackTimeoutError extends CallbackError {
+  constructor(message: string, init: { errorType: string; code: string; cause?: unknown; errorData?: string }) {
+    super(message, init);
+    this.name = 'CallbackTimeoutError';
+  }
+}
+
+/** The outside system failed the callback (code `callback_failed` unless it gave one). */
+export class CallbackExternalError extends CallbackError {
+  constructor(message: string, init: { errorType: string; code: string; cause?: unknown; errorData?: string }) {
+    super(message, init);
+    this.name = 'CallbackExternalError';
+  }
+}
+
+/** A waitForCallback submitter used up its retries (code `callback_submitter_failed`). */
+export class CallbackSubmitterError extends CallbackError {
+  constructor(message: string, init: { errorType: string; code: string; cause?: unknown; errorData?: string }) {
+    super(message, init);
+    this.name = 'CallbackSubmitterError';
+  }
+}
+
+/** A map or parallel ended beyond its tolerated failures (`throwIfError`). */
+export class BatchCompletionError extends DurableOperationError {
+  constructor(message: string, init: { errorType: string; code: string; cause?: unknown; errorData?: string }) {
+    super(message, init);
+    this.name = 'BatchCompletionError';
   }
 }
 

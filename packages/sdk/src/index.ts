@@ -9,6 +9,10 @@ export type { ChildFunction, DurableContext, DurableHandler, StepContext, StepFu
 export type { Duration } from './duration';
 export {
   CallbackError,
+  CallbackTimeoutError,
+  CallbackExternalError,
+  CallbackSubmitterError,
+  BatchCompletionError,
   ChildContextError,
   DurableOperationError,
   DurableRuntimeFault,
@@ -28,3 +32,44 @@ export * from './retry';
 export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';
 export type { Serdes, SerdesContext } from './serdes';
 export { defaultSerdes } from './serdes';
+export type {
+  BatchItem,
+  BatchResult,
+  CompletionConfig,
+  CompletionDecision,
+  CompletionItemStatus,
+  CompletionReason,
+  CompletionStatus,
+  CustomCompletionConfig,
+  MapConfig,
+  MapFunc,
+  MapFunction,
+  NamedParallelBranch,
+  ParallelConfig,
+  ParallelFunc,
+  ParallelFunction,
+  ThresholdCompletionConfig,
+} from './operations/batch/types';
+export {
+  BatchItemStatus,
+  CompletionOutcome,
+  completeBatch,
+  continueBatch,
+  NestingType,
+} from './operations/batch/types';
+export type { DurablePromiseCombinators } from './operations/promise-combinators';
+export type {
+  WaitForConditionCheck,
+  WaitForConditionCheckFunc,
+  WaitForConditionConfig,
+  WaitForConditionContext,
+} from './operations/wait-for-condition';
+export type {
+  WaitForConditionDecision,
+  WaitForConditionWaitStrategyFunc,
+  WaitStrategy,
+  WaitStrategyConfig,
+} from './operations/wait-strategy';
+export { createWaitStrategy } from './operations/wait-strategy';
+export type { RetryableFunc, WithRetryConfig } from './helpers/with-retry';
+export { withRetry } from './helpers/with-retry';

@@ -1,15 +1,8 @@
-import { Engine, MemoryStore, type RunRecord, type WakeRequest } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import {
-  type DurableLambdaHandler,
-  finishOpened,
-  getDurableEntry,
-  type LogEntry,
-  type RuntimeOverrides,
-} from '@durable-lambda/sdk';
-import { VirtualClock } from '../virtual-clock';
-import { DurableOperation } from './operation-view';
-import { DurableTestResult, type TestInvocation } from './test-result';
+import { type DurableLambdaHandler, getDurableEntry } from '@durable-lambda/sdk';
+import { Driver } from './driver';
+import { DurableOperation, type OperationSource } from './operation-view';
+import { DurableTestResult } from './test-result';
 
 /** Options of a {@link LocalDurableTestRunner}. */
 export interface LocalDurableTestRunnerOptions {
@@ -19,7 +12,7 @@ export interface LocalDurableTestRunnerOptions {
   functionName?: string;
   /** Virtual start time, epoch ms. Default: the real time at each `run`. */
   startTime?: number;
-  /** A run taking more invocations than this is stopped as a runaway. Default 10,000. */
+  /** A run taking more invocations than this (children included) is stopped as a runaway. Default 10,000. */
   maxInvocations?: number;
   /** Also print log entries (they are always kept on the result). Default false. */
   printLogs?: boolean;
@@ -32,7 +25,6 @@ export interface RunOptions {
 }
 
 const FUNCTION_NAME = 'handler';
-const INVOCATION_MS = 15 * 60_000;
 
 /**
  * Runs a durable handler locally on the real engine with a virtual clock: waits and backoffs
@@ -41,11 +33,27 @@ const INVOCATION_MS = 15 * 60_000;
  */
 export class LocalDurableTestRunner<TResult = unknown> {
   private readonly options: LocalDurableTestRunnerOptions;
+  private readonly functions = new Map<string, DurableLambdaHandler>();
+  private driver: Driver | undefined;
+  private runId: string | undefined;
   private lastOperations: readonly Operation[] = [];
+  private readonly source: OperationSource;
 
   constructor(options: LocalDurableTestRunnerOptions) {
     getDurableEntry(options?.handlerFunction);
     this.options = options;
+    this.functions.set(options.functionName ?? FUNCTION_NAME, options.handlerFunction);
+    this.source = {
+      operations: () => (this.driver && this.runId ? this.driver.operations(this.runId) : this.lastOperations),
+      subscribe: (listener) => this.driver?.store.subscribe(listener) ?? (() => {}),
+      ended: () => {
+        const run = this.driver && this.runId ? this.driver.store.peekRun(this.runId) : undefined;
+        return run !== undefined && run.status !== 'RUNNING';
+      },
+      sendCallbackSuccess: (id, result) => this.engine().sendCallbackSuccess(id, result),
+      sendCallbackFailure: (id, error) => this.engine().sendCallbackFailure(id, error),
+      sendCallbackHeartbeat: (id) => this.engine().sendCallbackHeartbeat(id),
+    };
   }
 
   /** Compat with AWS's testing package; nothing to set up, since no timers are faked. */
@@ -54,80 +62,53 @@ export class LocalDurableTestRunner<TResult = unknown> {
   /** Compat with AWS's testing package. */
   static async teardownTestEnvironment(): Promise<void> {}
 
-  /** Runs the handler to its end (or until it waits for an outside event). */
-  async run(options: RunOptions = {}): Promise<DurableTestResult<TResult>> {
-    const entry = getDurableEntry(this.options.handlerFunction);
-    const clock = new VirtualClock(this.options.startTime ?? Date.now());
-    const store = new MemoryStore(clock);
-    const wakeUps: WakeRequest[] = [];
-    const engine = new Engine({ store, clock, waker: { wakeAt: async (w) => void wakeUps.push(w) } });
-    const functionName = this.options.functionName ?? FUNCTION_NAME;
-    const logs: LogEntry[] = [];
-    const overrides: RuntimeOverrides = {
-      // Every wait and backoff suspends, so tests exercise replay the way Lambda will.
-      inProcessWaitMs: 0,
-      logSink: (e) => {
-        logs.push(e);
-        if (this.options.printLogs) process.stdout.write(`${JSON.stringify(e)}\n`);
-      },
-    };
-    const input = options.payload === undefined ? undefined : JSON.stringify(options.payload);
-    const { run: started } = await engine.startRun({ functionName, ...(input === undefined ? {} : { input }) });
-    const invocations: TestInvocation[] = [];
-    const max = this.options.maxInvocations ?? 10_000;
-    let run: RunRecord = started;
-    while (run.status === 'RUNNING' && run.nextWakeAt !== undefined) {
-      if (invocations.length >= max)
-        throw new Error(`run ${run.runId} took more than ${max} invocations; stopped as a runaway`);
-      clock.advanceTo(run.nextWakeAt);
-      const session = await engine.openRun(run.runId, { remainingTimeMs: () => INVOCATION_MS });
-      if (!session) throw new Error(`run ${run.runId} could not be opened at its wake-up time`);
-      const startedAt = new Date(clock.now());
-      const result = await entry.execute(
-        session,
-        { functionName, awsRequestId: `local-${invocations.length}` },
-        overrides,
-      );
-      await finishOpened(session, result);
-      invocations.push({
-        index: invocations.length,
-        startedAt,
-        status: result.type === 'completed' ? result.output.Status : 'STOPPED',
-      });
-      run = (await engine.getRun(run.runId)) ?? run;
-    }
-    this.lastOperations = await engine.getOperations(run.runId);
-    return new DurableTestResult<TResult>(run, this.lastOperations, invocations, logs);
+  /** Makes `handler` reachable by `context.invoke(name, ...)` from the handler under test. */
+  registerDurableFunction(name: string, handler: DurableLambdaHandler): this {
+    getDurableEntry(handler);
+    if (typeof name !== 'string' || name.length === 0) throw new Error('registerDurableFunction: name must be a non-empty string');
+    this.functions.set(name, handler);
+    return this;
   }
 
-  /** The operation with this name in the last run (the `index`-th of that name, 0-based). */
+  /**
+   * Runs the handler until its run ends. While it runs, a test may complete callbacks through
+   * `getOperation(name).waitForData()` and `sendCallbackSuccess(...)`.
+   */
+  async run(options: RunOptions = {}): Promise<DurableTestResult<TResult>> {
+    const driver = new Driver(this.functions, {
+      startTime: this.options.startTime ?? Date.now(),
+      maxInvocations: this.options.maxInvocations ?? 10_000,
+      printLogs: this.options.printLogs ?? false,
+    });
+    this.driver = driver;
+    const started = await driver.start(this.options.functionName ?? FUNCTION_NAME, options.payload);
+    this.runId = started.runId;
+    const run = await driver.runUntilDone(started.runId);
+    this.lastOperations = await driver.engine.getOperations(run.runId);
+    return new DurableTestResult<TResult>(run, this.lastOperations, driver.invocations.get(run.runId) ?? [], driver.logs);
+  }
+
+  /** The operation with this name in the current or last run (the `index`-th of that name, 0-based). */
   getOperation(name: string, index = 0): DurableOperation {
     return new DurableOperation(
-      () => this.visible().filter((op) => op.Name === name)[index],
-      () => this.lastOperations,
+      (all) => all.filter((op) => op.Name === name && op.Type !== 'EXECUTION')[index],
+      this.source,
       `named ${JSON.stringify(name)}${index ? ` #${index}` : ''}`,
     );
   }
 
-  /** The `index`-th operation of the last run, in creation order (the execution excluded). */
+  /** The `index`-th operation of the current or last run, in creation order (the execution excluded). */
   getOperationByIndex(index: number): DurableOperation {
-    return new DurableOperation(
-      () => this.visible()[index],
-      () => this.lastOperations,
-      `at index ${index}`,
-    );
+    return new DurableOperation((all) => all.filter((op) => op.Type !== 'EXECUTION')[index], this.source, `at index ${index}`);
   }
 
-  /** The operation with this id in the last run. */
+  /** The operation with this id in the current or last run. */
   getOperationById(id: string): DurableOperation {
-    return new DurableOperation(
-      () => this.lastOperations.find((op) => op.Id === id),
-      () => this.lastOperations,
-      `id ${id}`,
-    );
+    return new DurableOperation((all) => all.find((op) => op.Id === id), this.source, `id ${id}`);
   }
 
-  private visible(): Operation[] {
-    return this.lastOperations.filter((op) => op.Type !== 'EXECUTION');
+  private engine() {
+    if (!this.driver) throw new Error('no run in progress: call run() first');
+    return this.driver.engine;
   }
 }

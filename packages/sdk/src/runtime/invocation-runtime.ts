@@ -71,8 +71,9 @@ export class InvocationRuntime {
     readonly invocation: DurableInvocation,
     readonly settings: RuntimeSettings,
   ) {
-    for (const op of invocation.operations) this.ops.set(op.Id, op);
-    this.toReplay = replayableIds(invocation.operations);
+    const operations = invocation.operations;
+    for (const op of operations) this.ops.set(op.Id, op);
+    this.toReplay = replayableIds(operations);
     this.replaying = this.toReplay.size > 0;
     this.eagerStarts = invocation.lostInvocations > 0;
     this.result = new Promise((resolve) => {
@@ -113,7 +114,9 @@ export class InvocationRuntime {
       );
     }
     this.toReplay.delete(id);
-    if (!op || !isTerminal(op.Status) || this.toReplay.size === 0) this.replaying = false;
+    // A context still running is re-entered, not new work: its children replay inside it.
+    const newWork = !op || (!isTerminal(op.Status) && op.Type !== 'CONTEXT');
+    if (newWork || this.toReplay.size === 0) this.replaying = false;
     return op;
   }
 

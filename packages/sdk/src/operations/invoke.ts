@@ -1,0 +1,61 @@
+import type { Operation } from '@durable-lambda/protocol';
+import { parseConfigObject, parseName, parseSerdes } from '../config';
+import type { Scope } from '../context/scope';
+import { describe } from '../duration';
+import { ErrorCode, InvalidArgumentError, InvokeError, operationError } from '../errors';
+import { defaultSerdes, deserializeChecked, type Serdes, serializeChecked } from '../serdes';
+import { parentOf } from './step';
+
+/** Configuration of `invoke` (compat). */
+export interface InvokeConfig<TInput, TOutput> {
+  /** How the input is stored and sent; JSON by default. */
+  payloadSerdes?: Serdes<TInput>;
+  /** How the child's result is read; JSON by default. */
+  resultSerdes?: Serdes<TOutput>;
+  /** Accepted for compatibility; not used by this engine. */
+  tenantId?: string;
+}
+
+/**
+ * `invoke(name?, functionId, input?, config?)`: as AWS reads it, a string second argument means
+ * the first is the name.
+ */
+function splitInvokeArgs(args: readonly unknown[]): { name: string | undefined; functionId: unknown; input: unknown; config: unknown } {
+  if (typeof args[1] === 'string') return { name: parseName(args[0]), functionId: args[1], input: args[2], config: args[3] };
+  return { name: undefined, functionId: args[0], input: args[1], config: args[2] };
+}
+
+/**
+ * `context.invoke`: a CHAINED_INVOKE operation. The engine starts the child run with a key
+ * derived from this operation, so a replay never starts it twice; this run suspends until the
+ * child ends, then returns its result or throws `InvokeError`.
+ */
+export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly unknown[]): Promise<TOutput> {
+  const { name, functionId, input, config } = splitInvokeArgs(args);
+  if (typeof functionId !== 'string' || functionId.length === 0 || functionId.length > 256) {
+    throw new InvalidArgumentError('functionId', `must be a function name of 1-256 characters, got ${describe(functionId)}`);
+  }
+  parseConfigObject(config, 'config', ['payloadSerdes', 'resultSerdes', 'tenantId']);
+  const c = (config ?? {}) as InvokeConfig<TInput, TOutput>;
+  const payloadSerdes = parseSerdes<TInput>(c.payloadSerdes, 'config.payloadSerdes') ?? (defaultSerdes as Serdes<TInput>);
+  const resultSerdes = parseSerdes<TOutput>(c.resultSerdes, 'config.resultSerdes') ?? (defaultSerdes as Serdes<TOutput>);
+  const id = scope.nextId();
+  const runtime = scope.runtime;
+  const serdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
+  let record: Operation | undefined = runtime.find(id, 'CHAINED_INVOKE', name);
+  if (!record) {
+    const payload = await serializeChecked(payloadSerdes, input as TInput, serdesContext, runtime.settings.maxPayloadBytes);
+    record = await runtime.checkpoint({
+      Id: id,
+      Type: 'CHAINED_INVOKE',
+      Action: 'START',
+      ...(name === undefined ? {} : { Name: name }),
+      ...parentOf(scope),
+      ...(payload === undefined ? {} : { Payload: payload }),
+      ChainedInvokeOptions: { FunctionName: functionId, ...(c.tenantId === undefined ? {} : { TenantId: c.tenantId }) },
+    });
+  }
+  if (record.Status === 'STARTED') await runtime.blockUntil(undefined);
+  if (record.Status === 'SUCCEEDED') return deserializeChecked(resultSerdes, record.ChainedInvokeDetails?.Result, serdesContext);
+  throw operationError(InvokeError, { ErrorCode: ErrorCode.INVOKE_FAILED, ...record.ChainedInvokeDetails?.Error });
+}

@@ -1,0 +1,244 @@
+import type { ErrorObject, Operation, OperationUpdate } from '@durable-lambda/protocol';
+import { parseConfigObject, parseSerdes } from '../config';
+import type { Scope } from '../context/scope';
+import { describe, durationToMs, formatMs, ONE_YEAR_MS } from '../duration';
+import {
+  DurableRuntimeFault,
+  ErrorCode,
+  InvalidArgumentError,
+  operationError,
+  toErrorObject,
+  WaitForConditionError,
+} from '../errors';
+import { createLogger, type DurableLogger } from '../logger';
+import { defaultSerdes, deserializeChecked, type Serdes, type SerdesContext, serializeChecked } from '../serdes';
+import { isFunction, splitNamed } from './arguments';
+import { label, parentOf } from './step';
+import { WaitForConditionExhaustedError, type WaitStrategy, waitStrategyTimeoutMs } from './wait-strategy';
+
+/** What a waitForCondition's check receives (compat with AWS's SDK). */
+export interface WaitForConditionContext {
+  /** Logs with the operation's id and the check's attempt. */
+  readonly logger: DurableLogger;
+  /** The number of this check, 1-based. */
+  readonly attempt: number;
+}
+
+/** Checks the condition: gets the current state, returns the new one (compat with AWS's SDK). */
+export type WaitForConditionCheck<T> = (state: T, context: WaitForConditionContext) => Promise<T> | T;
+
+/** Compat alias of {@link WaitForConditionCheck} (AWS's name). */
+export type WaitForConditionCheckFunc<T> = WaitForConditionCheck<T>;
+
+/** Configuration of `context.waitForCondition` (compat with AWS's SDK). */
+export interface WaitForConditionConfig<T> {
+  /** Decides after each check whether to check again and when (see `createWaitStrategy`). */
+  waitStrategy: WaitStrategy<T>;
+  /** The state the first check receives (required; `undefined` is refused, as in AWS's SDK). */
+  initialState: T;
+  /** How the state is stored between checks and as the result; JSON by default. */
+  serdes?: Serdes<T>;
+}
+
+/** The SubType a waitForCondition's STEP operation is stored with (AWS's). */
+export const WAIT_FOR_CONDITION_SUBTYPE = 'WaitForCondition';
+/** The code stored when a check (or the strategy) throws an error without a code of its own. */
+export const WAIT_FOR_CONDITION_FAILED = 'wait_for_condition_failed';
+/**
+ * The code of the note a continuing check leaves in its RETRY: the engine wants an Error with
+ * every RETRY, though here nothing failed.
+ */
+export const WAIT_FOR_CONDITION_CONTINUE = 'wait_for_condition_continue';
+
+/** A continue without a delay waits this long, like a retry decision without one. */
+const DEFAULT_DELAY_MS = 1000;
+const CONFIG_KEYS = ['waitStrategy', 'initialState', 'serdes'] as const;
+
+interface Plan<T> {
+  name: string | undefined;
+  check: WaitForConditionCheck<T>;
+  waitStrategy: WaitStrategy<T>;
+  initialState: T;
+  serdes: Serdes<T>;
+  timeoutMs: number | undefined;
+}
+
+function plan<T>(args: readonly unknown[]): Plan<T> {
+  const { name, main: check, config } = splitNamed<WaitForConditionCheck<T>>(args, isFunction, 'check');
+  if (config === undefined) {
+    throw new InvalidArgumentError('config', 'is required: { initialState, waitStrategy }');
+  }
+  parseConfigObject(config, 'config', CONFIG_KEYS);
+  const c = config as WaitForConditionConfig<T>;
+  if (typeof c.waitStrategy !== 'function') {
+    throw new InvalidArgumentError(
+      'config.waitStrategy',
+      `must be a function (state, attempt) => { shouldContinue, delay? }, e.g. createWaitStrategy(...), got ${describe(c.waitStrategy)}`,
+    );
+  }
+  if (c.initialState === undefined) {
+    throw new InvalidArgumentError('config.initialState', 'is required (the state the first check receives)');
+  }
+  return {
+    name,
+    check,
+    waitStrategy: c.waitStrategy,
+    initialState: c.initialState,
+    serdes: parseSerdes<T>(c.serdes, 'config.serdes') ?? (defaultSerdes as Serdes<T>),
+    timeoutMs: waitStrategyTimeoutMs(c.waitStrategy),
+  };
+}
+
+type Base = Omit<OperationUpdate, 'Action'>;
+
+/**
+ * `context.waitForCondition(name?, check, { initialState, waitStrategy, serdes? })`: one STEP
+ * operation whose attempts are checks. After each check the strategy decides: stop (SUCCEED
+ * with the state) or go on (RETRY with the state as payload and the delay, so the invocation
+ * suspends like a step's backoff, and the next check starts from the stored state). A check or
+ * strategy that throws fails it with a {@link WaitForConditionError}; replay returns the stored
+ * final state without checking again.
+ *
+ * No START is written for a check: a START would drop the stored state (the engine keeps a
+ * step's Result only on RETRY), so a check cut short by a lost invocation simply runs again
+ * with the same state and attempt number.
+ */
+export async function runWaitForCondition<T>(scope: Scope, args: readonly unknown[]): Promise<T> {
+  const p = plan<T>(args);
+  const id = scope.nextId();
+  const runtime = scope.runtime;
+  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
+  const base: Base = {
+    Id: id,
+    Type: 'STEP',
+    SubType: WAIT_FOR_CONDITION_SUBTYPE,
+    ...(p.name === undefined ? {} : { Name: p.name }),
+    ...parentOf(scope),
+  };
+
+  let record = runtime.find(id, 'STEP', p.name);
+  if (record && record.SubType !== WAIT_FOR_CONDITION_SUBTYPE) {
+    throw runtime.fail(
+      new DurableRuntimeFault(
+        ErrorCode.NON_DETERMINISTIC,
+        `non-deterministic replay at operation ${id}: recorded a step (${record.SubType ?? 'no SubType'}), now a waitForCondition`,
+      ),
+    );
+  }
+  for (;;) {
+    switch (record?.Status) {
+      case 'SUCCEEDED':
+        return deserializeChecked(p.serdes, record.StepDetails?.Result, serdesContext);
+      case 'FAILED':
+        throw operationError(WaitForConditionError, record.StepDetails?.Error);
+      case 'PENDING':
+        await runtime.blockUntil(record.StepDetails?.NextAttemptTimestamp);
+        record = { ...record, Status: 'READY' };
+        break;
+      default:
+        record = await runCheck(scope, p, base, record, serdesContext);
+    }
+  }
+}
+
+type CheckOutcome<T> = { ok: true; data: string | undefined; state: T } | { ok: false; error: unknown };
+
+/** Runs one check from the stored state, asks the strategy, and checkpoints its verdict. */
+async function runCheck<T>(
+  scope: Scope,
+  p: Plan<T>,
+  base: Base,
+  record: Operation | undefined,
+  serdesContext: SerdesContext,
+): Promise<Operation> {
+  const runtime = scope.runtime;
+  const id = base.Id;
+  // A READY record holds the state the previous check returned; none means the first check.
+  // (A STARTED one, never written by this SDK, continues its own attempt.)
+  const previous = record?.StepDetails?.Attempt ?? 0;
+  const attempt = record?.Status === 'STARTED' ? Math.max(previous, 1) : previous + 1;
+  const firstCheckAt = record?.StartTimestamp ?? runtime.invocation.now();
+
+  const outcome = await runtime.track(async (): Promise<CheckOutcome<T>> => {
+    try {
+      // READY: the previous check's state, even one its serdes stored as nothing.
+      const stored = record !== undefined && (record.Status === 'READY' || record.StepDetails?.Result !== undefined);
+      const state = stored
+        ? await deserializeChecked(p.serdes, record?.StepDetails?.Result, serdesContext)
+        : p.initialState;
+      const context: WaitForConditionContext = {
+        attempt,
+        logger: createLogger(runtime.settings.logSink, { runId: runtime.invocation.runId, operationId: id, attempt }),
+      };
+      const next = await p.check(state, context);
+      const data = await serializeChecked(p.serdes, next, serdesContext, runtime.settings.maxPayloadBytes);
+      // The strategy sees the state as the next check and a replay will: after serdes (as AWS does).
+      return { ok: true, data, state: await deserializeChecked(p.serdes, data, serdesContext) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+  if (!outcome.ok) return fail(scope, base, toErrorObject(outcome.error, WAIT_FOR_CONDITION_FAILED));
+
+  let decision: unknown;
+  try {
+    decision = p.waitStrategy(outcome.state, attempt);
+  } catch (error) {
+    // createWaitStrategy throws when its checks are used up (code wait_for_condition_exhausted).
+    return fail(scope, base, toErrorObject(error, WAIT_FOR_CONDITION_FAILED));
+  }
+  const delayMs = parseDecision(decision);
+  const payload = outcome.data === undefined ? {} : { Payload: outcome.data };
+  if (delayMs === undefined) return runtime.checkpoint({ ...base, Action: 'SUCCEED', ...payload });
+
+  const elapsedMs = runtime.invocation.now() - firstCheckAt;
+  if (p.timeoutMs !== undefined && elapsedMs + delayMs > p.timeoutMs) {
+    const exhausted = new WaitForConditionExhaustedError(
+      `waitForCondition ${label(id, p.name)} timed out: check ${attempt + 1} would start ${formatMs(elapsedMs + delayMs)} after the first, past timeoutSeconds (${p.timeoutMs / 1000})`,
+    );
+    return fail(scope, base, toErrorObject(exhausted));
+  }
+  return runtime.checkpoint({
+    ...base,
+    Action: 'RETRY',
+    ...payload,
+    Error: {
+      ErrorType: 'WaitForConditionContinue',
+      ErrorMessage: `check ${attempt} of waitForCondition ${label(id, p.name)}: condition not met, next check in ${formatMs(delayMs)}`,
+      ErrorCode: WAIT_FOR_CONDITION_CONTINUE,
+    },
+    StepOptions: { NextAttemptDelaySeconds: delayMs / 1000 },
+  });
+}
+
+function fail(scope: Scope, base: Base, error: ErrorObject): Promise<Operation> {
+  return scope.runtime.checkpoint({ ...base, Action: 'FAIL', Error: error });
+}
+
+/**
+ * The delay before the next check in ms, or undefined to stop.
+ * @throws InvalidArgumentError (field `config.waitStrategy`) for a malformed decision or delay.
+ */
+function parseDecision(decision: unknown): number | undefined {
+  const field = 'config.waitStrategy';
+  if (
+    decision === null ||
+    typeof decision !== 'object' ||
+    typeof (decision as { shouldContinue?: unknown }).shouldContinue !== 'boolean'
+  ) {
+    throw new InvalidArgumentError(
+      field,
+      `must return { shouldContinue: boolean, delay?: Duration }, returned ${describe(decision)}`,
+    );
+  }
+  const { shouldContinue, delay } = decision as { shouldContinue: boolean; delay?: unknown };
+  if (!shouldContinue) return undefined;
+  if (delay === undefined) return DEFAULT_DELAY_MS;
+  try {
+    // 1 second to 1 year, like a wait.
+    return durationToMs(delay, 'delay', { maxMs: ONE_YEAR_MS });
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    throw new InvalidArgumentError(field, `returned a bad delay: ${error.message}`);
+  }
+}
