@@ -1,7 +1,7 @@
 import { Engine, MemoryStore } from '@durable-lambda/engine';
 import { LocalDurableTestRunner, VirtualClock, WaitingOperationStatus } from '@durable-lambda/local';
 import {
-  CallbackExternalError,
+  type CallbackExternalError,
   CallbackSubmitterError,
   CallbackTimeoutError,
   withDurableExecution,
@@ -34,7 +34,11 @@ describe('createCallback', () => {
       try {
         return await promise;
       } catch (error) {
-        return { name: (error as Error).name, code: (error as CallbackTimeoutError).code, instance: error instanceof CallbackTimeoutError };
+        return {
+          name: (error as Error).name,
+          code: (error as CallbackTimeoutError).code,
+          instance: error instanceof CallbackTimeoutError,
+        };
       }
     });
     const start = Date.UTC(2031, 0, 1);
@@ -48,12 +52,23 @@ describe('createCallback', () => {
   it('surfaces an outside failure as CallbackExternalError with its message and code', async () => {
     const handler = withDurableExecution(async (_e, ctx) => {
       const [promise] = await ctx.createCallback('pay');
-      return promise.catch((error: CallbackExternalError) => ({ name: error.name, message: error.message, code: error.code }));
+      return promise.catch((error: CallbackExternalError) => ({
+        name: error.name,
+        message: error.message,
+        code: error.code,
+      }));
     });
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const running = runner.run();
-    await (await runner.getOperation('pay').waitForData()).sendCallbackFailure({ errorMessage: 'card declined', code: 'declined' });
-    expect((await running).getResult()).toEqual({ name: 'CallbackExternalError', message: 'card declined', code: 'declined' });
+    await (await runner.getOperation('pay').waitForData()).sendCallbackFailure({
+      errorMessage: 'card declined',
+      code: 'declined',
+    });
+    expect((await running).getResult()).toEqual({
+      name: 'CallbackExternalError',
+      message: 'card declined',
+      code: 'declined',
+    });
   });
 
   it('accepts a completion exactly once: a second one is a clear error, not a second resume', async () => {
@@ -66,7 +81,9 @@ describe('createCallback', () => {
     const op = await runner.getOperation('once').waitForData();
     await op.sendCallbackSuccess('"first"');
     await expect(op.sendCallbackSuccess('"second"')).rejects.toMatchObject({ code: 'callback_already_completed' });
-    await expect(op.sendCallbackFailure({ errorMessage: 'late' })).rejects.toMatchObject({ code: 'callback_already_completed' });
+    await expect(op.sendCallbackFailure({ errorMessage: 'late' })).rejects.toMatchObject({
+      code: 'callback_already_completed',
+    });
     const result = await running;
     expect(result.getResult()).toBe('"first"');
     expect(result.getInvocationCount()).toBe(2);
@@ -90,7 +107,9 @@ describe('createCallback', () => {
     h.clock.advanceBy(11 * 60_000);
     await h.invoke();
     expect((await h.run())?.result).toBe('"failed: CallbackTimeoutError"');
-    await expect(h.engine.sendCallbackHeartbeat(callbackId)).rejects.toMatchObject({ code: 'callback_already_completed' });
+    await expect(h.engine.sendCallbackHeartbeat(callbackId)).rejects.toMatchObject({
+      code: 'callback_already_completed',
+    });
   });
 
   it('rejects unknown and malformed callback ids with their own codes', async () => {
@@ -143,9 +162,13 @@ describe('waitForCallback', () => {
   it('runs the submitter with the callback id and returns the completion', async () => {
     const submitted: string[] = [];
     const handler = withDurableExecution(async (_e, ctx) =>
-      ctx.waitForCallback<string>('approve', async (callbackId) => {
-        submitted.push(callbackId);
-      }, { timeout: { days: 1 } }),
+      ctx.waitForCallback<string>(
+        'approve',
+        async (callbackId) => {
+          submitted.push(callbackId);
+        },
+        { timeout: { days: 1 } },
+      ),
     );
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const running = runner.run();
@@ -160,16 +183,28 @@ describe('waitForCallback', () => {
     let attempts = 0;
     const handler = withDurableExecution(async (_e, ctx) => {
       try {
-        await ctx.waitForCallback('approve', async () => {
-          attempts++;
-          throw new Error('queue down');
-        }, { retryStrategy: (_err, attempt) => ({ shouldRetry: attempt < 3, delay: { seconds: 5 } }) });
+        await ctx.waitForCallback(
+          'approve',
+          async () => {
+            attempts++;
+            throw new Error('queue down');
+          },
+          { retryStrategy: (_err, attempt) => ({ shouldRetry: attempt < 3, delay: { seconds: 5 } }) },
+        );
       } catch (error) {
-        return { name: (error as Error).name, code: (error as CallbackSubmitterError).code, sub: error instanceof CallbackSubmitterError };
+        return {
+          name: (error as Error).name,
+          code: (error as CallbackSubmitterError).code,
+          sub: error instanceof CallbackSubmitterError,
+        };
       }
     });
     const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
-    expect(result.getResult()).toEqual({ name: 'CallbackSubmitterError', code: 'callback_submitter_failed', sub: true });
+    expect(result.getResult()).toEqual({
+      name: 'CallbackSubmitterError',
+      code: 'callback_submitter_failed',
+      sub: true,
+    });
     expect(attempts).toBe(3);
   });
 
@@ -185,7 +220,9 @@ describe('waitForCallback', () => {
     });
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const running = runner.run();
-    await (await runner.getOperation('data').waitForData(WaitingOperationStatus.SUBMITTED)).sendCallbackSuccess('[1,2]');
+    await (await runner.getOperation('data').waitForData(WaitingOperationStatus.SUBMITTED)).sendCallbackSuccess(
+      '[1,2]',
+    );
     expect((await running).getResult()).toEqual({ parsed: [1, 2] });
     expect(seen).toEqual([{ parsed: [1, 2] }, { parsed: [1, 2] }]);
   });
@@ -205,6 +242,12 @@ describe('waitForCallback', () => {
       return errors;
     });
     const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
-    expect(result.getResult()).toEqual(['config.timeout.seconds', 'config.timeout'.replace('timeout', 'heartbeatTimeout'), 'config.bogus', 'submitter', 'config']);
+    expect(result.getResult()).toEqual([
+      'config.timeout.seconds',
+      'config.timeout'.replace('timeout', 'heartbeatTimeout'),
+      'config.bogus',
+      'submitter',
+      'config',
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
-import { InvokeError, withDurableExecution } from '@durable-lambda/sdk';
+import { type InvokeError, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
 
 describe('invoke', () => {
@@ -33,7 +33,11 @@ describe('invoke', () => {
       try {
         await ctx.invoke('child', {});
       } catch (error) {
-        return { name: (error as Error).name, type: (error as InvokeError).errorType, message: (error as Error).message };
+        return {
+          name: (error as Error).name,
+          type: (error as InvokeError).errorType,
+          message: (error as Error).message,
+        };
       }
     });
     const runner = new LocalDurableTestRunner({ handlerFunction: parent }).registerDurableFunction('child', child);
@@ -54,7 +58,9 @@ describe('invoke', () => {
   });
 
   it('rejects a bad function id at the call', async () => {
-    const parent = withDurableExecution(async (_e, ctx) => ctx.invoke(42 as never).catch((e: { field: string }) => e.field));
+    const parent = withDurableExecution(async (_e, ctx) =>
+      ctx.invoke(42 as never).catch((e: { field: string }) => e.field),
+    );
     expect((await new LocalDurableTestRunner({ handlerFunction: parent }).run()).getResult()).toBe('functionId');
   });
 });

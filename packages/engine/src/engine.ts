@@ -2,12 +2,12 @@ import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lamb
 import { issueCallbackId } from './callback-ids';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { childRunKey, OutsideEvents } from './outside-events';
-import { isWakeEvent } from './wake-event';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
 import { runIdFor } from './run-ids';
 import { EngineSession } from './session';
 import { callbackTimeout, settleDue } from './transitions';
+import { isWakeEvent } from './wake-event';
 
 /** The id of every run's EXECUTION operation. */
 export const EXECUTION_OPERATION_ID = '0';

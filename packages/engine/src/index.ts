@@ -5,9 +5,7 @@
 
 export { issueCallbackId, parseCallbackId } from './callback-ids';
 export type { EngineOptions, StartRunRequest } from './engine';
-export type { WakeEvent } from './wake-event';
 export { Engine, EXECUTION_OPERATION_ID } from './engine';
-export { isWakeEvent, wakeEvent } from './wake-event';
 export {
   CallbackAlreadyCompletedError,
   CallbackNotFoundError,
@@ -26,3 +24,5 @@ export { runIdFor } from './run-ids';
 export { EngineSession } from './session';
 export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';
+export type { WakeEvent } from './wake-event';
+export { isWakeEvent, wakeEvent } from './wake-event';

@@ -1,9 +1,9 @@
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
-import { wakeEvent } from './wake-event';
 import { parseCallbackId, sameCallbackId } from './callback-ids';
 import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
 import { callbackTimeout } from './transitions';
+import { wakeEvent } from './wake-event';
 
 /** How a callback is completed from outside. */
 export type CallbackOutcome =

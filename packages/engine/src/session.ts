@@ -217,7 +217,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
 
   private put(op: Operation): void {
     this.ops.set(op.Id, op);
-    const waitsOnTime = (op.Type === 'WAIT' && op.Status === 'STARTED') || (op.Type === 'STEP' && op.Status === 'PENDING');
+    const waitsOnTime =
+      (op.Type === 'WAIT' && op.Status === 'STARTED') || (op.Type === 'STEP' && op.Status === 'PENDING');
     if (waitsOnTime) this.timeBound.add(op.Id);
     else this.timeBound.delete(op.Id);
   }
@@ -235,7 +236,6 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       }
     }
   }
-
 
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
     const ids = new Set(operations.map((op) => op.Id));

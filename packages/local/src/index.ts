@@ -5,9 +5,15 @@
 
 export type { LocalDurableTestRunnerOptions, RunOptions } from './testing/local-durable-test-runner';
 export { LocalDurableTestRunner } from './testing/local-durable-test-runner';
-export type { ContextDetails, StepDetails, TestError, WaitDetails } from './testing/operation-view';
+export type {
+  CallbackDetails,
+  ContextDetails,
+  OperationSource,
+  StepDetails,
+  TestError,
+  WaitDetails,
+} from './testing/operation-view';
 export { DurableOperation, WaitingOperationStatus } from './testing/operation-view';
-export type { CallbackDetails, OperationSource } from './testing/operation-view';
 export type { TestInvocation } from './testing/test-result';
 export { DurableTestResult } from './testing/test-result';
 export { VirtualClock } from './virtual-clock';

@@ -21,6 +21,8 @@ export const ErrorCode = {
   INVOKE_FAILED: 'invoke_failed',
   FUNCTION_NOT_FOUND: 'function_not_found',
   WAIT_FOR_CONDITION_EXHAUSTED: 'wait_for_condition_exhausted',
+  WAIT_FOR_CONDITION_FAILED: 'wait_for_condition_failed',
+  PROMISE_COMBINATOR_FAILED: 'promise_combinator_failed',
   BATCH_FAILED: 'batch_failed',
 } as const;
 /** One of {@link ErrorCode}'s values, or a code carried by a user's own error. */

@@ -8,11 +8,11 @@ export { RUNTIME_DEFAULTS, StepSemantics } from './config';
 export type { ChildFunction, DurableContext, DurableHandler, StepContext, StepFunction } from './context/types';
 export type { Duration } from './duration';
 export {
+  BatchCompletionError,
   CallbackError,
-  CallbackTimeoutError,
   CallbackExternalError,
   CallbackSubmitterError,
-  BatchCompletionError,
+  CallbackTimeoutError,
   ChildContextError,
   DurableOperationError,
   DurableRuntimeFault,
@@ -27,11 +27,9 @@ export {
 } from './errors';
 export type { DurableEntry, DurableLambdaHandler, RuntimeOverrides } from './handler';
 export { DURABLE_ENTRY, finishOpened, getDurableEntry, withDurableExecution } from './handler';
+export type { RetryableFunc, WithRetryConfig } from './helpers/with-retry';
+export { withRetry } from './helpers/with-retry';
 export type { DurableLogger, LogEntry, LogLevel, LogSink } from './logger';
-export * from './retry';
-export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';
-export type { Serdes, SerdesContext } from './serdes';
-export { defaultSerdes } from './serdes';
 export type {
   BatchItem,
   BatchResult,
@@ -71,5 +69,7 @@ export type {
   WaitStrategyConfig,
 } from './operations/wait-strategy';
 export { createWaitStrategy } from './operations/wait-strategy';
-export type { RetryableFunc, WithRetryConfig } from './helpers/with-retry';
-export { withRetry } from './helpers/with-retry';
+export * from './retry';
+export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';
+export type { Serdes, SerdesContext } from './serdes';
+export { defaultSerdes } from './serdes';

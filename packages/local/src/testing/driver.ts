@@ -1,7 +1,13 @@
 import { setImmediate } from 'node:timers';
-import { Engine, MemoryStore, type RunRecord, wakeEvent } from '@durable-lambda/engine';
+import { Engine, MemoryStore, type RunRecord, type wakeEvent } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import { type DurableLambdaHandler, finishOpened, getDurableEntry, type LogEntry, type RuntimeOverrides } from '@durable-lambda/sdk';
+import {
+  type DurableLambdaHandler,
+  finishOpened,
+  getDurableEntry,
+  type LogEntry,
+  type RuntimeOverrides,
+} from '@durable-lambda/sdk';
 import { VirtualClock } from '../virtual-clock';
 import type { TestInvocation } from './test-result';
 
@@ -67,7 +73,7 @@ export class Driver {
     let total = 0;
     for (;;) {
       const main = this.store.peekRun(runId);
-      if (!main || main.status !== 'RUNNING') return main ?? (await this.missing(runId));
+      if (main?.status !== 'RUNNING') return main ?? (await this.missing(runId));
       const due = this.dueRun();
       if (due) {
         if (++total > this.maxInvocations) {
@@ -108,7 +114,11 @@ export class Driver {
       this.overrides,
     );
     await finishOpened(session, result);
-    list.push({ index: list.length, startedAt, status: result.type === 'completed' ? result.output.Status : 'STOPPED' });
+    list.push({
+      index: list.length,
+      startedAt,
+      status: result.type === 'completed' ? result.output.Status : 'STOPPED',
+    });
   }
 
   /** The first known run with work due now. */
@@ -116,7 +126,7 @@ export class Driver {
     const now = this.clock.now();
     for (const runId of this.known) {
       const run = this.store.peekRun(runId);
-      if (!run || run.status !== 'RUNNING' || (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now)) continue;
+      if (run?.status !== 'RUNNING' || (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now)) continue;
       if ((run.nextWakeAt !== undefined && run.nextWakeAt <= now) || run.eventSeq > run.handledEventSeq) return run;
     }
     return undefined;

@@ -65,7 +65,8 @@ export class LocalDurableTestRunner<TResult = unknown> {
   /** Makes `handler` reachable by `context.invoke(name, ...)` from the handler under test. */
   registerDurableFunction(name: string, handler: DurableLambdaHandler): this {
     getDurableEntry(handler);
-    if (typeof name !== 'string' || name.length === 0) throw new Error('registerDurableFunction: name must be a non-empty string');
+    if (typeof name !== 'string' || name.length === 0)
+      throw new Error('registerDurableFunction: name must be a non-empty string');
     this.functions.set(name, handler);
     return this;
   }
@@ -85,7 +86,12 @@ export class LocalDurableTestRunner<TResult = unknown> {
     this.runId = started.runId;
     const run = await driver.runUntilDone(started.runId);
     this.lastOperations = await driver.engine.getOperations(run.runId);
-    return new DurableTestResult<TResult>(run, this.lastOperations, driver.invocations.get(run.runId) ?? [], driver.logs);
+    return new DurableTestResult<TResult>(
+      run,
+      this.lastOperations,
+      driver.invocations.get(run.runId) ?? [],
+      driver.logs,
+    );
   }
 
   /** The operation with this name in the current or last run (the `index`-th of that name, 0-based). */
@@ -99,7 +105,11 @@ export class LocalDurableTestRunner<TResult = unknown> {
 
   /** The `index`-th operation of the current or last run, in creation order (the execution excluded). */
   getOperationByIndex(index: number): DurableOperation {
-    return new DurableOperation((all) => all.filter((op) => op.Type !== 'EXECUTION')[index], this.source, `at index ${index}`);
+    return new DurableOperation(
+      (all) => all.filter((op) => op.Type !== 'EXECUTION')[index],
+      this.source,
+      `at index ${index}`,
+    );
   }
 
   /** The operation with this id in the current or last run. */

@@ -242,7 +242,8 @@ export class DurableOperation {
     if (op.Type !== 'CONTEXT') return true;
     const children = this.source.operations().filter((o) => o.ParentId === op.Id);
     // A waitForCallback is SUBMITTED once its submitter step succeeded, STARTED once its callback exists.
-    if (status === WaitingOperationStatus.SUBMITTED) return children.some((o) => o.Type === 'STEP' && o.Status === 'SUCCEEDED');
+    if (status === WaitingOperationStatus.SUBMITTED)
+      return children.some((o) => o.Type === 'STEP' && o.Status === 'SUCCEEDED');
     return op.SubType !== 'WaitForCallback' || children.some((o) => o.Type === 'CALLBACK');
   }
 

@@ -52,7 +52,14 @@ export class DurableTestResult<TResult = unknown> {
   getOperations(filter: { status?: OperationStatus } = {}): DurableOperation[] {
     return this.operations
       .filter((op) => op.Type !== 'EXECUTION' && (filter.status === undefined || op.Status === filter.status))
-      .map((op) => new DurableOperation((all) => all.find((o) => o.Id === op.Id), { operations: () => this.operations }, `id ${op.Id}`));
+      .map(
+        (op) =>
+          new DurableOperation(
+            (all) => all.find((o) => o.Id === op.Id),
+            { operations: () => this.operations },
+            `id ${op.Id}`,
+          ),
+      );
   }
 
   /** The invocations the run took, in order. */

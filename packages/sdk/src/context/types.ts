@@ -1,12 +1,24 @@
 import type { LambdaContextLike } from '@durable-lambda/protocol';
 import type { ChildContextConfig, StepConfig } from '../config';
-import type { BatchResult, MapConfig, MapFunction, NamedParallelBranch, ParallelConfig, ParallelFunction } from '../operations/batch/types';
-import type { CreateCallbackConfig, CreateCallbackResult, WaitForCallbackConfig, WaitForCallbackSubmitter } from '../operations/callback';
+import type { Duration } from '../duration';
+import type { DurableLogger } from '../logger';
+import type {
+  BatchResult,
+  MapConfig,
+  MapFunction,
+  NamedParallelBranch,
+  ParallelConfig,
+  ParallelFunction,
+} from '../operations/batch/types';
+import type {
+  CreateCallbackConfig,
+  CreateCallbackResult,
+  WaitForCallbackConfig,
+  WaitForCallbackSubmitter,
+} from '../operations/callback';
 import type { InvokeConfig } from '../operations/invoke';
 import type { DurablePromiseCombinators } from '../operations/promise-combinators';
 import type { WaitForConditionCheck, WaitForConditionConfig } from '../operations/wait-for-condition';
-import type { Duration } from '../duration';
-import type { DurableLogger } from '../logger';
 
 /** What a step's function receives. */
 export interface StepContext {
@@ -57,7 +69,10 @@ export interface DurableContext {
    * Creates a callback: `[promise, callbackId]`. Hand the id to an outside system; the promise
    * settles when it completes the callback through the control API (or it times out).
    */
-  createCallback<T = string>(name: string | undefined, config?: CreateCallbackConfig<T>): Promise<CreateCallbackResult<T>>;
+  createCallback<T = string>(
+    name: string | undefined,
+    config?: CreateCallbackConfig<T>,
+  ): Promise<CreateCallbackResult<T>>;
   createCallback<T = string>(config?: CreateCallbackConfig<T>): Promise<CreateCallbackResult<T>>;
 
   /** createCallback plus a submitter step (with retries) that hands the id out. */
@@ -69,11 +84,20 @@ export interface DurableContext {
   waitForCallback<T = string>(submitter: WaitForCallbackSubmitter, config?: WaitForCallbackConfig<T>): Promise<T>;
 
   /** Polls `check` with durable waits between checks until the wait strategy stops. */
-  waitForCondition<T>(name: string | undefined, check: WaitForConditionCheck<T>, config: WaitForConditionConfig<T>): Promise<T>;
+  waitForCondition<T>(
+    name: string | undefined,
+    check: WaitForConditionCheck<T>,
+    config: WaitForConditionConfig<T>,
+  ): Promise<T>;
   waitForCondition<T>(check: WaitForConditionCheck<T>, config: WaitForConditionConfig<T>): Promise<T>;
 
   /** Starts a run of another durable function and waits for its result. */
-  invoke<TInput, TOutput>(name: string, functionId: string, input?: TInput, config?: InvokeConfig<TInput, TOutput>): Promise<TOutput>;
+  invoke<TInput, TOutput>(
+    name: string,
+    functionId: string,
+    input?: TInput,
+    config?: InvokeConfig<TInput, TOutput>,
+  ): Promise<TOutput>;
   invoke<TInput, TOutput>(functionId: string, input?: TInput, config?: InvokeConfig<TInput, TOutput>): Promise<TOutput>;
 
   /** Runs `fn` for every item, each in its own child context, with bounded concurrency. */
@@ -83,7 +107,11 @@ export interface DurableContext {
     fn: MapFunction<TInput, TOutput>,
     config?: MapConfig<TInput, TOutput>,
   ): Promise<BatchResult<TOutput>>;
-  map<TInput, TOutput>(items: TInput[], fn: MapFunction<TInput, TOutput>, config?: MapConfig<TInput, TOutput>): Promise<BatchResult<TOutput>>;
+  map<TInput, TOutput>(
+    items: TInput[],
+    fn: MapFunction<TInput, TOutput>,
+    config?: MapConfig<TInput, TOutput>,
+  ): Promise<BatchResult<TOutput>>;
 
   /** Runs branches, each in its own child context, with bounded concurrency. */
   parallel<TOutput>(

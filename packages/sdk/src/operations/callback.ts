@@ -2,7 +2,7 @@ import type { ErrorObject, Operation } from '@durable-lambda/protocol';
 import { parseConfigObject, parseName } from '../config';
 import type { Scope } from '../context/scope';
 import type { StepContext } from '../context/types';
-import { describe, type Duration, durationToMs, ONE_YEAR_MS } from '../duration';
+import { type Duration, describe, durationToMs, ONE_YEAR_MS } from '../duration';
 import {
   CallbackExternalError,
   CallbackSubmitterError,
@@ -14,8 +14,8 @@ import {
 } from '../errors';
 import type { RetryStrategy } from '../retry';
 import { deserializeChecked, type Serdes } from '../serdes';
-import { runContextOperation } from './child-context';
 import { isFunction, splitNamed } from './arguments';
+import { runContextOperation } from './child-context';
 import { parentOf } from './step';
 
 /** Configuration of `createCallback` (compat). */
@@ -155,9 +155,17 @@ export async function runWaitForCallback<T>(scope: Scope, args: readonly unknown
     serdes: passThrough as Serdes<string | undefined>,
     failure: callbackError,
     body: async (child, childScope) => {
-      const [settled, callbackId] = await createCallback<string>(childScope, { ...plan, name: undefined, deserialize: passThrough });
+      const [settled, callbackId] = await createCallback<string>(childScope, {
+        ...plan,
+        name: undefined,
+        deserialize: passThrough,
+      });
       try {
-        await child.step('submitter', (stepContext) => submitter(callbackId, stepContext), retryStrategy ? { retryStrategy } : {});
+        await child.step(
+          'submitter',
+          (stepContext) => submitter(callbackId, stepContext),
+          retryStrategy ? { retryStrategy } : {},
+        );
       } catch (error) {
         const cause = error instanceof StepError ? error : undefined;
         throw new CallbackSubmitterError(`callback submitter failed: ${(error as Error).message}`, {

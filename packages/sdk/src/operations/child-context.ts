@@ -42,8 +42,9 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
     ...parentOf(scope),
   };
 
-  let record = runtime.find(id, 'CONTEXT', spec.name);
-  if (record?.Status === 'SUCCEEDED') return deserializeChecked(spec.serdes, record.ContextDetails?.Result, serdesContext);
+  let record = runtime.find(id, 'CONTEXT', spec.name, spec.subType);
+  if (record?.Status === 'SUCCEEDED')
+    return deserializeChecked(spec.serdes, record.ContextDetails?.Result, serdesContext);
   if (record?.Status === 'FAILED') throw failure(record.ContextDetails?.Error);
   // The START rides along with the first child's checkpoint; nothing waits for it alone.
   if (!record) runtime.enqueue({ ...base, Action: 'START' });

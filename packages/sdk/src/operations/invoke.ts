@@ -20,8 +20,14 @@ export interface InvokeConfig<TInput, TOutput> {
  * `invoke(name?, functionId, input?, config?)`: as AWS reads it, a string second argument means
  * the first is the name.
  */
-function splitInvokeArgs(args: readonly unknown[]): { name: string | undefined; functionId: unknown; input: unknown; config: unknown } {
-  if (typeof args[1] === 'string') return { name: parseName(args[0]), functionId: args[1], input: args[2], config: args[3] };
+function splitInvokeArgs(args: readonly unknown[]): {
+  name: string | undefined;
+  functionId: unknown;
+  input: unknown;
+  config: unknown;
+} {
+  if (typeof args[1] === 'string')
+    return { name: parseName(args[0]), functionId: args[1], input: args[2], config: args[3] };
   return { name: undefined, functionId: args[0], input: args[1], config: args[2] };
 }
 
@@ -33,18 +39,28 @@ function splitInvokeArgs(args: readonly unknown[]): { name: string | undefined; 
 export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly unknown[]): Promise<TOutput> {
   const { name, functionId, input, config } = splitInvokeArgs(args);
   if (typeof functionId !== 'string' || functionId.length === 0 || functionId.length > 256) {
-    throw new InvalidArgumentError('functionId', `must be a function name of 1-256 characters, got ${describe(functionId)}`);
+    throw new InvalidArgumentError(
+      'functionId',
+      `must be a function name of 1-256 characters, got ${describe(functionId)}`,
+    );
   }
   parseConfigObject(config, 'config', ['payloadSerdes', 'resultSerdes', 'tenantId']);
   const c = (config ?? {}) as InvokeConfig<TInput, TOutput>;
-  const payloadSerdes = parseSerdes<TInput>(c.payloadSerdes, 'config.payloadSerdes') ?? (defaultSerdes as Serdes<TInput>);
-  const resultSerdes = parseSerdes<TOutput>(c.resultSerdes, 'config.resultSerdes') ?? (defaultSerdes as Serdes<TOutput>);
+  const payloadSerdes =
+    parseSerdes<TInput>(c.payloadSerdes, 'config.payloadSerdes') ?? (defaultSerdes as Serdes<TInput>);
+  const resultSerdes =
+    parseSerdes<TOutput>(c.resultSerdes, 'config.resultSerdes') ?? (defaultSerdes as Serdes<TOutput>);
   const id = scope.nextId();
   const runtime = scope.runtime;
   const serdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
   let record: Operation | undefined = runtime.find(id, 'CHAINED_INVOKE', name);
   if (!record) {
-    const payload = await serializeChecked(payloadSerdes, input as TInput, serdesContext, runtime.settings.maxPayloadBytes);
+    const payload = await serializeChecked(
+      payloadSerdes,
+      input as TInput,
+      serdesContext,
+      runtime.settings.maxPayloadBytes,
+    );
     record = await runtime.checkpoint({
       Id: id,
       Type: 'CHAINED_INVOKE',
@@ -56,6 +72,7 @@ export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly un
     });
   }
   if (record.Status === 'STARTED') await runtime.blockUntil(undefined);
-  if (record.Status === 'SUCCEEDED') return deserializeChecked(resultSerdes, record.ChainedInvokeDetails?.Result, serdesContext);
+  if (record.Status === 'SUCCEEDED')
+    return deserializeChecked(resultSerdes, record.ChainedInvokeDetails?.Result, serdesContext);
   throw operationError(InvokeError, { ErrorCode: ErrorCode.INVOKE_FAILED, ...record.ChainedInvokeDetails?.Error });
 }

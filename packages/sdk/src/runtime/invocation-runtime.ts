@@ -103,13 +103,16 @@ export class InvocationRuntime {
    * another type or name means the code changed between invocations: the run fails with
    * `non_deterministic`. Returns undefined when the operation is new.
    */
-  find(id: string, type: OperationType, name: string | undefined): Operation | undefined {
+  find(id: string, type: OperationType, name: string | undefined, subType?: string): Operation | undefined {
     const op = this.ops.get(id);
-    if (op && (op.Type !== type || op.Name !== name)) {
+    const otherSubType = subType !== undefined && op?.SubType !== undefined && op.SubType !== subType;
+    if (op && (op.Type !== type || op.Name !== name || otherSubType)) {
+      const recorded = describeOp(op.Type, op.Name, otherSubType ? op.SubType : undefined);
+      const now = describeOp(type, name, otherSubType ? subType : undefined);
       throw this.fail(
         new DurableRuntimeFault(
           ErrorCode.NON_DETERMINISTIC,
-          `non-deterministic replay at operation ${id}: recorded ${describeOp(op.Type, op.Name)}, now ${describeOp(type, name)}`,
+          `non-deterministic replay at operation ${id}: recorded ${recorded}, now ${now}`,
         ),
       );
     }
@@ -276,8 +279,9 @@ function replayableIds(operations: readonly Operation[]): Set<string> {
   return new Set(operations.filter((op) => op.Type !== 'EXECUTION' && !insideFinished(op)).map((op) => op.Id));
 }
 
-function describeOp(type: OperationType, name: string | undefined): string {
-  return name === undefined ? `${type} (unnamed)` : `${type} "${name}"`;
+function describeOp(type: OperationType, name: string | undefined, subType?: string): string {
+  const kind = subType === undefined ? type : `${type}/${subType}`;
+  return name === undefined ? `${kind} (unnamed)` : `${kind} "${name}"`;
 }
 
 /** A promise that never settles: the awaiting code belongs to an invocation that has ended. */
