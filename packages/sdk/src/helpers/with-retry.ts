@@ -3,7 +3,7 @@ import type { DurableContext } from '../context/types';
 import { describe } from '../duration';
 import { causeChain, ErrorCode, InvalidArgumentError } from '../errors';
 import { isFunction, splitNamed } from '../operations/arguments';
-import { readRecordedRejection, recordRejection } from '../operations/promise-combinators';
+import { readRecordedRejection, recordRejection } from '../operations/recorded-errors';
 import { type ResolvedRetry, type RetryStrategy, resolveRetry } from '../retry';
 
 /**
