@@ -2,10 +2,22 @@
  * `npm start`: runs each example workflow on the local runtime and prints what every run did.
  * A stopgap until the local dev server and its dashboard exist.
  */
-import { type DurableTestResult, LocalDurableTestRunner } from '@durable-lambda/local';
+import {
+  type DurableOperation,
+  type DurableTestResult,
+  LocalDurableTestRunner,
+  WaitingOperationStatus,
+} from '@durable-lambda/local';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
+import { fakeApprovalServices, sampleRequest } from './approval/fakes';
+import { createApprovalHandler } from './approval/handler';
 import { fakeCheckoutServices, sampleOrder } from './checkout/fakes';
 import { createCheckoutHandler } from './checkout/handler';
+import { fakeInvoiceServices } from './fan-out/fakes';
+import { createFanOutHandler } from './fan-out/handler';
+import { fakeOrderSagaServices, sampleOrder as sampleSagaOrder } from './order-saga/fakes';
+import { createOrderSagaHandler } from './order-saga/handler';
+import { createPaymentsHandler } from './order-saga/payments';
 import { fakeReminderServices } from './reminder/fakes';
 import { createReminderHandler } from './reminder/handler';
 import { fakeReportServices } from './report-job/fakes';
@@ -20,6 +32,10 @@ interface Scenario {
   expected: 'SUCCEEDED' | 'FAILED';
   /** What the fakes saw that the stored operations do not show (earlier attempts). */
   note?: () => string;
+  /** Other durable functions the handler reaches with `context.invoke`, by name. */
+  functions?: Record<string, DurableLambdaHandler>;
+  /** Acts on the run while it goes, as an outside system would (e.g. completes a callback). */
+  drive?: (runner: LocalDurableTestRunner) => Promise<void>;
 }
 
 function scenarios(): Scenario[] {
@@ -29,6 +45,11 @@ function scenarios(): Scenario[] {
   outage.payments.alwaysRespondWith({ status: 502 });
   const reminder = fakeReminderServices();
   const hangingWarehouse = fakeReportServices(1);
+  const approval = fakeApprovalServices();
+  const invoices = fakeInvoiceServices();
+  invoices.invoices.reject(['cus-007', 'cus-042', 'cus-093']);
+  const saga = fakeOrderSagaServices();
+  saga.gateway.decline('insufficient funds');
   return [
     {
       example: 'checkout',
@@ -77,6 +98,40 @@ function scenarios(): Scenario[] {
         return `attempt 1 was aborted through its signal: ${reason?.code} (${reason?.message})`;
       },
     },
+    {
+      example: 'approval',
+      title: 'the approver is reminded after a day, then approves (the callback is completed from here)',
+      handler: createApprovalHandler(approval.services),
+      payload: sampleRequest(),
+      expected: 'SUCCEEDED',
+      // Plays the approver: once the reminder is out, completes the callback as the approve link would.
+      drive: async (runner) => {
+        await runner.getOperation('send-reminder').waitForData(WaitingOperationStatus.COMPLETED);
+        await runner.getOperation('approval').sendCallbackSuccess(JSON.stringify({ approvedBy: 'bob@example.com' }));
+      },
+      note: () => `mails sent: ${approval.mailer.sent.map((m) => `${m.subject.split(':')[0]} -> ${m.to}`).join(', ')}`,
+    },
+    {
+      example: 'fan-out',
+      title: '100 invoices, 10 at a time; 3 customers have no billing address (5 % tolerated)',
+      handler: createFanOutHandler(invoices.services),
+      payload: { period: '2025-04' },
+      expected: 'SUCCEEDED',
+      note: () =>
+        `the invoicing API had at most ${invoices.invoices.peakInFlight} calls in flight at once; ` +
+        `report: "${invoices.mailer.sent[0]?.subject}"`,
+    },
+    {
+      example: 'order-saga',
+      title: 'the card is declined: the payments run fails, the saga releases the stock and tells the customer',
+      handler: createOrderSagaHandler(saga.services),
+      functions: { payments: createPaymentsHandler(saga.paymentServices) },
+      payload: sampleSagaOrder(),
+      expected: 'SUCCEEDED',
+      note: () =>
+        `stock reservation released: ${saga.inventory.reservations.get('res_order-2001')?.released}; ` +
+        `mail sent: "${saga.mailer.sent[0]?.subject}"`,
+    },
   ];
 }
 
@@ -91,8 +146,13 @@ async function main(): Promise<void> {
       handlerFunction: scenario.handler,
       startTime: Date.UTC(2025, 0, 6, 9),
     });
+    for (const [name, handler] of Object.entries(scenario.functions ?? {})) {
+      runner.registerDurableFunction(name, handler);
+    }
     const realStart = performance.now();
-    const result = await runner.run({ payload: scenario.payload });
+    const running = runner.run({ payload: scenario.payload });
+    await scenario.drive?.(runner);
+    const result = await running;
     const realMs = performance.now() - realStart;
     printRun(scenario, result, realMs);
     if (result.getStatus() !== scenario.expected) {
@@ -126,27 +186,7 @@ function printRun(scenario: Scenario, result: DurableTestResult, realMs: number)
   }
   console.log('');
 
-  const rows = result.getOperations().map((view) => {
-    const op = view.getOperationData();
-    const depth = op.ParentId === undefined ? 0 : op.Id.split('-').length - 1;
-    let detail = '';
-    if (op.Type === 'WAIT') detail = `waits ${formatDuration(view.getWaitDetails().waitSeconds * 1000)}`;
-    else if (op.Type === 'STEP' && op.StepDetails?.Result !== undefined)
-      detail = `-> ${summarize(op.StepDetails.Result)}`;
-    else if (op.Type === 'CONTEXT' && op.ContextDetails?.Result !== undefined) {
-      detail = `-> ${summarize(op.ContextDetails.Result)}`;
-    }
-    const error = op.StepDetails?.Error ?? op.ContextDetails?.Error;
-    return [
-      op.Id,
-      op.Type,
-      `${'  '.repeat(depth)}${op.Name ?? '(unnamed)'}`,
-      op.Status,
-      op.Type === 'STEP' ? String(op.StepDetails?.Attempt ?? '') : '',
-      detail,
-      error?.ErrorCode ?? '',
-    ];
-  });
+  const rows = operationRows(result.getOperations().map((view) => view.getOperationData()));
   printTable(['id', 'type', 'name', 'status', 'attempt', 'wait / result', 'error code'], rows);
 
   console.log('');
@@ -157,6 +197,64 @@ function printRun(scenario: Scenario, result: DurableTestResult, realMs: number)
     console.log(`   error:  ${error?.code} (${error?.errorType}): ${error?.errorMessage}`);
   }
   if (scenario.note) console.log(`   note:   ${scenario.note()}`);
+}
+
+/** A stored operation, as the test runner gives it. */
+type Operation = ReturnType<DurableOperation['getOperationData']>;
+
+/** Batches with more items than this show only their first and failed items, and a count of the rest. */
+const ITEMS_SHOWN = 3;
+
+/** One table row per operation, children under their parent; large map/parallel batches are folded. */
+function operationRows(operations: readonly Operation[]): string[][] {
+  const children = new Map<string | undefined, Operation[]>();
+  for (const op of operations) {
+    const siblings = children.get(op.ParentId) ?? [];
+    siblings.push(op);
+    children.set(op.ParentId, siblings);
+  }
+  const rows: string[][] = [];
+  const visit = (op: Operation, depth: number) => {
+    rows.push(operationRow(op, depth));
+    const items = children.get(op.Id) ?? [];
+    const fold = (op.SubType === 'Map' || op.SubType === 'Parallel') && items.length > ITEMS_SHOWN + 1;
+    const hidden = new Map<string, number>();
+    items.forEach((item, i) => {
+      if (!fold || i < ITEMS_SHOWN || item.Status === 'FAILED') visit(item, depth + 1);
+      else hidden.set(item.Status, (hidden.get(item.Status) ?? 0) + 1);
+    });
+    if (hidden.size > 0) {
+      const count = [...hidden.values()].reduce((a, b) => a + b, 0);
+      const statuses = [...hidden].map(([status, n]) => `${n} ${status}`).join(', ');
+      rows.push(['', '', `${'  '.repeat(depth + 1)}... ${count} more items (${statuses})`, '', '', '', '']);
+    }
+  };
+  for (const op of children.get(undefined) ?? []) visit(op, 0);
+  return rows;
+}
+
+function operationRow(op: Operation, depth: number): string[] {
+  let detail = '';
+  if (op.Type === 'WAIT') {
+    detail = `waits ${formatDuration((op.WaitDetails?.ScheduledEndTimestamp ?? op.StartTimestamp) - op.StartTimestamp)}`;
+  } else if (op.Type === 'CHAINED_INVOKE') {
+    const invoke = op.ChainedInvokeDetails;
+    detail = `${invoke?.FunctionName ?? '?'}${invoke?.Result === undefined ? '' : ` -> ${summarize(invoke.Result, 36)}`}`;
+  } else {
+    const result = op.StepDetails?.Result ?? op.ContextDetails?.Result ?? op.CallbackDetails?.Result;
+    if (result !== undefined) detail = `-> ${summarize(result)}`;
+  }
+  const error =
+    op.StepDetails?.Error ?? op.ContextDetails?.Error ?? op.CallbackDetails?.Error ?? op.ChainedInvokeDetails?.Error;
+  return [
+    op.Id,
+    op.Type,
+    `${'  '.repeat(depth)}${op.Name ?? '(unnamed)'}`,
+    op.Status,
+    op.Type === 'STEP' ? String(op.StepDetails?.Attempt ?? '') : '',
+    detail,
+    error?.ErrorCode ?? '',
+  ];
 }
 
 function printTable(header: string[], rows: string[][]): void {

@@ -73,3 +73,20 @@ describe('serdes and payload limits', () => {
     expect(seen).toHaveLength(2);
   });
 });
+
+describe('error types of our own failures', () => {
+  it('names serdes and size failures with public types, not an internal class', async () => {
+    const handler = withDurableExecution(
+      async (_e, ctx) => {
+        const types: string[] = [];
+        for (const value of [10n, 'z'.repeat(300)]) {
+          await ctx.step(async () => value, { retry: { maxAttempts: 1 } }).catch((e: StepError) => types.push(e.errorType));
+        }
+        return types;
+      },
+      { maxPayloadBytes: 100 },
+    );
+    const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
+    expect(result.getResult()).toEqual(['SerdesError', 'PayloadTooLargeError']);
+  });
+});

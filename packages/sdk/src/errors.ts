@@ -186,6 +186,14 @@ export class DurableRuntimeFault extends Error {
   }
 }
 
+/** What users see as the type of an attempt failure of ours, by code. */
+const ATTEMPT_FAILURE_NAMES: Readonly<Record<string, string>> = {
+  [ErrorCode.STEP_TIMEOUT]: 'StepTimeoutError',
+  [ErrorCode.SERDES_FAILED]: 'SerdesError',
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 'PayloadTooLargeError',
+  [ErrorCode.INVOCATION_LOST]: 'InvocationLostError',
+};
+
 /** Internal failure of an attempt with a code of ours (timeout, serdes, size). */
 export class AttemptFailure extends Error {
   constructor(
@@ -197,7 +205,7 @@ export class AttemptFailure extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = code === ErrorCode.STEP_TIMEOUT ? 'StepTimeoutError' : 'AttemptFailure';
+    this.name = ATTEMPT_FAILURE_NAMES[code] ?? 'AttemptFailure';
   }
 }
 
