@@ -46,6 +46,21 @@ class CountingStore implements Store {
   writeOutsideEvent(...args: Parameters<Store['writeOutsideEvent']>) {
     return this.inner.writeOutsideEvent(...args);
   }
+  listRuns(...args: Parameters<Store['listRuns']>) {
+    return this.inner.listRuns(...args);
+  }
+  reviseRun(...args: Parameters<Store['reviseRun']>) {
+    return this.inner.reviseRun(...args);
+  }
+  claimIdempotencyKey(...args: Parameters<Store['claimIdempotencyKey']>) {
+    return this.inner.claimIdempotencyKey(...args);
+  }
+  completeIdempotencyKey(...args: Parameters<Store['completeIdempotencyKey']>) {
+    return this.inner.completeIdempotencyKey(...args);
+  }
+  releaseIdempotencyKey(...args: Parameters<Store['releaseIdempotencyKey']>) {
+    return this.inner.releaseIdempotencyKey(...args);
+  }
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }) {
     this.commits.push({ runId, fence, ...structuredClone(write) });
     return this.inner.commit(runId, fence, write);

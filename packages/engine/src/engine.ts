@@ -2,9 +2,11 @@ import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lamb
 import { issueCallbackId } from './callback-ids';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { childRunKey, OutsideEvents } from './outside-events';
-import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
+import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
+import { cancelRun, retryRun } from './run-control';
 import { runIdFor } from './run-ids';
+import { runQueryLimit } from './run-query';
 import { EngineSession } from './session';
 import { callbackTimeout, settleDue } from './transitions';
 import { isWakeEvent } from './wake-event';
@@ -186,6 +188,26 @@ export class Engine implements DurableBackend {
         wake: (target) => this.outside.wake(target),
       },
     });
+  }
+
+  /** Runs matching the query, newest first, paginated. */
+  async listRuns(query: RunQuery = {}): Promise<RunPage> {
+    runQueryLimit(query.limit);
+    return this.store.listRuns(query);
+  }
+
+  /** Cancels a RUNNING run; a waiting parent hears of it like of any child that ended. */
+  async cancelRun(runId: string): Promise<RunRecord> {
+    const run = await cancelRun(this.store, runId, this.clock.now());
+    await this.outside.childFinished(run);
+    return run;
+  }
+
+  /** Retries a FAILED run from its failed operations, and wakes it. */
+  async retryRun(runId: string): Promise<RunRecord> {
+    const run = await retryRun(this.store, runId, this.clock.now());
+    await this.waker.wakeAt({ runId, functionName: run.functionName, at: this.clock.now(), reason: 'event' });
+    return run;
   }
 
   /** A run's record, or undefined. */

@@ -18,9 +18,24 @@ export {
 export { applyPatch, MemoryStore } from './memory-store';
 export type { CallbackOutcome } from './outside-events';
 export { childRunKey, OutsideEvents } from './outside-events';
-export type { Clock, Invoker, LeaseGrant, RunPatch, RunRecord, RunStatus, Store, WakeRequest, Waker } from './ports';
+export type {
+  Clock,
+  IdempotencyRecord,
+  Invoker,
+  LeaseGrant,
+  RunPage,
+  RunPatch,
+  RunQuery,
+  RunRecord,
+  RunStatus,
+  Store,
+  WakeRequest,
+  Waker,
+} from './ports';
 export { systemClock } from './ports';
+export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';
+export { decodeRunCursor, encodeRunCursor } from './run-query';
 export { EngineSession } from './session';
 export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';

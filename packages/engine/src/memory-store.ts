@@ -1,5 +1,16 @@
 import { FencedError, type Operation } from '@durable-lambda/protocol';
-import type { LeaseGrant, OperationDeadlines, RunPatch, RunRecord, Store } from './ports';
+import type {
+  IdempotencyRecord,
+  LeaseGrant,
+  OperationDeadlines,
+  RunPage,
+  RunPatch,
+  RunQuery,
+  RunRecord,
+  RunStatus,
+  Store,
+} from './ports';
+import { decodeRunCursor, encodeRunCursor, runQueryLimit } from './run-query';
 
 /**
  * An in-memory {@link Store} for tests and the test runner. It copies on the way in and out so
@@ -9,6 +20,7 @@ export class MemoryStore implements Store {
   private readonly runs = new Map<string, RunRecord>();
   private readonly operations = new Map<string, Map<string, Operation>>();
   private readonly listeners = new Set<() => void>();
+  private readonly idempotency = new Map<string, IdempotencyRecord>();
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
@@ -85,6 +97,64 @@ export class MemoryStore implements Store {
     if (write.run) applyPatch(run, structuredClone(write.run));
     run.updatedAt = this.clock.now();
     this.changed();
+  }
+
+  async listRuns(query: RunQuery): Promise<RunPage> {
+    const limit = runQueryLimit(query.limit);
+    const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
+    const matching = [...this.runs.values()]
+      .filter((run) => this.live(run.runId) !== undefined)
+      .filter((run) => query.functionName === undefined || run.functionName === query.functionName)
+      .filter((run) => query.status === undefined || run.status === query.status)
+      .filter((run) => query.createdAfter === undefined || run.createdAt >= query.createdAfter)
+      .filter((run) => query.createdBefore === undefined || run.createdAt < query.createdBefore)
+      .sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0))
+      .filter(
+        (run) =>
+          after === undefined ||
+          run.createdAt < after.createdAt ||
+          (run.createdAt === after.createdAt && run.runId < after.runId),
+      );
+    const page = matching.slice(0, limit).map((run) => structuredClone(run));
+    const last = page[page.length - 1];
+    return matching.length > limit && last ? { runs: page, cursor: encodeRunCursor(last) } : { runs: page };
+  }
+
+  async reviseRun(
+    runId: string,
+    expectStatus: RunStatus,
+    patch: RunPatch,
+    operations: readonly Operation[],
+  ): Promise<RunRecord | undefined> {
+    const run = this.live(runId);
+    if (!run || run.status !== expectStatus) return undefined;
+    const ops = this.operations.get(runId) ?? new Map<string, Operation>();
+    for (const op of operations) ops.set(op.Id, structuredClone(op));
+    applyPatch(run, structuredClone(patch));
+    run.fence += 1;
+    delete run.leaseExpiresAt;
+    run.updatedAt = this.clock.now();
+    this.changed();
+    return structuredClone(run);
+  }
+
+  async claimIdempotencyKey(
+    record: IdempotencyRecord,
+  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> {
+    const existing = this.idempotency.get(record.key);
+    if (existing && existing.expiresAt > this.clock.now())
+      return { claimed: false, existing: structuredClone(existing) };
+    this.idempotency.set(record.key, structuredClone(record));
+    return { claimed: true };
+  }
+
+  async completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void> {
+    const record = this.idempotency.get(key);
+    if (record) this.idempotency.set(key, { ...record, state: 'COMPLETED', response: structuredClone(response) });
+  }
+
+  async releaseIdempotencyKey(key: string): Promise<void> {
+    this.idempotency.delete(key);
   }
 
   /** Calls `listener` after every write; returns a function that stops it. */

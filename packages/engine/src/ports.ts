@@ -46,6 +46,40 @@ export type RunPatch = {
     | null;
 };
 
+/** A query for runs, newest first. */
+export interface RunQuery {
+  functionName?: string;
+  status?: RunStatus;
+  /** Only runs created at or after this time (epoch ms). */
+  createdAfter?: number;
+  /** Only runs created before this time (epoch ms). */
+  createdBefore?: number;
+  /** At most this many runs (1-100, default 20). */
+  limit?: number;
+  /** Where the previous page ended. */
+  cursor?: string;
+}
+
+/** A page of runs, newest first; `cursor` is present when more may follow. */
+export interface RunPage {
+  runs: RunRecord[];
+  cursor?: string;
+}
+
+/** A stored answer to a control-API request, keyed by its `Idempotency-Key`. */
+export interface IdempotencyRecord {
+  /** The key, qualified by the route it was used on. */
+  key: string;
+  /** Digest of the request (method, path, body): the same key with another request is refused. */
+  requestHash: string;
+  state: 'IN_PROGRESS' | 'COMPLETED';
+  /** The first response, once COMPLETED. */
+  response?: { status: number; body: string; headers?: Record<string, string> };
+  createdAt: number;
+  /** After this the key may be used afresh (epoch ms). */
+  expiresAt: number;
+}
+
 /** What acquiring a lease found. */
 export interface LeaseGrant {
   /** The run with its new fence and lease. */
@@ -72,6 +106,31 @@ export interface Store {
   loadOperations(runId: string): Promise<Operation[]>;
   /** One operation, or undefined. */
   getOperation(runId: string, operationId: string): Promise<Operation | undefined>;
+  /** Runs matching the query, newest first, paginated. */
+  listRuns(query: RunQuery): Promise<RunPage>;
+  /**
+   * Changes a run from outside its invocations (cancel, retry), only while its status is
+   * `expectStatus`: applies `patch`, grows the fence by one (a running invocation is fenced
+   * out), releases the lease, and writes `operations`, all atomically. The revised run, or
+   * undefined when the status differs (nothing written).
+   */
+  reviseRun(
+    runId: string,
+    expectStatus: RunStatus,
+    patch: RunPatch,
+    operations: readonly Operation[],
+  ): Promise<RunRecord | undefined>;
+  /**
+   * Creates an IN_PROGRESS idempotency record unless a live (unexpired) one has the key; then it
+   * returns that one instead.
+   */
+  claimIdempotencyKey(
+    record: IdempotencyRecord,
+  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }>;
+  /** Stores the first response of a claimed key (state COMPLETED). */
+  completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void>;
+  /** Forgets a claimed key whose request failed before answering, so a retry may run it. */
+  releaseIdempotencyKey(key: string): Promise<void>;
   /**
    * An outside writer's change to one operation (a callback completed or heartbeat, a child run
    * finished), made without the lease: it applies only while the stored operation still equals
@@ -110,6 +169,8 @@ export interface WakeRequest {
 /** Arranges for a run's function to be invoked at a time (EventBridge Scheduler, timers). */
 export interface Waker {
   wakeAt(request: WakeRequest): Promise<void>;
+  /** Optional: withdraws a wake-up asked for by `wakeAt` with the same request, if still pending. */
+  cancel?(request: WakeRequest): Promise<void>;
 }
 
 /** Invokes a durable function asynchronously with an event (Lambda Invoke, in-process). */
