@@ -1,6 +1,7 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
 import { type InvokeError, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
+import { Harness } from '../support/harness';
 
 describe('invoke', () => {
   it('starts a run of another durable function and returns its result, starting it only once', async () => {
@@ -62,5 +63,54 @@ describe('invoke', () => {
       ctx.invoke(42 as never).catch((e: { field: string }) => e.field),
     );
     expect((await new LocalDurableTestRunner({ handlerFunction: parent }).run()).getResult()).toBe('functionId');
+  });
+});
+
+describe('invoke through an invoker that cannot tell which functions exist (Lambda)', () => {
+  it('fails the invoke with function_not_found when the invoker reports the function missing', async () => {
+    const parent = withDurableExecution(async (_e, ctx) =>
+      ctx.invoke('ghost', {}).catch((error: InvokeError) => ({ name: error.name, code: error.code })),
+    );
+    const invoker = {
+      invoke: async () => {
+        throw Object.assign(new Error('Function not found: ghost'), { code: 'function_not_found' });
+      },
+    };
+    const h = new Harness(parent, {}, undefined, { invoker });
+    await h.start();
+    await h.runToEnd();
+    const run = await h.run();
+    expect(JSON.parse(run?.result ?? 'null')).toEqual({ name: 'InvokeError', code: 'function_not_found' });
+    const child = await h.engine.getRun((await h.op('1'))?.ChainedInvokeDetails?.ChildRunId ?? '');
+    expect(child?.status).toBe('FAILED');
+  });
+
+  it('invokes a child again at close when its first invoke failed, so the parent is never stranded', async () => {
+    const calls: string[] = [];
+    let failFirst = true;
+    const invoker = {
+      invoke: async (name: string) => {
+        calls.push(name);
+        if (failFirst) {
+          failFirst = false;
+          throw new Error('throttled');
+        }
+      },
+    };
+    const parent = withDurableExecution(async (_e, ctx) => ctx.invoke('child-fn', { a: 1 }));
+    const h = new Harness(parent, {}, undefined, { invoker });
+    await h.start();
+    await h.invoke();
+    expect(calls).toEqual(['child-fn', 'child-fn']);
+    expect((await h.op('1'))?.Status).toBe('STARTED');
+  });
+
+  it('cancels the lease safety wake-up once an invocation closes cleanly', async () => {
+    const h = new Harness(withDurableExecution(async (_e, ctx) => ctx.wait({ minutes: 1 })));
+    await h.start();
+    await h.invoke();
+    const lease = h.wakeUps.find((w) => w.reason === 'lease');
+    expect(lease).toBeDefined();
+    expect(h.cancelled).toEqual([lease]);
   });
 });

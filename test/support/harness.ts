@@ -1,4 +1,11 @@
-import { Engine, MemoryStore, type RunPatch, type Store, type WakeRequest } from '@durable-lambda/engine';
+import {
+  Engine,
+  type EngineOptions,
+  MemoryStore,
+  type RunPatch,
+  type Store,
+  type WakeRequest,
+} from '@durable-lambda/engine';
 import { VirtualClock } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
 import {
@@ -42,6 +49,7 @@ export class Harness {
   readonly clock = new VirtualClock(Date.UTC(2026, 0, 1));
   readonly store: CountingStore;
   readonly wakeUps: WakeRequest[] = [];
+  readonly cancelled: WakeRequest[] = [];
   readonly engine: Engine;
   readonly logs: LogEntry[] = [];
   runId = '';
@@ -50,12 +58,17 @@ export class Harness {
     readonly handler: DurableLambdaHandler,
     readonly overrides: RuntimeOverrides = {},
     store?: CountingStore,
+    engineOptions: Partial<EngineOptions> = {},
   ) {
     this.store = store ?? new CountingStore(this.clock);
     this.engine = new Engine({
       store: this.store as Store,
       clock: this.clock,
-      waker: { wakeAt: async (w) => void this.wakeUps.push(w) },
+      waker: {
+        wakeAt: async (w) => void this.wakeUps.push(w),
+        cancel: async (w) => void this.cancelled.push(w),
+      },
+      ...engineOptions,
     });
   }
 
@@ -90,7 +103,8 @@ export class Harness {
     for (let n = 1; n <= max; n++) {
       await this.invoke();
       const run = await this.engine.getRun(this.runId);
-      if (run?.status !== 'RUNNING' || run.nextWakeAt === undefined) return n;
+      const eventPending = run !== undefined && run.eventSeq > run.handledEventSeq;
+      if (run?.status !== 'RUNNING' || (run.nextWakeAt === undefined && !eventPending)) return n;
     }
     throw new Error('runaway');
   }

@@ -120,9 +120,34 @@ export class OutsideEvents {
     });
     if (child.status === 'RUNNING' && child.invocations === 0) {
       if (!this.deps.invoker) throw new Error('an Invoker is needed to start child runs');
-      await this.deps.invoker.invoke(child.functionName, wakeEvent(child.runId));
+      try {
+        await this.deps.invoker.invoke(child.functionName, wakeEvent(child.runId));
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'function_not_found') throw error;
+        // No such function: the child can never run. End it, and fail the invoke at once.
+        return this.childUnreachable(run, op, child, error as Error);
+      }
     }
     return child;
+  }
+
+  private async childUnreachable(run: RunRecord, op: Operation, child: RunRecord, error: Error): Promise<RunRecord> {
+    const now = this.deps.clock.now();
+    const stored = { ErrorType: 'InvokeError', ErrorMessage: error.message, ErrorCode: 'function_not_found' };
+    const ended = await this.deps.store.reviseRun(
+      child.runId,
+      'RUNNING',
+      { status: 'FAILED', endedAt: now, error: stored },
+      [],
+    );
+    const failed: Operation = {
+      ...op,
+      Status: 'FAILED',
+      EndTimestamp: now,
+      ChainedInvokeDetails: { ...op.ChainedInvokeDetails, Error: stored },
+    };
+    if (await this.deps.store.writeOutsideEvent(run.runId, failed, { Status: 'STARTED' }, true)) await this.wake(run);
+    return ended ?? child;
   }
 
   /** A child run ended: complete its parent's chained invoke and wake the parent. */

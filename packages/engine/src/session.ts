@@ -140,6 +140,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       const due = nextDue(this.ops.values());
       await this.commit([], { leaseExpiresAt: null, nextWakeAt: due ?? null, handledEventSeq: this.run.eventSeq });
       if (due !== undefined) await this.deps.waker.wakeAt({ ...this.target(), at: due, reason: 'due' });
+      await this.cancelSafetyWakeUp();
+      await this.ensureChildrenStarted();
       await this.catchLateEvents();
       return { Status: 'PENDING' };
     }
@@ -155,11 +157,33 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       ...(this.deps.retentionMs === undefined ? {} : { expiresAt: now + this.deps.retentionMs }),
     };
     await this.commit(finished ? [finished] : [], patch);
+    await this.cancelSafetyWakeUp();
     if (this.run.parent) {
       const ended = await this.deps.store.getRun(this.run.runId);
       if (ended) await this.deps.hooks.finished(ended);
     }
     return output;
+  }
+
+  /** The lease's safety wake-up is moot once the lease is released cleanly. Best effort. */
+  private async cancelSafetyWakeUp(): Promise<void> {
+    const at = this.run.leaseExpiresAt;
+    if (at === undefined || !this.deps.waker.cancel) return;
+    await this.deps.waker.cancel({ ...this.target(), at, reason: 'lease' }).catch(() => undefined);
+  }
+
+  /**
+   * A chained invoke whose child run was never invoked (the invoke failed after the START was
+   * stored) would leave this run waiting forever: invoke it now. An error here fails the close,
+   * so the invocation is retried rather than the run stranded.
+   */
+  private async ensureChildrenStarted(): Promise<void> {
+    for (const op of this.ops.values()) {
+      if (op.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED') continue;
+      const childId = op.ChainedInvokeDetails?.ChildRunId;
+      const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
+      if (!child || child.invocations === 0) await this.deps.hooks.startChild(this.run, op);
+    }
   }
 
   /**
@@ -202,6 +226,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     try {
       await this.commit([], { leaseExpiresAt: null, nextWakeAt: at });
       await this.deps.waker.wakeAt({ ...this.target(), at, reason: 'due' });
+      await this.cancelSafetyWakeUp();
     } catch {
       // The lease's safety wake-up covers this.
     }
