@@ -18,11 +18,13 @@ export {
 export { applyPatch, MemoryStore } from './memory-store';
 export type { CallbackOutcome } from './outside-events';
 export { childRunKey, OutsideEvents } from './outside-events';
+export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';
 export type {
   Clock,
   IdempotencyRecord,
   Invoker,
   LeaseGrant,
+  OperationDeadlines,
   RunPage,
   RunPatch,
   RunQuery,
@@ -35,7 +37,7 @@ export type {
 export { systemClock } from './ports';
 export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';
-export { decodeRunCursor, encodeRunCursor } from './run-query';
+export { decodeRunCursor, encodeRunCursor, runQueryLimit } from './run-query';
 export { EngineSession } from './session';
 export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';

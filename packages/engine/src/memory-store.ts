@@ -1,4 +1,5 @@
 import { FencedError, type Operation } from '@durable-lambda/protocol';
+import { checkOperationPayloads, checkRunPayloads } from './payload-limit';
 import type {
   IdempotencyRecord,
   LeaseGrant,
@@ -27,10 +28,16 @@ export class MemoryStore implements Store {
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
     const existing = this.live(run.runId);
     if (existing) return { created: false, run: structuredClone(existing) };
-    this.runs.set(run.runId, structuredClone(run));
+    checkRunPayloads(run);
+    checkOperationPayloads(execution);
+    // A run created anew over an expired one starts above its fences, so a late invocation of
+    // the old run can never write into the new one.
+    const expired = this.runs.get(run.runId);
+    const fresh = expired ? { ...run, fence: Math.max(run.fence, expired.fence + 1) } : run;
+    this.runs.set(run.runId, structuredClone(fresh));
     this.operations.set(run.runId, new Map([[execution.Id, structuredClone(execution)]]));
     this.changed();
-    return { created: true, run: structuredClone(run) };
+    return { created: true, run: structuredClone(fresh) };
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
@@ -72,6 +79,7 @@ export class MemoryStore implements Store {
     const run = this.live(runId);
     const current = this.operations.get(runId)?.get(next.Id);
     if (!run || !current || current.Status !== expected.Status) return false;
+    checkOperationPayloads(next);
     if (expected.deadlines) {
       const d = current.CallbackDetails;
       if (d?.TimeoutTimestamp !== expected.deadlines.TimeoutTimestamp) return false;
@@ -91,6 +99,8 @@ export class MemoryStore implements Store {
   ): Promise<void> {
     const run = this.live(runId);
     if (!run || run.fence !== fence) throw new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
+    for (const op of write.operations) checkOperationPayloads(op);
+    if (write.run) checkRunPayloads(write.run);
     const ops = this.operations.get(runId) ?? new Map<string, Operation>();
     for (const op of write.operations) ops.set(op.Id, structuredClone(op));
     this.operations.set(runId, ops);

@@ -3,6 +3,15 @@
  * clock (compat with AWS's testing package) and the embedded backend pieces.
  */
 
+export type { InProcessInvokerOptions } from './embedded/in-process-invoker';
+export { FunctionNotFoundError, InProcessInvoker } from './embedded/in-process-invoker';
+export type { LocalRuntimeOptions, LocalRuntimeStore } from './embedded/local-runtime';
+export { LocalRuntime } from './embedded/local-runtime';
+export type { SqliteStoreOptions } from './embedded/sqlite-store';
+export { SqliteStore } from './embedded/sqlite-store';
+export type { WakeUpTable } from './embedded/sqlite-wake-ups';
+export type { TimerWakerOptions } from './embedded/timer-waker';
+export { TimerWaker } from './embedded/timer-waker';
 export type { LocalDurableTestRunnerOptions, RunOptions } from './testing/local-durable-test-runner';
 export { LocalDurableTestRunner } from './testing/local-durable-test-runner';
 export type {

@@ -1,0 +1,77 @@
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * The embedded store's schema, as numbered migrations. Migration `i` brings the file from version
+ * `i` to `i + 1`; a file is never written by a version of this code that does not know its schema.
+ *
+ * - `runs`: one row per run; `record` is the {@link RunRecord} as JSON, the other columns copy the
+ *   fields queries filter and sort on.
+ * - `operations`: one row per operation; `seq` (the rowid) keeps creation order, `body` is the
+ *   operation as JSON.
+ * - `idempotency`: control-API idempotency records, `record` as JSON.
+ * - `wake_ups`: pending wake-ups of the timer waker, one per run/time/reason.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY NOT NULL,
+    function_name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX runs_by_created ON runs (created_at, run_id);
+  CREATE INDEX runs_by_function ON runs (function_name, created_at, run_id);
+  CREATE INDEX runs_by_status ON runs (status, created_at, run_id);
+
+  CREATE TABLE operations (
+    seq INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    body TEXT NOT NULL,
+    UNIQUE (run_id, operation_id)
+  );
+  CREATE INDEX operations_by_run ON operations (run_id, seq);
+
+  CREATE TABLE idempotency (
+    key TEXT PRIMARY KEY NOT NULL,
+    expires_at INTEGER NOT NULL,
+    record TEXT NOT NULL
+  );
+
+  CREATE TABLE wake_ups (
+    run_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    function_name TEXT NOT NULL,
+    PRIMARY KEY (run_id, at, reason)
+  );
+  CREATE INDEX wake_ups_by_at ON wake_ups (at);
+  `,
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings `db` to {@link SCHEMA_VERSION}, each migration in its own transaction. Throws when the
+ * file was written by a newer version.
+ */
+export function migrate(db: BetterSqlite3.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  const current = () =>
+    (db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null }).version ?? 0;
+  if (current() > SCHEMA_VERSION) {
+    throw new Error(`the database has schema version ${current()}; this version of the store knows ${SCHEMA_VERSION}`);
+  }
+  db.transaction(() => {
+    // Read again inside the (immediate) transaction: another process may have migrated meanwhile.
+    for (let version = current(); version < SCHEMA_VERSION; version++) {
+      db.exec(MIGRATIONS[version] as string);
+      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version + 1);
+    }
+  }).immediate();
+}

@@ -1,0 +1,334 @@
+import {
+  applyPatch,
+  checkOperationPayloads,
+  checkRunPayloads,
+  decodeRunCursor,
+  encodeRunCursor,
+  type IdempotencyRecord,
+  type LeaseGrant,
+  type RunPage,
+  type RunPatch,
+  type RunQuery,
+  type RunRecord,
+  type RunStatus,
+  runQueryLimit,
+  type Store,
+} from '@durable-lambda/engine';
+import { FencedError, type Operation } from '@durable-lambda/protocol';
+import Database from 'better-sqlite3';
+import { migrate } from './sqlite-schema';
+import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
+
+/** Options of a {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file, created if missing; `':memory:'` for a private in-memory database. */
+  path: string;
+  /** The store's notion of now (retention, `updatedAt`, idempotency expiry). Default: system time. */
+  clock?: { now(): number };
+}
+
+type Statement<P extends unknown[] = unknown[], R = unknown> = Database.Statement<P, R>;
+
+interface RunRow {
+  record: string;
+  expires_at: number | null;
+}
+
+/**
+ * The embedded {@link Store}: runs, operations, idempotency records and the timer waker's
+ * wake-ups in one SQLite file (WAL mode), through `better-sqlite3`. Every method runs in one
+ * immediate transaction, so it is atomic even with another process on the same file; commits
+ * are fenced exactly as the port says. Runs past their `expiresAt` are invisible.
+ */
+export class SqliteStore implements Store {
+  /** The pending wake-ups of a {@link TimerWaker} on this database. */
+  readonly wakeUps: WakeUpTable;
+  private readonly db: Database.Database;
+  private readonly clock: { now(): number };
+  private readonly listeners = new Set<() => void>();
+  private readonly sql: {
+    getRun: Statement<[string], RunRow>;
+    putRun: Statement<[string, string, string, number, number | null, string]>;
+    deleteOperations: Statement<[string]>;
+    putOperation: Statement<[string, string, string, string, string]>;
+    loadOperations: Statement<[string], { body: string }>;
+    getOperation: Statement<[string, string], { body: string }>;
+    getIdempotency: Statement<[string], { record: string; expires_at: number }>;
+    putIdempotency: Statement<[string, number, string]>;
+    deleteIdempotency: Statement<[string]>;
+  };
+
+  constructor(options: SqliteStoreOptions) {
+    this.clock = options.clock ?? { now: () => Date.now() };
+    this.db = new Database(options.path, { timeout: 5_000 });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    migrate(this.db);
+    this.wakeUps = new SqliteWakeUps(this.db);
+    this.sql = {
+      getRun: this.db.prepare('SELECT record, expires_at FROM runs WHERE run_id = ?'),
+      putRun: this.db.prepare(
+        `INSERT INTO runs (run_id, function_name, status, created_at, expires_at, record) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (run_id) DO UPDATE SET function_name = excluded.function_name, status = excluded.status,
+           created_at = excluded.created_at, expires_at = excluded.expires_at, record = excluded.record`,
+      ),
+      deleteOperations: this.db.prepare('DELETE FROM operations WHERE run_id = ?'),
+      putOperation: this.db.prepare(
+        `INSERT INTO operations (run_id, operation_id, type, status, body) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (run_id, operation_id) DO UPDATE SET type = excluded.type, status = excluded.status,
+           body = excluded.body`,
+      ),
+      loadOperations: this.db.prepare('SELECT body FROM operations WHERE run_id = ? ORDER BY seq'),
+      getOperation: this.db.prepare('SELECT body FROM operations WHERE run_id = ? AND operation_id = ?'),
+      getIdempotency: this.db.prepare('SELECT record, expires_at FROM idempotency WHERE key = ?'),
+      putIdempotency: this.db.prepare(
+        `INSERT INTO idempotency (key, expires_at, record) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at, record = excluded.record`,
+      ),
+      deleteIdempotency: this.db.prepare('DELETE FROM idempotency WHERE key = ?'),
+    };
+  }
+
+  async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
+    const result = this.transaction(() => {
+      const row = this.sql.getRun.get(run.runId);
+      const existing = row && this.visible(row);
+      if (existing) return { created: false, run: existing };
+      checkRunPayloads(run);
+      checkOperationPayloads(execution);
+      // A run created anew over an expired one starts above its fences: a late invocation of the
+      // old run can never write into the new one.
+      const old = row && (JSON.parse(row.record) as RunRecord);
+      const stored = copy({ ...run, fence: old ? Math.max(run.fence, old.fence + 1) : run.fence });
+      this.sql.deleteOperations.run(run.runId);
+      this.putRun(stored);
+      this.putOperation(run.runId, execution);
+      return { created: true, run: stored };
+    });
+    if (result.created) this.changed();
+    return result;
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.live(runId);
+  }
+
+  async acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
+    const grant = this.transaction(() => {
+      const run = this.live(runId);
+      if (run?.status !== 'RUNNING') return undefined;
+      if (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now) return undefined;
+      const previousLost = run.leaseExpiresAt !== undefined;
+      run.fence += 1;
+      run.leaseExpiresAt = leaseExpiresAt;
+      run.invocations += 1;
+      if (previousLost) run.lostInvocations += 1;
+      run.updatedAt = now;
+      this.putRun(run);
+      return { run, previousLost };
+    });
+    if (grant) this.changed();
+    return grant;
+  }
+
+  async loadOperations(runId: string): Promise<Operation[]> {
+    return this.transaction(() => {
+      if (!this.live(runId)) return [];
+      return this.sql.loadOperations.all(runId).map((row) => JSON.parse(row.body) as Operation);
+    });
+  }
+
+  async getOperation(runId: string, operationId: string): Promise<Operation | undefined> {
+    return this.transaction(() => (this.live(runId) ? this.operation(runId, operationId) : undefined));
+  }
+
+  async listRuns(query: RunQuery): Promise<RunPage> {
+    const limit = runQueryLimit(query.limit);
+    const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const filter = (clause: string, ...values: unknown[]) => {
+      where.push(clause);
+      params.push(...values);
+    };
+    filter('(expires_at IS NULL OR expires_at > ?)', this.clock.now());
+    if (query.functionName !== undefined) filter('function_name = ?', query.functionName);
+    if (query.status !== undefined) filter('status = ?', query.status);
+    if (query.createdAfter !== undefined) filter('created_at >= ?', query.createdAfter);
+    if (query.createdBefore !== undefined) filter('created_at < ?', query.createdBefore);
+    if (after)
+      filter('(created_at < ? OR (created_at = ? AND run_id < ?))', after.createdAt, after.createdAt, after.runId);
+    const rows = this.db
+      .prepare<unknown[], { record: string }>(
+        `SELECT record FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+      )
+      .all(...params, limit + 1);
+    const runs = rows.slice(0, limit).map((row) => JSON.parse(row.record) as RunRecord);
+    const last = runs[runs.length - 1];
+    return rows.length > limit && last ? { runs, cursor: encodeRunCursor(last) } : { runs };
+  }
+
+  async reviseRun(
+    runId: string,
+    expectStatus: RunStatus,
+    patch: RunPatch,
+    operations: readonly Operation[],
+  ): Promise<RunRecord | undefined> {
+    const revised = this.transaction(() => {
+      const run = this.live(runId);
+      if (!run || run.status !== expectStatus) return undefined;
+      checkRunPayloads(patch);
+      for (const op of operations) checkOperationPayloads(op);
+      for (const op of operations) this.putOperation(runId, op);
+      applyPatch(run, copy(patch));
+      run.fence += 1;
+      delete run.leaseExpiresAt;
+      run.updatedAt = this.clock.now();
+      this.putRun(run);
+      return run;
+    });
+    if (revised) this.changed();
+    return revised;
+  }
+
+  async claimIdempotencyKey(
+    record: IdempotencyRecord,
+  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> {
+    return this.transaction(() => {
+      const row = this.sql.getIdempotency.get(record.key);
+      if (row && row.expires_at > this.clock.now()) {
+        return { claimed: false as const, existing: JSON.parse(row.record) as IdempotencyRecord };
+      }
+      this.sql.putIdempotency.run(record.key, record.expiresAt, JSON.stringify(record));
+      return { claimed: true as const };
+    });
+  }
+
+  async completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void> {
+    this.transaction(() => {
+      const row = this.sql.getIdempotency.get(key);
+      if (!row) return;
+      const record: IdempotencyRecord = {
+        ...(JSON.parse(row.record) as IdempotencyRecord),
+        state: 'COMPLETED',
+        response,
+      };
+      this.sql.putIdempotency.run(key, record.expiresAt, JSON.stringify(record));
+    });
+  }
+
+  async releaseIdempotencyKey(key: string): Promise<void> {
+    this.sql.deleteIdempotency.run(key);
+  }
+
+  async writeOutsideEvent(
+    runId: string,
+    next: Operation,
+    expected: Pick<Operation, 'Status'> & { deadlines?: { TimeoutTimestamp?: number; HeartbeatDeadline?: number } },
+    event: boolean,
+  ): Promise<boolean> {
+    const written = this.transaction(() => {
+      const run = this.live(runId);
+      const current = run && this.operation(runId, next.Id);
+      if (!run || !current || current.Status !== expected.Status) return false;
+      if (expected.deadlines) {
+        const d = current.CallbackDetails;
+        if (d?.TimeoutTimestamp !== expected.deadlines.TimeoutTimestamp) return false;
+        if (d?.HeartbeatDeadline !== expected.deadlines.HeartbeatDeadline) return false;
+      }
+      checkOperationPayloads(next);
+      this.putOperation(runId, next);
+      if (event) run.eventSeq += 1;
+      run.updatedAt = this.clock.now();
+      this.putRun(run);
+      return true;
+    });
+    if (written) this.changed();
+    return written;
+  }
+
+  async commit(
+    runId: string,
+    fence: number,
+    write: { operations: readonly Operation[]; run?: RunPatch },
+  ): Promise<void> {
+    this.transaction(() => {
+      const run = this.live(runId);
+      if (!run || run.fence !== fence) throw new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
+      if (write.run) checkRunPayloads(write.run);
+      for (const op of write.operations) checkOperationPayloads(op);
+      for (const op of write.operations) this.putOperation(runId, op);
+      if (write.run) applyPatch(run, copy(write.run));
+      run.updatedAt = this.clock.now();
+      this.putRun(run);
+    });
+    this.changed();
+  }
+
+  /**
+   * Calls `listener` after every write of a run or its operations made through this instance (like
+   * `MemoryStore.subscribe`, for live views); returns a function that stops it.
+   */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Closes the database; the store is unusable afterwards. */
+  close(): void {
+    this.listeners.clear();
+    if (this.db.open) this.db.close();
+  }
+
+  private transaction<T>(body: () => T): T {
+    return this.db.transaction(body).immediate();
+  }
+
+  /** The run if stored and within its retention (a fresh copy). */
+  private live(runId: string): RunRecord | undefined {
+    const row = this.sql.getRun.get(runId);
+    return row && this.visible(row);
+  }
+
+  private visible(row: RunRow): RunRecord | undefined {
+    // Expired runs are invisible, the way a TTL-filtered read sees them.
+    if (row.expires_at !== null && row.expires_at <= this.clock.now()) return undefined;
+    return JSON.parse(row.record) as RunRecord;
+  }
+
+  private operation(runId: string, operationId: string): Operation | undefined {
+    const row = this.sql.getOperation.get(runId, operationId);
+    return row && (JSON.parse(row.body) as Operation);
+  }
+
+  private putRun(run: RunRecord): void {
+    this.sql.putRun.run(
+      run.runId,
+      run.functionName,
+      run.status,
+      run.createdAt,
+      run.expiresAt ?? null,
+      JSON.stringify(run),
+    );
+  }
+
+  private putOperation(runId: string, op: Operation): void {
+    this.sql.putOperation.run(runId, op.Id, op.Type, op.Status, JSON.stringify(op));
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch (error) {
+        // A listener (a live view) must never fail the write that already happened.
+        console.error('durable-lambda: a SqliteStore listener failed', error);
+      }
+    }
+  }
+}
+
+/** A deep copy through JSON, the form the store keeps. */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,14 @@
+import { MemoryStore } from '@durable-lambda/engine';
+import { T0 } from './conformance';
+import { describeControlConformance } from './control-conformance';
+
+describeControlConformance('MemoryStore', async () => {
+  let t = T0;
+  const clock = {
+    now: () => t,
+    set: (next: number) => {
+      t = next;
+    },
+  };
+  return { store: new MemoryStore(clock), clock };
+});
