@@ -11,10 +11,13 @@ export default defineConfig({
       '@durable-lambda/sdk': source('sdk'),
       '@durable-lambda/engine': source('engine'),
       '@durable-lambda/local': source('local'),
+      '@durable-lambda/aws': source('aws'),
+      '@durable-lambda/api': source('api'),
     },
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

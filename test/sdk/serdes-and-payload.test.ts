@@ -80,7 +80,9 @@ describe('error types of our own failures', () => {
       async (_e, ctx) => {
         const types: string[] = [];
         for (const value of [10n, 'z'.repeat(300)]) {
-          await ctx.step(async () => value, { retry: { maxAttempts: 1 } }).catch((e: StepError) => types.push(e.errorType));
+          await ctx
+            .step(async () => value, { retry: { maxAttempts: 1 } })
+            .catch((e: StepError) => types.push(e.errorType));
         }
         return types;
       },

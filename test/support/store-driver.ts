@@ -49,7 +49,7 @@ export class StoreDriver {
   async run(runId: string, { skipTime = true, maxInvocations = 1_000 } = {}): Promise<RunRecord> {
     for (;;) {
       const main = await this.engine.getRun(runId);
-      if (!main || main.status !== 'RUNNING') return main as RunRecord;
+      if (main?.status !== 'RUNNING') return main as RunRecord;
       const runs = (await Promise.all(this.known.map((id) => this.engine.getRun(id)))).filter(
         (r): r is RunRecord => r?.status === 'RUNNING',
       );

@@ -43,6 +43,8 @@ export interface SessionDeps {
  */
 export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly ops = new Map<string, Operation>();
+  /** Chained invokes whose child this session has invoked. */
+  private readonly invokedChildren = new Set<string>();
   /** Operations changed by time alone (waits come due), written with the next commit. */
   private readonly settled = new Set<string>();
   /** Ids of operations that time alone can change (started waits, pending retries). */
@@ -118,7 +120,12 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     await this.commit([...changed.values()]);
     for (const op of changed.values()) this.put(op);
     // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
-    for (const op of invokes) await this.deps.hooks.startChild(this.run, op).catch(() => undefined);
+    for (const op of invokes) {
+      await this.deps.hooks.startChild(this.run, op).then(
+        () => this.invokedChildren.add(op.Id),
+        () => undefined,
+      );
+    }
     return [...changed.values()];
   }
 
@@ -179,7 +186,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    */
   private async ensureChildrenStarted(): Promise<void> {
     for (const op of this.ops.values()) {
-      if (op.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED') continue;
+      if (op.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED' || this.invokedChildren.has(op.Id)) continue;
       const childId = op.ChainedInvokeDetails?.ChildRunId;
       const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
       if (!child || child.invocations === 0) await this.deps.hooks.startChild(this.run, op);

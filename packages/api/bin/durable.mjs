@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// The `durable` CLI launcher. It runs the built package (dist/index.js, made by `npm run build`);
+// when dist is missing (a checkout that was not built) or DURABLE_CLI_SOURCE=1 is set, it runs the
+// TypeScript sources through tsx instead (a dev dependency of the repository, not of the package).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const dist = new URL('../dist/index.js', import.meta.url);
+const fromSource = process.env.DURABLE_CLI_SOURCE === '1' || !existsSync(fileURLToPath(dist));
+
+async function load() {
+  if (!fromSource) return import(dist.href);
+  let tsImport;
+  try {
+    ({ tsImport } = await import('tsx/esm/api'));
+  } catch {
+    process.stderr.write(
+      'durable: @durable-lambda/api is not built (no dist/index.js) and tsx is not installed to run its sources.\n' +
+        'Run `npm run build` (or `npm install`) in the repository first.\n',
+    );
+    process.exit(2);
+  }
+  // The repository's tsconfig maps @durable-lambda/* to their sources (used by `durable dev`).
+  const tsconfig = fileURLToPath(new URL('../../../tsconfig.json', import.meta.url));
+  return tsImport('../src/cli/main.ts', {
+    parentURL: import.meta.url,
+    ...(existsSync(tsconfig) ? { tsconfig } : {}),
+  });
+}
+
+const { runCli } = await load();
+process.exitCode = await runCli(process.argv.slice(2));

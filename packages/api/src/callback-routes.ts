@@ -1,0 +1,61 @@
+import type { RouteDeps } from './deps';
+import { invalidArgument } from './errors';
+import { jsonResponse } from './http';
+import type { Route } from './router';
+import { isJsonObject, optionalString, parseObjectBody, rejectUnknownFields } from './validate';
+import type { CallbackAckWire } from './wire';
+
+/** Longest error code accepted for a failed callback. */
+const MAX_CODE = 256;
+
+const ack = (callbackId: string, outcome: CallbackAckWire['outcome']) =>
+  jsonResponse(200, { callbackId, outcome } satisfies CallbackAckWire);
+
+/** The callback routes: succeed `{result?}`, fail `{error: {code?, message}}`, heartbeat. */
+export function callbackRoutes(deps: RouteDeps): Route[] {
+  return [
+    {
+      method: 'POST',
+      pattern: '/v1/callbacks/{callbackId}/succeed',
+      handle: async ({ request, params }) => {
+        const callbackId = params.callbackId as string;
+        const body = parseObjectBody(request.body, false) ?? {};
+        rejectUnknownFields(body, ['result']);
+        // Any JSON value; the callback receives its JSON text.
+        const result = body.result === undefined ? undefined : JSON.stringify(body.result);
+        await deps.engine.sendCallbackSuccess(callbackId, result);
+        return ack(callbackId, 'succeeded');
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/callbacks/{callbackId}/fail',
+      handle: async ({ request, params }) => {
+        const callbackId = params.callbackId as string;
+        const body = parseObjectBody(request.body, true);
+        rejectUnknownFields(body, ['error']);
+        const error = body.error;
+        if (!isJsonObject(error)) throw invalidArgument('error', 'is required (an object {code?, message})');
+        rejectUnknownFields(error, ['code', 'message'], 'error.');
+        if (typeof error.message !== 'string') throw invalidArgument('error.message', 'is required (a string)');
+        const code = optionalString(error.code, 'error.code', MAX_CODE);
+        await deps.engine.sendCallbackFailure(callbackId, {
+          ErrorMessage: error.message,
+          ...(code === undefined ? {} : { ErrorCode: code }),
+        });
+        return ack(callbackId, 'failed');
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/callbacks/{callbackId}/heartbeat',
+      handle: async ({ request, params }) => {
+        const callbackId = params.callbackId as string;
+        const body = parseObjectBody(request.body, false);
+        if (body) rejectUnknownFields(body, []);
+        await deps.engine.sendCallbackHeartbeat(callbackId);
+        return ack(callbackId, 'heartbeat');
+      },
+    },
+  ];
+}

@@ -1,0 +1,99 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from './usage';
+
+const OPTIONS = {
+  url: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  input: { type: 'string' },
+  'run-key': { type: 'string' },
+  function: { type: 'string' },
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  'created-after': { type: 'string' },
+  'created-before': { type: 'string' },
+  result: { type: 'string' },
+  message: { type: 'string' },
+  code: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  db: { type: 'string' },
+} as const;
+
+/** An option's name. */
+export type OptionName = keyof typeof OPTIONS;
+
+/** Options every command takes. */
+const COMMON: readonly OptionName[] = ['url', 'json', 'help'];
+
+/** The options of each command, besides the common ones. */
+export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
+  start: ['input', 'run-key'],
+  list: ['function', 'status', 'limit', 'cursor', 'created-after', 'created-before'],
+  show: [],
+  history: [],
+  callback: ['result', 'message', 'code'],
+  cancel: [],
+  retry: [],
+  dev: ['port', 'host', 'db'],
+  help: [],
+};
+
+/** A parsed command line. */
+export interface CommandLine {
+  command: string | undefined;
+  /** Positional arguments after the command. */
+  args: string[];
+  options: Partial<Record<OptionName, string | boolean>>;
+}
+
+/** Parses argv (without `node` and the script); options may come anywhere. */
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const [command, ...args] = parsed.positionals;
+  const options = parsed.values as CommandLine['options'];
+  if (command !== undefined) {
+    const allowed = COMMAND_OPTIONS[command];
+    if (!allowed) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    for (const name of Object.keys(options) as OptionName[]) {
+      if (!COMMON.includes(name) && !allowed.includes(name)) {
+        throw new UsageError(`option --${name} does not apply to "${command}"`);
+      }
+    }
+  }
+  return { command, args, options };
+}
+
+/** A string option's value. */
+export function stringOption(line: CommandLine, name: OptionName): string | undefined {
+  const value = line.options[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Exactly `count` positional arguments, named for the error message. */
+export function positionals(line: CommandLine, names: readonly string[]): string[] {
+  if (line.args.length !== names.length) {
+    const wanted = names.map((n) => `<${n}>`).join(' ');
+    throw new UsageError(
+      `"${line.command}" takes ${wanted}${line.args.length > names.length ? ` (extra: ${line.args.slice(names.length).join(' ')})` : ''}`,
+    );
+  }
+  return line.args;
+}
+
+/** A JSON option's parsed value (undefined when absent). */
+export function jsonOption(line: CommandLine, name: OptionName): { value: unknown } | undefined {
+  const text = stringOption(line, name);
+  if (text === undefined) return undefined;
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    throw new UsageError(`--${name}: not valid JSON (${(error as Error).message})`);
+  }
+}

@@ -1,0 +1,60 @@
+import { DurableApiError, DurableClient, DurableConnectionError } from '../client';
+import { type CommandLine, parseCommandLine, stringOption } from './args';
+import { runApiCommand } from './commands';
+import { runDev } from './dev';
+import { type CliIo, processIo } from './io';
+import { USAGE, UsageError } from './usage';
+
+/** The API the CLI talks to when neither `--url` nor `DURABLE_API_URL` is given. */
+export const DEFAULT_API_URL = 'http://localhost:3000';
+
+/** Exit codes of the `durable` CLI. */
+export const EXIT = { ok: 0, apiError: 1, usage: 2, unreachable: 3 } as const;
+
+function apiUrl(line: CommandLine, io: CliIo): string {
+  const url = stringOption(line, 'url') ?? (io.env.DURABLE_API_URL || DEFAULT_API_URL);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--url: not a URL: ${url}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`--url: must be http(s): ${url}`);
+  return url;
+}
+
+/**
+ * Runs the `durable` CLI on `argv` (the arguments after the script) and resolves to its exit
+ * code: 0 ok, 1 API error, 2 usage error, 3 cannot reach the API.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let line: CommandLine;
+  try {
+    line = parseCommandLine(argv);
+    if (line.options.help || line.command === 'help') {
+      io.out(USAGE);
+      return EXIT.ok;
+    }
+    if (line.command === undefined) throw new UsageError('a command is required');
+    if (line.command === 'dev') return await runDev(line, io);
+    const client = new DurableClient({ baseUrl: apiUrl(line, io), ...(io.fetch ? { fetch: io.fetch } : {}) });
+    await runApiCommand(client, line, io);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`durable: ${error.message}\nRun "durable help" for usage.`);
+      return EXIT.usage;
+    }
+    if (error instanceof DurableApiError) {
+      io.err(`error: ${error.message} [${error.code}, HTTP ${error.status}]`);
+      return EXIT.apiError;
+    }
+    if (error instanceof DurableConnectionError) {
+      io.err(`error: ${error.message}`);
+      return EXIT.unreachable;
+    }
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.apiError;
+  }
+}

@@ -1,0 +1,31 @@
+/** The `durable` CLI's help text. */
+export const USAGE = `Usage: durable <command> [arguments] [options]
+
+Commands:
+  start <function> [--input JSON] [--run-key KEY]    start a run (a known run key finds its run)
+  list [--function F] [--status S] [--limit N] [--cursor C]
+       [--created-after ISO] [--created-before ISO]  list runs, newest first
+  show <runId>                                       show a run
+  history <runId>                                    show a run's operations
+  callback succeed <callbackId> [--result JSON]      complete a callback with a result
+  callback fail <callbackId> --message M [--code C]  fail a callback
+  callback heartbeat <callbackId>                    keep a callback alive
+  cancel <runId>                                     cancel a running run
+  retry <runId>                                      retry a failed run
+  dev [entry...] [--port N] [--host H] [--db FILE]   start the local dev server (@durable-lambda/local)
+  help                                               show this help
+
+Options:
+  --url URL    the control API (default: $DURABLE_API_URL, else http://localhost:3000)
+  --json       print the API's JSON answer, for scripts
+  -h, --help   show this help
+
+Exit codes: 0 ok, 1 API error, 2 usage error, 3 cannot reach the API.`;
+
+/** A command line the CLI cannot run: exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

@@ -1,0 +1,264 @@
+import type { CallbackAckWire, FunctionListWire, OperationListWire, RunListWire, RunStatusWire, RunWire } from './wire';
+
+/** Options of a {@link DurableClient}. */
+export interface DurableClientOptions {
+  /** Where the control API is, for example `http://localhost:3000`. */
+  baseUrl: string;
+  /** The fetch to use. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+  /** How many times a request is retried after a 429, a 503 or a network error. Default 3. */
+  retries?: number;
+  /** The first retry's delay, ms; it doubles at each retry (capped at 10 s). Default 200. */
+  backoffMs?: number;
+  /** Headers sent with every request (for example an authorization header). */
+  headers?: Record<string, string>;
+}
+
+/** Per-call options of the POST methods. */
+export interface PostOptions {
+  /** The `Idempotency-Key` to send. Default: a fresh `crypto.randomUUID()` per call. */
+  idempotencyKey?: string;
+}
+
+/** A filter and page of {@link DurableClient.listRuns}. */
+export interface ListRunsQuery {
+  function?: string;
+  status?: RunStatusWire;
+  limit?: number;
+  cursor?: string;
+  createdAfter?: Date | string;
+  createdBefore?: Date | string;
+}
+
+/** What {@link DurableClient.startRun} returns. */
+export interface StartRunResult {
+  run: RunWire;
+  /** True when this call created the run (`201`), false when a run key found it (`200`). */
+  created: boolean;
+  /** True when the answer was replayed for a repeated `Idempotency-Key`. */
+  replayed: boolean;
+}
+
+/** The API answered with an error status. */
+export class DurableApiError extends Error {
+  constructor(
+    /** The HTTP status. */
+    readonly status: number,
+    /** The stable error code (`run_not_found`, …); `http_<status>` when the answer had none. */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DurableApiError';
+  }
+}
+
+/** The API could not be reached (after the retries). */
+export class DurableConnectionError extends Error {
+  constructor(
+    /** The URL that could not be reached. */
+    readonly url: string,
+    options: { cause: unknown },
+  ) {
+    const reason = options.cause instanceof Error ? describeCause(options.cause) : String(options.cause);
+    super(`cannot reach ${url}: ${reason}`, options);
+    this.name = 'DurableConnectionError';
+  }
+}
+
+function describeCause(error: Error): string {
+  const inner = (error as { cause?: unknown }).cause;
+  const code = (inner as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return `${error.message} (${code})`;
+  return inner instanceof Error ? `${error.message} (${inner.message})` : error.message;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  value: unknown;
+}
+
+/**
+ * A typed client of the control API. Every POST carries an `Idempotency-Key`; a `429`, a
+ * `503`, a `409 idempotency_in_progress` or a network error is retried with the same key and
+ * exponential backoff; other errors throw {@link DurableApiError}, and an API that stays
+ * unreachable throws {@link DurableConnectionError}.
+ */
+export class DurableClient {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+  private readonly headers: Record<string, string>;
+
+  constructor(options: DurableClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.retries = Math.max(0, Math.floor(options.retries ?? 3));
+    this.backoffMs = Math.max(0, options.backoffMs ?? 200);
+    this.headers = options.headers ?? {};
+  }
+
+  /** `GET /v1/functions`: the durable functions the API serves. */
+  async listFunctions(): Promise<FunctionListWire> {
+    return (await this.request('GET', '/v1/functions')).value as FunctionListWire;
+  }
+
+  /** `POST /v1/runs`: starts a run (or, with a known `runKey`, finds it). */
+  async startRun(
+    request: { function: string; input?: unknown; runKey?: string },
+    options: PostOptions = {},
+  ): Promise<StartRunResult> {
+    const answer = await this.request('POST', '/v1/runs', { body: request, ...options });
+    return {
+      run: answer.value as RunWire,
+      created: answer.status === 201,
+      replayed: answer.headers.get('idempotent-replayed') === 'true',
+    };
+  }
+
+  /** `GET /v1/runs/{runId}`. */
+  async getRun(runId: string): Promise<RunWire> {
+    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`)).value as RunWire;
+  }
+
+  /** `GET /v1/runs`: runs newest first; pass `nextCursor` back as `cursor` for the next page. */
+  async listRuns(query: ListRunsQuery = {}): Promise<RunListWire> {
+    const params = new URLSearchParams();
+    const time = (value: Date | string) => (value instanceof Date ? value.toISOString() : value);
+    if (query.function !== undefined) params.set('function', query.function);
+    if (query.status !== undefined) params.set('status', query.status);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor !== undefined) params.set('cursor', query.cursor);
+    if (query.createdAfter !== undefined) params.set('createdAfter', time(query.createdAfter));
+    if (query.createdBefore !== undefined) params.set('createdBefore', time(query.createdBefore));
+    const search = params.toString();
+    return (await this.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;
+  }
+
+  /** `GET /v1/runs/{runId}/operations`: the run's history. */
+  async getOperations(runId: string): Promise<OperationListWire> {
+    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/operations`)).value as OperationListWire;
+  }
+
+  /** `POST /v1/runs/{runId}/cancel`. */
+  async cancelRun(runId: string, options: PostOptions = {}): Promise<RunWire> {
+    return (await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, options)).value as RunWire;
+  }
+
+  /** `POST /v1/runs/{runId}/retry`. */
+  async retryRun(runId: string, options: PostOptions = {}): Promise<RunWire> {
+    return (await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, options)).value as RunWire;
+  }
+
+  /** `POST /v1/callbacks/{callbackId}/succeed`: `result` is any JSON value (or left out). */
+  async succeedCallback(callbackId: string, result?: unknown, options: PostOptions = {}): Promise<CallbackAckWire> {
+    const body = result === undefined ? {} : { result };
+    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/succeed`, { body, ...options }))
+      .value as CallbackAckWire;
+  }
+
+  /** `POST /v1/callbacks/{callbackId}/fail`. */
+  async failCallback(
+    callbackId: string,
+    error: { message: string; code?: string },
+    options: PostOptions = {},
+  ): Promise<CallbackAckWire> {
+    const body = { error: { message: error.message, ...(error.code === undefined ? {} : { code: error.code }) } };
+    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/fail`, { body, ...options }))
+      .value as CallbackAckWire;
+  }
+
+  /** `POST /v1/callbacks/{callbackId}/heartbeat`. */
+  async heartbeatCallback(callbackId: string, options: PostOptions = {}): Promise<CallbackAckWire> {
+    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/heartbeat`, options))
+      .value as CallbackAckWire;
+  }
+
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    options: { body?: unknown; idempotencyKey?: string } = {},
+  ): Promise<RawAnswer> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers };
+    let body: string | undefined;
+    if (method === 'POST') {
+      headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] = 'application/json';
+      }
+    }
+    for (let attempt = 0; ; attempt++) {
+      let status: number;
+      let responseHeaders: Headers;
+      let text: string;
+      try {
+        const response = await this.fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }) });
+        status = response.status;
+        responseHeaders = response.headers;
+        text = await response.text();
+      } catch (error) {
+        if (attempt < this.retries) {
+          await sleep(this.delay(attempt, undefined));
+          continue;
+        }
+        throw new DurableConnectionError(url, { cause: error });
+      }
+      const value = parseJson(text);
+      const code = errorCode(value);
+      const retryable = status === 429 || status === 503 || (status === 409 && code === 'idempotency_in_progress');
+      if (retryable && attempt < this.retries) {
+        await sleep(this.delay(attempt, responseHeaders.get('retry-after')));
+        continue;
+      }
+      if (status >= 200 && status < 300) {
+        if (value === undefined)
+          throw new DurableApiError(status, 'invalid_response', `${method} ${path}: the answer is not JSON`);
+        return { status, headers: responseHeaders, value };
+      }
+      throw new DurableApiError(
+        status,
+        code ?? `http_${status}`,
+        errorMessage(value) ?? (text.slice(0, 200) || `HTTP ${status}`),
+      );
+    }
+  }
+
+  /** Backoff before retry `attempt + 1`: doubling with jitter, at least a given `Retry-After`. */
+  private delay(attempt: number, retryAfter: string | null | undefined): number {
+    const base = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2 ** attempt);
+    const jittered = base / 2 + (Math.random() * base) / 2;
+    const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
+    return Number.isFinite(seconds) && seconds >= 0
+      ? Math.max(jittered, Math.min(seconds * 1000, MAX_BACKOFF_MS))
+      : jittered;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function errorCode(value: unknown): string | undefined {
+  const code = (value as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorMessage(value: unknown): string | undefined {
+  const message = (value as { error?: { message?: unknown } } | undefined)?.error?.message;
+  return typeof message === 'string' ? message : undefined;
+}

@@ -1,0 +1,109 @@
+import type { Clock, Invoker } from '@durable-lambda/engine';
+import { callbackRoutes } from './callback-routes';
+import type { ControlEngine, RouteDeps } from './deps';
+import { ApiError, toApiError } from './errors';
+import { type ApiRequest, type ApiResponse, errorResponse } from './http';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, readIdempotencyKey, withIdempotency } from './idempotency';
+import { matchRoute, type Route } from './router';
+import { runRoutes } from './run-routes';
+
+/** Largest request body accepted by default: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Options of {@link createControlApi}. */
+export interface ControlApiOptions {
+  /** The engine whose runs the API serves. */
+  engine: ControlEngine;
+  /** The durable functions this API serves (and may start runs of); a function is read per request. */
+  functions: readonly string[] | (() => readonly string[]);
+  /**
+   * Invokes a function with a run's wake-up event after a start (and a retry). Default: the
+   * engine's invoker; with neither, the engine's waker is asked to wake the run now.
+   */
+  invoker?: Invoker;
+  /**
+   * How long an `Idempotency-Key` is remembered, ms (default 24 h). After that the same key
+   * runs as a new request.
+   */
+  idempotencyTtlMs?: number;
+  /** Largest request body, bytes (default 1 MiB); larger is `413 payload_too_large`. */
+  maxBodyBytes?: number;
+  /** The clock of idempotency records. Default: the engine's clock. */
+  clock?: Clock;
+  /** Told of unexpected errors (answered `500 internal_error`). Default: `console.error`. */
+  onError?: (error: unknown) => void;
+}
+
+/** The control API as a framework-free handler. */
+export interface ControlApi {
+  /** Answers one request. Never rejects: unexpected errors answer `500 internal_error`. */
+  handle(request: ApiRequest): Promise<ApiResponse>;
+  /** Largest request body accepted, bytes (adapters stop reading past it). */
+  readonly maxBodyBytes: number;
+}
+
+function positive(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name}: must be a positive number`);
+  return value;
+}
+
+/**
+ * Creates the control API (`/v1/...`): start, list, show, history, cancel and retry runs;
+ * complete callbacks. Every POST may carry an `Idempotency-Key` header. Errors answer
+ * `{ error: { code, message } }` with a stable code.
+ */
+export function createControlApi(options: ControlApiOptions): ControlApi {
+  const { engine } = options;
+  const maxBodyBytes = positive(options.maxBodyBytes, 'maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
+  const ttlMs = positive(options.idempotencyTtlMs, 'idempotencyTtlMs', DEFAULT_IDEMPOTENCY_TTL_MS);
+  const clock = options.clock ?? engine.clock;
+  const report = options.onError ?? ((error: unknown) => console.error('durable-lambda control API:', error));
+  const listed = options.functions;
+  const deps: RouteDeps = {
+    engine,
+    functions: typeof listed === 'function' ? listed : () => listed,
+    invoker: options.invoker ?? engine.invoker,
+    clock,
+    report,
+  };
+  const routes: Route[] = [...runRoutes(deps), ...callbackRoutes(deps)];
+
+  /** Runs the route; expected errors become their answers, anything else `500`. */
+  const execute = async (route: Route, params: Record<string, string>, request: ApiRequest) => {
+    try {
+      return await route.handle({ request, params });
+    } catch (error) {
+      const known = toApiError(error);
+      if (known) return known.toResponse();
+      report(error);
+      return errorResponse(500, 'internal_error', 'internal error');
+    }
+  };
+
+  return {
+    maxBodyBytes,
+    async handle(request) {
+      try {
+        const method = request.method.toUpperCase();
+        const { route, params } = matchRoute(routes, method, request.path);
+        if (request.body !== undefined && Buffer.byteLength(request.body, 'utf8') > maxBodyBytes) {
+          throw new ApiError(413, 'payload_too_large', `body: over the limit of ${maxBodyBytes} bytes`);
+        }
+        if (method !== 'POST') return await execute(route, params, request);
+        const key = readIdempotencyKey(request);
+        if (key === undefined) return await execute(route, params, request);
+        return await withIdempotency(
+          { store: engine.store, clock, ttlMs, report },
+          { method, path: request.path, body: request.body, key },
+          () => execute(route, params, request),
+        );
+      } catch (error) {
+        const known = toApiError(error);
+        if (known) return known.toResponse();
+        report(error);
+        return errorResponse(500, 'internal_error', 'internal error');
+      }
+    },
+  };
+}

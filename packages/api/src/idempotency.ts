@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import type { Clock, IdempotencyRecord, Store } from '@durable-lambda/engine';
+import { ApiError } from './errors';
+import { type ApiRequest, type ApiResponse, errorResponse, headerValue } from './http';
+
+/** The request header that makes a POST idempotent. */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+/** The response header set on a replayed answer. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+/** How long an idempotency record lives by default: 24 hours. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
+
+/** What idempotent handling needs. */
+export interface IdempotencyDeps {
+  store: Pick<Store, 'claimIdempotencyKey' | 'completeIdempotencyKey' | 'releaseIdempotencyKey'>;
+  clock: Clock;
+  ttlMs: number;
+  /** Told of errors that must not change the answer (a response that could not be stored). */
+  report(error: unknown): void;
+}
+
+/**
+ * The request's `Idempotency-Key`: undefined when absent; `400 invalid_argument` naming the
+ * header unless it is given once with 1-255 printable ASCII characters.
+ */
+export function readIdempotencyKey(request: ApiRequest): string | undefined {
+  const value = headerValue(request.headers, IDEMPOTENCY_KEY_HEADER);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new ApiError(400, 'invalid_argument', 'Idempotency-Key: must be given once');
+  if (!KEY_FORMAT.test(value)) {
+    throw new ApiError(400, 'invalid_argument', 'Idempotency-Key: must be 1-255 printable ASCII characters');
+  }
+  return value;
+}
+
+/** The record key: the client's key scoped by method and path. */
+export function idempotencyRecordKey(method: string, path: string, key: string): string {
+  return `${method} ${path} ${key}`;
+}
+
+/** Digest of what makes two requests the same: method, path and body. */
+export function requestHash(method: string, path: string, body: string | undefined): string {
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${body ?? ''}`)
+    .digest('hex');
+}
+
+/**
+ * Runs `execute` at most once per key (until the record expires). The first request claims the
+ * key; its answer is stored when it is 2xx or 4xx and replayed to repeats with
+ * `idempotent-replayed: true`; on a 5xx or a thrown error the key is released so a retry runs
+ * again. A repeat while the first is running answers `409 idempotency_in_progress`; the same
+ * key with another method, path or body answers `422 idempotency_key_reused`.
+ */
+export async function withIdempotency(
+  deps: IdempotencyDeps,
+  request: { method: string; path: string; body: string | undefined; key: string },
+  execute: () => Promise<ApiResponse>,
+): Promise<ApiResponse> {
+  const key = idempotencyRecordKey(request.method, request.path, request.key);
+  const hash = requestHash(request.method, request.path, request.body);
+  const now = deps.clock.now();
+  const record: IdempotencyRecord = {
+    key,
+    requestHash: hash,
+    state: 'IN_PROGRESS',
+    createdAt: now,
+    expiresAt: now + deps.ttlMs,
+  };
+  const claim = await deps.store.claimIdempotencyKey(record);
+  if (!claim.claimed) return answerRepeat(claim.existing, hash);
+
+  let response: ApiResponse;
+  try {
+    response = await execute();
+  } catch (error) {
+    await deps.store.releaseIdempotencyKey(key).catch(deps.report);
+    throw error;
+  }
+  if (response.status >= 500) {
+    await deps.store.releaseIdempotencyKey(key).catch(deps.report);
+    return response;
+  }
+  try {
+    await deps.store.completeIdempotencyKey(key, {
+      status: response.status,
+      body: response.body,
+      headers: response.headers,
+    });
+  } catch (error) {
+    // The work is done: answer it. A repeat will see the key in progress until it expires.
+    deps.report(error);
+  }
+  return response;
+}
+
+function answerRepeat(existing: IdempotencyRecord, hash: string): ApiResponse {
+  if (existing.requestHash !== hash) {
+    return errorResponse(
+      422,
+      'idempotency_key_reused',
+      'Idempotency-Key: this key was already used with a different request (method, path or body)',
+    );
+  }
+  if (existing.state !== 'COMPLETED' || !existing.response) {
+    return errorResponse(
+      409,
+      'idempotency_in_progress',
+      'Idempotency-Key: a request with this key is still in progress; retry it after a moment',
+      { 'retry-after': '1' },
+    );
+  }
+  const stored = existing.response;
+  return {
+    status: stored.status,
+    headers: { ...(stored.headers ?? {}), [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+    body: stored.body,
+  };
+}

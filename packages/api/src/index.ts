@@ -1,0 +1,26 @@
+/**
+ * `@durable-lambda/api`: the HTTP control API of durable-lambda (a framework-free handler with
+ * `node:http` and Lambda adapters), its typed client and the `durable` CLI.
+ */
+
+export type { DevCommandOptions } from './cli/dev';
+export type { CliIo } from './cli/io';
+export { DEFAULT_API_URL, EXIT, runCli } from './cli/main';
+export { USAGE } from './cli/usage';
+export type { DurableClientOptions, ListRunsQuery, PostOptions, StartRunResult } from './client';
+export { DurableApiError, DurableClient, DurableConnectionError } from './client';
+export type { ControlApi, ControlApiOptions } from './control-api';
+export { createControlApi, DEFAULT_MAX_BODY_BYTES } from './control-api';
+export { errorToWire, operationToWire, parsePayload, runToWire } from './convert';
+export type { ControlEngine } from './deps';
+export { ApiError, ENGINE_ERROR_STATUS } from './errors';
+export type { ApiRequest, ApiResponse, MultiValue } from './http';
+export {
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from './idempotency';
+export type { LambdaHttpEvent, LambdaHttpResult } from './lambda-adapter';
+export { toLambdaHandler } from './lambda-adapter';
+export { toNodeListener } from './node-adapter';
+export * from './wire';

@@ -1,0 +1,67 @@
+import type { RunQuery, RunStatus } from '@durable-lambda/engine';
+import { invalidArgument } from './errors';
+import type { ApiRequest } from './http';
+
+/** The statuses a run can have, for validating filters. */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'RUNNING',
+  'SUCCEEDED',
+  'FAILED',
+  'TIMED_OUT',
+  'STOPPED',
+  'CANCELLED',
+];
+
+const PARAMS = ['function', 'status', 'limit', 'cursor', 'createdAfter', 'createdBefore'] as const;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** One query parameter's value; an empty value counts as absent, a repeated one is refused. */
+function single(query: ApiRequest['query'], name: string): string | undefined {
+  const value = query?.[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') {
+    if (value.length > 1) throw invalidArgument(name, 'must be given at most once');
+    return value[0] === '' ? undefined : value[0];
+  }
+  return value === '' ? undefined : value;
+}
+
+function isoTime(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) throw invalidArgument(name, 'must be an ISO-8601 time such as 2026-01-31T12:00:00Z');
+  return ms;
+}
+
+/**
+ * Reads `GET /v1/runs`'s query: `function`, `status`, `limit` (1-100), `cursor`,
+ * `createdAfter` and `createdBefore` (ISO times). Unknown parameters are refused.
+ */
+export function parseRunQuery(query: ApiRequest['query']): RunQuery {
+  for (const name of Object.keys(query ?? {})) {
+    if (!(PARAMS as readonly string[]).includes(name)) {
+      throw invalidArgument(name, `unknown query parameter (expected ${PARAMS.join(', ')})`);
+    }
+  }
+  const functionName = single(query, 'function');
+  const status = single(query, 'status');
+  if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
+    throw invalidArgument('status', `must be one of ${RUN_STATUSES.join(', ')}`);
+  }
+  const limitText = single(query, 'limit');
+  const limit = limitText === undefined ? undefined : /^\d{1,3}$/.test(limitText) ? Number(limitText) : Number.NaN;
+  if (limit !== undefined && !(limit >= 1 && limit <= 100)) {
+    throw invalidArgument('limit', 'must be a whole number from 1 to 100');
+  }
+  const cursor = single(query, 'cursor');
+  const createdAfter = isoTime(single(query, 'createdAfter'), 'createdAfter');
+  const createdBefore = isoTime(single(query, 'createdBefore'), 'createdBefore');
+  return {
+    ...(functionName === undefined ? {} : { functionName }),
+    ...(status === undefined ? {} : { status: status as RunStatus }),
+    ...(limit === undefined ? {} : { limit }),
+    ...(cursor === undefined ? {} : { cursor }),
+    ...(createdAfter === undefined ? {} : { createdAfter }),
+    ...(createdBefore === undefined ? {} : { createdBefore }),
+  };
+}

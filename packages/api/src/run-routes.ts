@@ -1,0 +1,137 @@
+import { type RunRecord, wakeEvent } from '@durable-lambda/engine';
+import { operationToWire, runToWire } from './convert';
+import type { RouteDeps } from './deps';
+import { ApiError } from './errors';
+import { jsonResponse } from './http';
+import type { Route } from './router';
+import { parseRunQuery } from './run-query';
+import { optionalString, parseObjectBody, rejectUnknownFields, requiredString } from './validate';
+import type { FunctionListWire, OperationListWire, RunListWire } from './wire';
+
+/** Longest function name and run key accepted (the engine's run-key limit). */
+const MAX_NAME = 256;
+
+/**
+ * Gets a run going: through the invoker with its wake-up event, or, without an invoker or when
+ * the invoke fails, by asking the waker to wake it now. `502 invoke_failed` when neither works.
+ */
+async function kick(deps: RouteDeps, run: RunRecord): Promise<void> {
+  let invokeError: unknown;
+  if (deps.invoker) {
+    try {
+      await deps.invoker.invoke(run.functionName, wakeEvent(run.runId));
+      return;
+    } catch (error) {
+      invokeError = error;
+      deps.report(error);
+    }
+  }
+  try {
+    await deps.engine.waker.wakeAt({
+      runId: run.runId,
+      functionName: run.functionName,
+      at: deps.clock.now(),
+      reason: 'event',
+    });
+  } catch (error) {
+    const cause = (invokeError ?? error) as Error;
+    throw new ApiError(
+      502,
+      'invoke_failed',
+      `run ${run.runId} was created but ${run.functionName} could not be invoked (${cause.message}); start it again with the same runKey to retry`,
+    );
+  }
+}
+
+async function requireRun(deps: RouteDeps, runId: string): Promise<RunRecord> {
+  const run = await deps.engine.getRun(runId);
+  if (!run) throw new ApiError(404, 'run_not_found', `run ${runId} not found`);
+  return run;
+}
+
+/** The run routes: functions, start, list, get, history, cancel, retry. */
+export function runRoutes(deps: RouteDeps): Route[] {
+  return [
+    {
+      method: 'GET',
+      pattern: '/v1/functions',
+      handle: async () => {
+        const answer: FunctionListWire = { functions: deps.functions().map((name) => ({ name })) };
+        return jsonResponse(200, answer);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/runs',
+      handle: async ({ request }) => {
+        const body = parseObjectBody(request.body, true);
+        rejectUnknownFields(body, ['function', 'input', 'runKey']);
+        const functionName = requiredString(body.function, 'function', MAX_NAME);
+        const runKey = optionalString(body.runKey, 'runKey', MAX_NAME);
+        if (!deps.functions().includes(functionName)) {
+          throw new ApiError(
+            404,
+            'function_not_found',
+            `function: no durable function ${JSON.stringify(functionName)} is served here`,
+          );
+        }
+        const input = body.input === undefined ? undefined : JSON.stringify(body.input);
+        const { run, created } = await deps.engine.startRun({
+          functionName,
+          ...(input === undefined ? {} : { input }),
+          ...(runKey === undefined ? {} : { runKey }),
+        });
+        // A run never invoked (new, or found again after its first invoke failed) is invoked now.
+        if (run.status === 'RUNNING' && run.invocations === 0) await kick(deps, run);
+        return created
+          ? jsonResponse(201, runToWire(run), { location: `/v1/runs/${encodeURIComponent(run.runId)}` })
+          : jsonResponse(200, runToWire(run));
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/runs',
+      handle: async ({ request }) => {
+        const page = await deps.engine.listRuns(parseRunQuery(request.query));
+        const answer: RunListWire = {
+          runs: page.runs.map(runToWire),
+          ...(page.cursor === undefined ? {} : { nextCursor: page.cursor }),
+        };
+        return jsonResponse(200, answer);
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/runs/{runId}',
+      handle: async ({ params }) => jsonResponse(200, runToWire(await requireRun(deps, params.runId as string))),
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/runs/{runId}/operations',
+      handle: async ({ params }) => {
+        const runId = params.runId as string;
+        await requireRun(deps, runId);
+        const answer: OperationListWire = {
+          runId,
+          operations: (await deps.engine.getOperations(runId)).map(operationToWire),
+        };
+        return jsonResponse(200, answer);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/runs/{runId}/cancel',
+      handle: async ({ params }) => jsonResponse(200, runToWire(await deps.engine.cancelRun(params.runId as string))),
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/runs/{runId}/retry',
+      handle: async ({ params }) => {
+        const run = await deps.engine.retryRun(params.runId as string);
+        // The engine has asked the waker; a direct invoke starts it sooner (best effort).
+        if (deps.invoker) await deps.invoker.invoke(run.functionName, wakeEvent(run.runId)).catch(deps.report);
+        return jsonResponse(200, runToWire(run));
+      },
+    },
+  ];
+}

@@ -1,0 +1,66 @@
+/** Builds DynamoDB expressions with placeholder names and values. */
+export class Expressions {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, unknown> = {};
+  private readonly set: string[] = [];
+  private readonly remove: string[] = [];
+  private readonly add: string[] = [];
+  private count = 0;
+
+  /** A placeholder for an attribute name, or a dotted path of names. */
+  name(path: string): string {
+    return path
+      .split('.')
+      .map((part) => {
+        const key = `#${part.replace(/[^A-Za-z0-9_]/g, '_')}`;
+        this.names[key] = part;
+        return key;
+      })
+      .join('.');
+  }
+
+  /** A placeholder for a value. */
+  value(value: unknown): string {
+    const key = `:v${this.count++}`;
+    this.values[key] = value;
+    return key;
+  }
+
+  /** `SET path = value`. */
+  setTo(path: string, value: unknown): this {
+    this.set.push(`${this.name(path)} = ${this.value(value)}`);
+    return this;
+  }
+
+  /** `REMOVE path`. */
+  removes(path: string): this {
+    this.remove.push(this.name(path));
+    return this;
+  }
+
+  /** `ADD path value`. */
+  adds(path: string, value: number): this {
+    this.add.push(`${this.name(path)} ${this.value(value)}`);
+    return this;
+  }
+
+  /** The update expression built so far. */
+  update(): string {
+    const parts: string[] = [];
+    if (this.set.length > 0) parts.push(`SET ${this.set.join(', ')}`);
+    if (this.remove.length > 0) parts.push(`REMOVE ${this.remove.join(', ')}`);
+    if (this.add.length > 0) parts.push(`ADD ${this.add.join(', ')}`);
+    return parts.join(' ');
+  }
+
+  /** Names and values, for a request (DynamoDB refuses empty maps). */
+  attributes(): {
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  } {
+    return {
+      ...(Object.keys(this.names).length > 0 ? { ExpressionAttributeNames: this.names } : {}),
+      ...(Object.keys(this.values).length > 0 ? { ExpressionAttributeValues: this.values } : {}),
+    };
+  }
+}

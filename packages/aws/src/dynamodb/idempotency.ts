@@ -1,0 +1,124 @@
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyRecord } from '@durable-lambda/engine';
+import { approximateSize, type ChunkItem, type ChunkRef, chunkItems, splitField } from './chunks';
+import { isConditionFailure } from './errors';
+import { Expressions } from './expressions';
+import type { ItemLimits } from './items';
+import { chunkBytes } from './items';
+import { IDEMPOTENCY_SK, idempotencyPk, PK, SK, TTL, ttlSeconds } from './layout';
+import type { Item, TableAccess } from './table-access';
+
+/** On an idempotency item: the record (its response body moved out when large). */
+const RECORD = 'record';
+/** On an idempotency item: the chunk reference of a large response body. */
+const BODY_REF = 'bodyRef';
+
+type Response = NonNullable<IdempotencyRecord['response']>;
+
+/**
+ * Idempotency records of the control API, one item each: `pk=IDEM#<key>`, `sk=IDEM`, the record
+ * in `record`, `expiresAt` (ms) for conditions and `ttl` (s) for deletion. A record past
+ * `expiresAt` counts as absent, as DynamoDB may keep it a while.
+ */
+export class IdempotencyRecords {
+  constructor(
+    private readonly access: TableAccess,
+    private readonly limits: ItemLimits,
+  ) {}
+
+  async claim(
+    record: IdempotencyRecord,
+    now: number,
+  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> {
+    const pk = idempotencyPk(record.key);
+    const { item, chunks } = this.item(pk, record, record.response);
+    await this.access.writeChunks(chunks);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const e = new Expressions();
+      try {
+        await this.access.client.send(
+          new PutCommand({
+            TableName: this.access.tableName,
+            Item: item,
+            ConditionExpression: `attribute_not_exists(${e.name(PK)}) OR ${e.name('expiresAt')} <= ${e.value(now)}`,
+            ...e.attributes(),
+          }),
+        );
+        return { claimed: true };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      const existing = await this.access.getItem(pk, IDEMPOTENCY_SK);
+      if (existing && Number(existing.expiresAt) > now)
+        return { claimed: false, existing: await this.read(existing, now) };
+    }
+    throw new Error(`idempotency key ${record.key}: the stored record kept changing`);
+  }
+
+  async complete(key: string, response: Response, now: number): Promise<void> {
+    const pk = idempotencyPk(key);
+    const e = new Expressions();
+    let stored: Response = response;
+    if (approximateSize(response) > this.limits.maxItemBytes / 2) {
+      // Rare: read the record for its retention, so the body's chunks live as long as it does.
+      const current = await this.access.getItem(pk, IDEMPOTENCY_SK, ['expiresAt']);
+      if (!current) return;
+      const split = splitField(response.body, chunkBytes(this.limits));
+      await this.access.writeChunks(chunkItems(pk, split, ttlSeconds(Math.max(Number(current.expiresAt), now))));
+      const { body: _body, ...rest } = response;
+      stored = rest as Response;
+      e.setTo(BODY_REF, split.ref);
+    } else {
+      e.removes(BODY_REF);
+    }
+    e.setTo(`${RECORD}.state`, 'COMPLETED').setTo(`${RECORD}.response`, stored);
+    try {
+      await this.access.client.send(
+        new UpdateCommand({
+          TableName: this.access.tableName,
+          Key: { [PK]: pk, [SK]: IDEMPOTENCY_SK },
+          UpdateExpression: e.update(),
+          ConditionExpression: `attribute_exists(${e.name(PK)})`,
+          ...e.attributes(),
+        }),
+      );
+    } catch (error) {
+      // No record (released, or never claimed): nothing to complete.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async release(key: string): Promise<void> {
+    await this.access.client.send(
+      new DeleteCommand({ TableName: this.access.tableName, Key: { [PK]: idempotencyPk(key), [SK]: IDEMPOTENCY_SK } }),
+    );
+  }
+
+  private item(
+    pk: string,
+    record: IdempotencyRecord,
+    response: Response | undefined,
+  ): { item: Item; chunks: ChunkItem[] } {
+    const item: Item = {
+      [PK]: pk,
+      [SK]: IDEMPOTENCY_SK,
+      [RECORD]: record,
+      expiresAt: record.expiresAt,
+      [TTL]: ttlSeconds(record.expiresAt),
+    };
+    if (!response || approximateSize(response) <= this.limits.maxItemBytes / 2) return { item, chunks: [] };
+    const split = splitField(response.body, chunkBytes(this.limits));
+    const { body: _body, ...rest } = response;
+    item[RECORD] = { ...record, response: rest };
+    item[BODY_REF] = split.ref;
+    return { item, chunks: chunkItems(pk, split, ttlSeconds(record.expiresAt)) };
+  }
+
+  private async read(item: Item, now: number): Promise<IdempotencyRecord> {
+    const record = item[RECORD] as IdempotencyRecord;
+    const ref = item[BODY_REF] as ChunkRef | undefined;
+    if (!ref || !record.response) return record;
+    const pool = await this.access.readChunks(String(item[PK]), [ref], now);
+    return { ...record, response: { ...record.response, body: pool?.join(String(item[PK]), ref) as string } };
+  }
+}

@@ -1,0 +1,235 @@
+import type { RunRecord } from '@durable-lambda/engine';
+import type { Operation } from '@durable-lambda/protocol';
+import {
+  approximateSize,
+  type ChunkItem,
+  type ChunkPool,
+  type ChunkRef,
+  checkPayload,
+  chunkItems,
+  splitField,
+} from './chunks';
+import { operationSk, PK, RUN_SK, runPk, SK, TTL, ttlSeconds } from './layout';
+
+/** The attributes of a run item that are fields of the {@link RunRecord}. */
+const RUN_FIELDS = [
+  'runId',
+  'functionName',
+  'runKey',
+  'status',
+  'input',
+  'result',
+  'error',
+  'createdAt',
+  'updatedAt',
+  'endedAt',
+  'fence',
+  'leaseExpiresAt',
+  'nextWakeAt',
+  'invocations',
+  'lostInvocations',
+  'expiresAt',
+  'eventSeq',
+  'handledEventSeq',
+  'parent',
+] as const satisfies readonly (keyof RunRecord)[];
+
+/** Run fields that may be large: each moves into chunks on its own when over the inline budget. */
+export const LARGE_RUN_FIELDS = ['input', 'result', 'error'] as const;
+export type LargeRunField = (typeof LARGE_RUN_FIELDS)[number];
+
+/** The attribute holding the chunk reference of a large run field moved out. */
+export function refAttribute(field: LargeRunField): string {
+  return `${field}Ref`;
+}
+
+/**
+ * The fence at which this incarnation of the run was created. Operation items carry the fence
+ * that wrote them (`f`); a run re-created over an expired one starts above the old fences, so the
+ * old incarnation's operations, until TTL deletes them, are ignored by every read.
+ */
+export const EPOCH = 'epoch';
+/** On operation items: the fence of the write (see {@link EPOCH}). */
+export const OP_FENCE = 'f';
+/** On operation items: the operation, with large fields moved out. */
+export const OP = 'op';
+/** On operation items: chunk references of fields moved out, by dotted path. */
+export const OP_REFS = 'refs';
+
+/** How large items may grow, and how long items without a run's retention live. */
+export interface ItemLimits {
+  /** Largest item the store writes, bytes (DynamoDB's limit is 400 KB). */
+  maxItemBytes: number;
+}
+
+/** Items to write for a value: the item and the chunk items it references (written first). */
+export interface Prepared<T> {
+  item: T;
+  chunks: ChunkItem[];
+  /** The item's estimated size, bytes. */
+  size: number;
+}
+
+/** The bytes a chunk holds: an item's budget less room for keys and attributes. */
+export function chunkBytes(limits: ItemLimits): number {
+  return Math.max(1024, limits.maxItemBytes - 1024);
+}
+
+/** The inline budget of one large run field: a quarter of an item, so all three fit together. */
+export function runFieldBudget(limits: ItemLimits): number {
+  return Math.floor(limits.maxItemBytes / 4);
+}
+
+/** A large run field's value as it is stored: inline, or a reference plus chunks. */
+export function prepareRunField(
+  pk: string,
+  field: LargeRunField,
+  value: unknown,
+  limits: ItemLimits,
+  chunkTtl: number,
+): { inline?: unknown; ref?: ChunkRef; chunks: ChunkItem[] } {
+  checkPayload(field, value);
+  const size = typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : approximateSize(value);
+  if (size <= runFieldBudget(limits)) return { inline: value, chunks: [] };
+  const split = splitField(value, chunkBytes(limits));
+  return { ref: split.ref, chunks: chunkItems(pk, split, chunkTtl) };
+}
+
+/** The run item for a new run. */
+export function runItem(
+  run: RunRecord,
+  epoch: number,
+  limits: ItemLimits,
+  chunkTtl: number,
+): Prepared<Record<string, unknown>> {
+  const pk = runPk(run.runId);
+  const item: Record<string, unknown> = {
+    [PK]: pk,
+    [SK]: RUN_SK,
+    [EPOCH]: epoch,
+  };
+  const chunks: ChunkItem[] = [];
+  for (const field of RUN_FIELDS) {
+    const value = run[field];
+    if (value === undefined) continue;
+    if ((LARGE_RUN_FIELDS as readonly string[]).includes(field)) {
+      const stored = prepareRunField(pk, field as LargeRunField, value, limits, chunkTtl);
+      if (stored.ref) item[refAttribute(field as LargeRunField)] = stored.ref;
+      else item[field] = stored.inline;
+      chunks.push(...stored.chunks);
+    } else {
+      item[field] = value;
+    }
+  }
+  if (run.expiresAt !== undefined) item[TTL] = ttlSeconds(run.expiresAt);
+  return { item, chunks, size: approximateSize(item) };
+}
+
+/** The chunk references of a run item, by field. */
+export function runRefs(item: Record<string, unknown>): Array<[LargeRunField, ChunkRef]> {
+  const refs: Array<[LargeRunField, ChunkRef]> = [];
+  for (const field of LARGE_RUN_FIELDS) {
+    const ref = item[refAttribute(field)] as ChunkRef | undefined;
+    if (ref) refs.push([field, ref]);
+  }
+  return refs;
+}
+
+/** The {@link RunRecord} of a run item, its chunked fields joined from `pool`. */
+export function runFromItem(item: Record<string, unknown>, pool: ChunkPool | undefined): RunRecord {
+  const run: Record<string, unknown> = {};
+  for (const field of RUN_FIELDS) {
+    if (item[field] !== undefined) run[field] = item[field];
+  }
+  for (const [field, ref] of runRefs(item)) {
+    if (!pool) throw new Error(`chunks of ${String(item[PK])} were not read`);
+    run[field] = pool.join(String(item[PK]), ref);
+  }
+  return run as unknown as RunRecord;
+}
+
+/** A dotted path of a large operation field: `StepDetails.Result`. */
+type FieldPath = `${string}.${string}`;
+
+/** The fields of an operation that may be large: every string or object inside a `*Details`. */
+function largeOperationFields(op: Operation): Array<{ path: FieldPath; value: unknown; size: number }> {
+  const fields: Array<{ path: FieldPath; value: unknown; size: number }> = [];
+  for (const [key, details] of Object.entries(op)) {
+    if (!key.endsWith('Details') || details === null || typeof details !== 'object') continue;
+    for (const [name, value] of Object.entries(details as Record<string, unknown>)) {
+      if (typeof value === 'string') fields.push({ path: `${key}.${name}`, value, size: Buffer.byteLength(value) });
+      else if (value !== null && typeof value === 'object') {
+        fields.push({ path: `${key}.${name}`, value, size: approximateSize(value) });
+      }
+    }
+  }
+  return fields;
+}
+
+/** Room the keys and small attributes of an operation item take. */
+const OP_ITEM_OVERHEAD = 512;
+
+/**
+ * The item of an operation. Fields are checked against the payload limit; while the item would be
+ * over the budget, its largest field moves out into chunk items (referenced from `refs`).
+ */
+export function operationItem(
+  runId: string,
+  op: Operation,
+  fence: number,
+  ttl: number,
+  limits: ItemLimits,
+): Prepared<Record<string, unknown>> {
+  const fields = largeOperationFields(op);
+  for (const field of fields) checkPayload(`operation ${op.Id} ${field.path}`, field.value);
+  const pk = runPk(runId);
+  let stored: Operation = op;
+  let size = approximateSize(op) + OP_ITEM_OVERHEAD;
+  const refs: Record<string, ChunkRef> = {};
+  const chunks: ChunkItem[] = [];
+  if (size > limits.maxItemBytes) {
+    stored = { ...op };
+    fields.sort((a, b) => b.size - a.size);
+    for (const field of fields) {
+      if (size <= limits.maxItemBytes) break;
+      const [detailsKey, name] = field.path.split('.') as [keyof Operation, string];
+      const details = { ...(stored[detailsKey] as Record<string, unknown>) };
+      delete details[name];
+      (stored as unknown as Record<string, unknown>)[detailsKey] = details;
+      const split = splitField(field.value, chunkBytes(limits));
+      refs[field.path] = split.ref;
+      chunks.push(...chunkItems(pk, split, ttl));
+      size -= field.size;
+      size += approximateSize(split.ref) + field.path.length;
+    }
+  }
+  const item: Record<string, unknown> = {
+    [PK]: pk,
+    [SK]: operationSk(op.Id),
+    [OP]: stored,
+    [OP_FENCE]: fence,
+    [TTL]: ttl,
+  };
+  if (chunks.length > 0) item[OP_REFS] = refs;
+  return { item, chunks, size };
+}
+
+/** The {@link Operation} of an operation item, its chunked fields joined from `pool`. */
+export function operationFromItem(item: Record<string, unknown>, pool: ChunkPool | undefined): Operation {
+  const op = item[OP] as Operation;
+  const refs = item[OP_REFS] as Record<string, ChunkRef> | undefined;
+  if (!refs) return op;
+  for (const [path, ref] of Object.entries(refs)) {
+    if (!pool) throw new Error(`chunks of ${String(item[PK])} were not read`);
+    const [detailsKey, name] = path.split('.') as [string, string];
+    const record = op as unknown as Record<string, Record<string, unknown>>;
+    record[detailsKey] = { ...(record[detailsKey] ?? {}), [name]: pool.join(String(item[PK]), ref) };
+  }
+  return op;
+}
+
+/** The chunk references an item (run or operation) holds. */
+export function itemRefs(item: Record<string, unknown>): ChunkRef[] {
+  if (item[SK] === RUN_SK) return runRefs(item).map(([, ref]) => ref);
+  return Object.values((item[OP_REFS] as Record<string, ChunkRef> | undefined) ?? {});
+}

@@ -1,0 +1,78 @@
+/**
+ * Keys and attribute names of the single-table layout described in `packages/aws/TABLE.md`.
+ * Everything that knows how an item is keyed lives here.
+ */
+
+/** Partition key attribute (S). */
+export const PK = 'pk';
+/** Sort key attribute (S). */
+export const SK = 'sk';
+/** DynamoDB's TTL attribute: epoch seconds. */
+export const TTL = 'ttl';
+/**
+ * The index listing runs of one function: partition key `functionName`, sort key
+ * (`status`, `createdAt`, `runId`), using DynamoDB's multi-attribute index keys, so it follows
+ * the run item's own attributes and nothing derived has to be kept current.
+ */
+export const BY_FUNCTION_INDEX = 'byFunction';
+/** The index listing runs of every function by status: `status`, then (`createdAt`, `runId`). */
+export const BY_STATUS_INDEX = 'byStatus';
+/** Key prefix (and sort key) of idempotency records: `pk=IDEM#<key>`, `sk=IDEM`. */
+export const IDEMPOTENCY_SK = 'IDEM';
+
+/** Sort key of the run item. */
+export const RUN_SK = 'RUN';
+/** Prefix of operation items' sort keys. */
+export const OP_PREFIX = 'OP#';
+/** Prefix of chunk items' sort keys. */
+export const CHUNK_PREFIX = 'CHUNK#';
+
+/** The partition of a run: its run item, operation items and chunk items. */
+export function runPk(runId: string): string {
+  return `RUN#${runId}`;
+}
+
+/** The partition of an idempotency record. */
+export function idempotencyPk(key: string): string {
+  return `IDEM#${key}`;
+}
+
+const POSITIONAL = /^(0|[1-9][0-9]*)(-(0|[1-9][0-9]*))*$/;
+const MAX_SEGMENT_DIGITS = 40;
+
+/**
+ * The sort key of an operation item. Positional ids ("0", "3", "3-1", "10") become a key that
+ * sorts in tree order: parents before their children, siblings by number ("2" before "10"). Each
+ * segment is its digit count as one character, then the digits, segments joined by "."; the
+ * encoding is prefix-free, so a parent's key is a prefix of its children's and sorts first. Other
+ * ids (not made by our SDK) sort after every positional id, by their string.
+ */
+export function operationSk(operationId: string): string {
+  if (POSITIONAL.test(operationId)) {
+    const segments = operationId.split('-');
+    if (segments.every((s) => s.length <= MAX_SEGMENT_DIGITS)) {
+      return OP_PREFIX + segments.map((s) => String.fromCharCode(0x30 + s.length) + s).join('.');
+    }
+  }
+  return `${OP_PREFIX}~${operationId}`;
+}
+
+/** The sort key of chunk `index` of the chunk set `hash`. */
+export function chunkSk(hash: string, index: number): string {
+  return `${chunkSetPrefix(hash)}${String(index).padStart(4, '0')}`;
+}
+
+/** The prefix shared by every chunk of a set. */
+export function chunkSetPrefix(hash: string): string {
+  return `${CHUNK_PREFIX}${hash}#`;
+}
+
+/** Epoch seconds DynamoDB's TTL expects, never earlier than the epoch-ms time given. */
+export function ttlSeconds(epochMs: number): number {
+  return Math.ceil(epochMs / 1000);
+}
+
+/** Whether an item's `ttl` (epoch seconds) has passed at `now` (epoch ms). */
+export function ttlPassed(ttl: unknown, now: number): boolean {
+  return typeof ttl === 'number' && ttl * 1000 <= now;
+}

@@ -1,0 +1,54 @@
+import type { RunPatch, RunRecord } from '@durable-lambda/engine';
+import type { ChunkItem } from './chunks';
+import type { Expressions } from './expressions';
+import { type ItemLimits, LARGE_RUN_FIELDS, type LargeRunField, prepareRunField, refAttribute } from './items';
+import { runPk, TTL, ttlSeconds } from './layout';
+
+/** Run fields besides the large ones that a {@link RunPatch} may set or remove. */
+const PATCHABLE = new Set<string>([
+  'status',
+  'endedAt',
+  'leaseExpiresAt',
+  'nextWakeAt',
+  'expiresAt',
+  'handledEventSeq',
+] satisfies (keyof RunPatch)[]);
+
+/**
+ * Adds a {@link RunPatch} to an update of the run item: values SET, `null` REMOVEs, large values
+ * go to chunks (returned, to be written first) with a reference in `<field>Ref`; `expiresAt`
+ * also moves the item's `ttl`. Keys in `skip` are left out.
+ */
+export function applyRunPatch(
+  e: Expressions,
+  runId: string,
+  patch: RunPatch | undefined,
+  limits: ItemLimits,
+  chunkTtl: number,
+  skip: ReadonlySet<keyof RunRecord> = new Set(),
+): ChunkItem[] {
+  const chunks: ChunkItem[] = [];
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    if (value === undefined || skip.has(key as keyof RunRecord)) continue;
+    if ((LARGE_RUN_FIELDS as readonly string[]).includes(key)) {
+      const field = key as LargeRunField;
+      if (value === null) {
+        e.removes(field).removes(refAttribute(field));
+        continue;
+      }
+      const stored = prepareRunField(runPk(runId), field, value, limits, chunkTtl);
+      if (stored.ref) e.setTo(refAttribute(field), stored.ref).removes(field);
+      else e.setTo(field, stored.inline).removes(refAttribute(field));
+      chunks.push(...stored.chunks);
+      continue;
+    }
+    if (!PATCHABLE.has(key)) throw new Error(`run patch: ${key} is not a field a commit may change`);
+    if (value === null) e.removes(key);
+    else e.setTo(key, value);
+    if (key === 'expiresAt') {
+      if (value === null) e.removes(TTL);
+      else e.setTo(TTL, ttlSeconds(Number(value)));
+    }
+  }
+  return chunks;
+}

@@ -1,0 +1,92 @@
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BY_FUNCTION_INDEX, BY_STATUS_INDEX, PK, SK, TTL } from './layout';
+
+/**
+ * The CreateTable input of a durable-lambda table (layout: `packages/aws/TABLE.md`): on-demand
+ * billing, string keys `pk`/`sk`, and two indexes listing runs, both with multi-attribute keys on
+ * the run item's own attributes (only run items have them all, so nothing else is indexed):
+ *
+ * - `byFunction`: partition `functionName`, sort (`status`, `createdAt`, `runId`);
+ * - `byStatus`: partition `status`, sort (`createdAt`, `runId`).
+ *
+ * They project keys and `expiresAt` only (so the frequent run writes, which change neither, cost
+ * no index writes); a listing reads the runs it returns by key. TTL on `ttl` is a separate request
+ * ({@link createDurableTable} makes it).
+ */
+export function durableTableDefinition(tableName: string): CreateTableCommandInput {
+  const projection = { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: ['expiresAt'] };
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: PK, AttributeType: 'S' },
+      { AttributeName: SK, AttributeType: 'S' },
+      { AttributeName: 'functionName', AttributeType: 'S' },
+      { AttributeName: 'status', AttributeType: 'S' },
+      { AttributeName: 'createdAt', AttributeType: 'N' },
+      { AttributeName: 'runId', AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: PK, KeyType: 'HASH' },
+      { AttributeName: SK, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: BY_FUNCTION_INDEX,
+        KeySchema: [
+          { AttributeName: 'functionName', KeyType: 'HASH' },
+          { AttributeName: 'status', KeyType: 'RANGE' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          { AttributeName: 'runId', KeyType: 'RANGE' },
+        ],
+        Projection: projection,
+      },
+      {
+        IndexName: BY_STATUS_INDEX,
+        KeySchema: [
+          { AttributeName: 'status', KeyType: 'HASH' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          { AttributeName: 'runId', KeyType: 'RANGE' },
+        ],
+        Projection: projection,
+      },
+    ],
+  };
+}
+
+/** The TTL attribute of a durable-lambda table (epoch seconds). */
+export const TTL_ATTRIBUTE = TTL;
+
+/**
+ * Creates a durable-lambda table, waits until it is active and enables TTL on `ttl`. For tests,
+ * local tools and scripts; deployments create the table with the CDK construct.
+ */
+export async function createDurableTable(
+  client: DynamoDBClient | DynamoDBDocumentClient,
+  tableName: string,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  const send = client.send.bind(client) as DynamoDBClient['send'];
+  await send(new CreateTableCommand(durableTableDefinition(tableName)));
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  for (let delay = 50; ; delay = Math.min(delay * 2, 2_000)) {
+    const { Table } = await send(new DescribeTableCommand({ TableName: tableName }));
+    const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+    if (Table?.TableStatus === 'ACTIVE' && indexesActive) break;
+    if (Date.now() > deadline) throw new Error(`table ${tableName} did not become active in time`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+  await send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: TTL, Enabled: true },
+    }),
+  );
+}

@@ -1,0 +1,58 @@
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import type { Invoker } from '@durable-lambda/engine';
+
+/** Options of a {@link LambdaInvoker}. */
+export interface LambdaInvokerOptions {
+  /** The Lambda client. */
+  client: LambdaClient;
+  /** The Lambda ARN (or name) an invoke of `functionName` targets. */
+  targetArn(functionName: string): string;
+}
+
+/** An asynchronous invoke named a function that does not exist (or is not visible to the caller). */
+export class FunctionNotFoundError extends Error {
+  /** Stable code. */
+  readonly code = 'function_not_found';
+  constructor(
+    readonly functionName: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`no Lambda function ${JSON.stringify(functionName)}`, options);
+    this.name = 'FunctionNotFoundError';
+  }
+}
+
+/**
+ * The {@link Invoker} of the production backend: an asynchronous Lambda invoke
+ * (`InvocationType: 'Event'`) with the event as JSON payload (at most 1 MB). It has no `knows`:
+ * Lambda cannot tell cheaply whether a function exists, so an invoke of a missing function
+ * rejects with a {@link FunctionNotFoundError} instead.
+ */
+export class LambdaInvoker implements Invoker {
+  private readonly client: LambdaClient;
+  private readonly targetArn: (functionName: string) => string;
+
+  constructor(options: LambdaInvokerOptions) {
+    this.client = options.client;
+    this.targetArn = (functionName) => options.targetArn(functionName);
+  }
+
+  /** Queues an invocation of `functionName` with `event`; resolves once Lambda accepted it. */
+  async invoke(functionName: string, event: unknown): Promise<void> {
+    const target = this.targetArn(functionName);
+    try {
+      await this.client.send(
+        new InvokeCommand({
+          FunctionName: target,
+          InvocationType: 'Event',
+          Payload: new TextEncoder().encode(JSON.stringify(event)),
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: unknown } | null)?.name === 'ResourceNotFoundException') {
+        throw new FunctionNotFoundError(target, { cause: error });
+      }
+      throw error;
+    }
+  }
+}

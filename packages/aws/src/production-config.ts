@@ -1,0 +1,95 @@
+/**
+ * The environment variables the production backend reads. The `DurableFunction` construct sets
+ * the `DURABLE_*` ones; Lambda sets `AWS_REGION`.
+ */
+export const PRODUCTION_ENV = {
+  /** Required: the DynamoDB table holding runs and operations. */
+  tableName: 'DURABLE_TABLE_NAME',
+  /** Required: the EventBridge Scheduler schedule group wake-ups are created in. */
+  scheduleGroup: 'DURABLE_SCHEDULE_GROUP',
+  /** Required: the role EventBridge Scheduler assumes to invoke the function. */
+  schedulerRoleArn: 'DURABLE_SCHEDULER_ROLE_ARN',
+  /** Optional: days a finished run is kept (DynamoDB TTL). Default {@link DEFAULT_RETENTION_DAYS}. */
+  retentionDays: 'DURABLE_RETENTION_DAYS',
+  /** Required (Lambda sets it): the region of the table, the schedule group and the functions. */
+  region: 'AWS_REGION',
+} as const;
+
+/** Days a finished run is kept when `DURABLE_RETENTION_DAYS` is not set. */
+export const DEFAULT_RETENTION_DAYS = 30;
+
+/** The production backend's configuration, as read from the environment. */
+export interface ProductionConfig {
+  tableName: string;
+  scheduleGroup: string;
+  schedulerRoleArn: string;
+  retentionDays: number;
+  region: string;
+}
+
+/** The environment the production backend is configured from (`process.env` by default). */
+export type ProductionEnvironment = Readonly<Record<string, string | undefined>>;
+
+/** The production backend's environment is missing a variable or has an invalid value. */
+export class ConfigurationError extends Error {
+  constructor(
+    /** `missing_configuration` or `invalid_configuration`. */
+    readonly code: 'missing_configuration' | 'invalid_configuration',
+    /** The variables at fault. */
+    readonly variables: readonly string[],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}
+
+const REQUIRED = ['tableName', 'scheduleGroup', 'schedulerRoleArn', 'region'] as const;
+const SCHEDULE_GROUP = /^[0-9a-zA-Z_.-]{1,64}$/;
+const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
+const ROLE_ARN = /^arn:[a-z0-9-]+:iam::\d{12}:role\/\S+$/;
+
+/**
+ * Reads the production configuration from `env`; every required variable missing is named in one
+ * {@link ConfigurationError} (`missing_configuration`), a malformed value in another
+ * (`invalid_configuration`).
+ */
+export function readProductionConfig(env: ProductionEnvironment): ProductionConfig {
+  const value = (key: keyof typeof PRODUCTION_ENV) => env[PRODUCTION_ENV[key]]?.trim() || undefined;
+  const missing = REQUIRED.filter((key) => value(key) === undefined).map((key) => PRODUCTION_ENV[key]);
+  if (missing.length > 0) {
+    throw new ConfigurationError(
+      'missing_configuration',
+      missing,
+      `durable-lambda: missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ` +
+        '(the production backend needs DURABLE_TABLE_NAME, DURABLE_SCHEDULE_GROUP, DURABLE_SCHEDULER_ROLE_ARN and AWS_REGION; ' +
+        'the DurableFunction construct sets them, or pass config.backend)',
+    );
+  }
+  const config: ProductionConfig = {
+    tableName: value('tableName') as string,
+    scheduleGroup: value('scheduleGroup') as string,
+    schedulerRoleArn: value('schedulerRoleArn') as string,
+    region: value('region') as string,
+    retentionDays: DEFAULT_RETENTION_DAYS,
+  };
+  check(TABLE_NAME.test(config.tableName), 'tableName', 'a DynamoDB table name (3-255 of [a-zA-Z0-9_.-])');
+  check(SCHEDULE_GROUP.test(config.scheduleGroup), 'scheduleGroup', 'a schedule group name (1-64 of [0-9a-zA-Z-_.])');
+  check(ROLE_ARN.test(config.schedulerRoleArn), 'schedulerRoleArn', 'an IAM role ARN');
+  const days = value('retentionDays');
+  if (days !== undefined) {
+    config.retentionDays = Number(days);
+    check(Number.isFinite(config.retentionDays) && config.retentionDays > 0, 'retentionDays', 'a positive number');
+  }
+  return config;
+
+  function check(ok: boolean, key: keyof typeof PRODUCTION_ENV, expected: string): void {
+    if (ok) return;
+    const name = PRODUCTION_ENV[key];
+    throw new ConfigurationError(
+      'invalid_configuration',
+      [name],
+      `durable-lambda: environment variable ${name} must be ${expected}, got ${JSON.stringify(env[name])}`,
+    );
+  }
+}

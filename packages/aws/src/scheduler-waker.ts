@@ -1,0 +1,132 @@
+import {
+  CreateScheduleCommand,
+  type CreateScheduleCommandInput,
+  DeleteScheduleCommand,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import { type Clock, type Invoker, systemClock, type WakeRequest, type Waker, wakeEvent } from '@durable-lambda/engine';
+import { atExpression, SCHEDULE_NAME_PATTERN, scheduleClientToken, scheduleName } from './schedule-names';
+
+/** Options of a {@link SchedulerWaker}. */
+export interface SchedulerWakerOptions {
+  /** The EventBridge Scheduler client. */
+  client: SchedulerClient;
+  /** The schedule group the one-time schedules are created in. */
+  groupName: string;
+  /** The role EventBridge Scheduler assumes to invoke the target (needs `lambda:InvokeFunction`). */
+  roleArn: string;
+  /** The Lambda ARN a wake-up of `functionName` targets. */
+  targetArn(functionName: string): string;
+  /** Sends the wake-ups that are due now (an asynchronous Lambda invoke). */
+  invoker: Invoker;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /**
+   * Wake-ups due within this many ms go through the invoker instead of a schedule (after a
+   * short in-process sleep until they are due). Default 2000.
+   */
+  immediateWithinMs?: number;
+  /** How the waker sleeps until a wake-up due within `immediateWithinMs` is due. Default: a timer. */
+  sleep?(ms: number): Promise<void>;
+}
+
+/** How long a schedule keeps retrying a failed invoke (the longest AWS allows). */
+const RETRY_POLICY = { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 };
+
+/**
+ * The {@link Waker} of the production backend. A wake-up due now, or within `immediateWithinMs`,
+ * is sent at once through the invoker (EventBridge Scheduler cannot schedule in the past); a
+ * later one becomes a one-time EventBridge Scheduler schedule `at(...)` that invokes the target
+ * Lambda asynchronously with the wake event and deletes itself after it ran.
+ *
+ * Schedules are named after the run, the reason and the scheduled second
+ * ({@link scheduleName}), so asking for the same wake-up twice is harmless: the duplicate's
+ * `ConflictException` counts as success.
+ *
+ * Latency: the scheduled time is rounded up to the next whole second, and Scheduler fires
+ * one-time schedules up to about 60 s late. Short waits are better slept in-process: the SDK's
+ * `inProcessWaitMs` (default 5 s) keeps waits due that soon inside the invocation.
+ */
+export class SchedulerWaker implements Waker {
+  private readonly client: SchedulerClient;
+  private readonly groupName: string;
+  private readonly roleArn: string;
+  private readonly targetArn: (functionName: string) => string;
+  private readonly invoker: Invoker;
+  private readonly clock: Clock;
+  private readonly immediateWithinMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(options: SchedulerWakerOptions) {
+    if (!SCHEDULE_NAME_PATTERN.test(options.groupName)) {
+      throw new TypeError(`groupName must be 1-64 of [0-9a-zA-Z-_.], got ${JSON.stringify(options.groupName)}`);
+    }
+    const immediateWithinMs = options.immediateWithinMs ?? 2_000;
+    if (!Number.isFinite(immediateWithinMs) || immediateWithinMs < 0) {
+      throw new TypeError(`immediateWithinMs must be a non-negative number, got ${immediateWithinMs}`);
+    }
+    this.client = options.client;
+    this.groupName = options.groupName;
+    this.roleArn = options.roleArn;
+    this.targetArn = (functionName) => options.targetArn(functionName);
+    this.invoker = options.invoker;
+    this.clock = options.clock ?? systemClock;
+    this.immediateWithinMs = immediateWithinMs;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** Wakes the run at `request.at`: at once through the invoker, or by a one-time schedule. */
+  async wakeAt(request: WakeRequest): Promise<void> {
+    const delay = request.at - this.clock.now();
+    if (delay <= this.immediateWithinMs) {
+      // Never early: an invocation that finds nothing due yet exits without arranging another wake-up.
+      if (delay > 0) await this.sleep(delay);
+      await this.invoker.invoke(request.functionName, wakeEvent(request.runId));
+      return;
+    }
+    try {
+      await this.client.send(new CreateScheduleCommand(this.scheduleInput(request)));
+    } catch (error) {
+      // The same wake-up was asked for before: its schedule exists.
+      if (errorName(error) !== 'ConflictException') throw error;
+    }
+  }
+
+  /**
+   * Deletes the schedule a {@link wakeAt} with the same request created, for a wake-up that is
+   * no longer needed (for example the lease safety wake-up after a clean close). A schedule that
+   * is gone already (it fired, or never existed) counts as success.
+   */
+  async cancel(request: WakeRequest): Promise<void> {
+    try {
+      await this.client.send(new DeleteScheduleCommand({ Name: scheduleName(request), GroupName: this.groupName }));
+    } catch (error) {
+      if (errorName(error) !== 'ResourceNotFoundException') throw error;
+    }
+  }
+
+  /** The `CreateSchedule` request of a wake-up. */
+  scheduleInput(request: WakeRequest): CreateScheduleCommandInput {
+    const name = scheduleName(request);
+    return {
+      Name: name,
+      GroupName: this.groupName,
+      ClientToken: scheduleClientToken(this.groupName, name),
+      ScheduleExpression: atExpression(request.at),
+      ScheduleExpressionTimezone: 'UTC',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      ActionAfterCompletion: 'DELETE',
+      State: 'ENABLED',
+      Target: {
+        Arn: this.targetArn(request.functionName),
+        RoleArn: this.roleArn,
+        Input: JSON.stringify(wakeEvent(request.runId)),
+        RetryPolicy: RETRY_POLICY,
+      },
+    };
+  }
+}
+
+function errorName(error: unknown): string | undefined {
+  return (error as { name?: unknown } | null)?.name as string | undefined;
+}
