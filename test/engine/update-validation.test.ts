@@ -102,18 +102,28 @@ describe('applyUpdate: STEP on a new operation', () => {
     expect(op.StepDetails).toEqual({ Attempt: 1, Result: '"ok"' });
   });
 
+  it('records each failed attempt in FailedAttempts, oldest first, without stack traces', () => {
+    const retried = apply(undefined, stepUpdate('RETRY', { Error: { ...ERR, StackTrace: ['at x'] }, StepOptions: { NextAttemptDelaySeconds: 0 } }));
+    const ready = { ...retried, Status: 'READY' as const };
+    const failed = apply(ready, stepUpdate('FAIL', { Error: { ...ERR, ErrorCode: 'late' } }));
+    expect(failed.StepDetails?.FailedAttempts).toEqual([
+      { Attempt: 1, Timestamp: NOW, Error: { ErrorType: ERR.ErrorType, ErrorMessage: ERR.ErrorMessage } },
+      { Attempt: 2, Timestamp: NOW, Error: { ErrorType: ERR.ErrorType, ErrorMessage: ERR.ErrorMessage, ErrorCode: 'late' } },
+    ]);
+  });
+
   it('FAIL without a START records an implicit attempt 1 with the error', () => {
     const op = apply(undefined, stepUpdate('FAIL', { Error: ERR }));
     expect(op.Status).toBe('FAILED');
     expect(op.EndTimestamp).toBe(NOW);
-    expect(op.StepDetails).toEqual({ Attempt: 1, Error: ERR });
+    expect(op.StepDetails).toMatchObject({ Attempt: 1, Error: ERR });
   });
 
   it('RETRY without a START makes the step PENDING until now + delay', () => {
     const op = apply(undefined, stepUpdate('RETRY', { Error: ERR, StepOptions: { NextAttemptDelaySeconds: 2 } }));
     expect(op.Status).toBe('PENDING');
     expect(op.EndTimestamp).toBeUndefined();
-    expect(op.StepDetails).toEqual({ Attempt: 1, NextAttemptTimestamp: NOW + 2000, Error: ERR });
+    expect(op.StepDetails).toMatchObject({ Attempt: 1, NextAttemptTimestamp: NOW + 2000, Error: ERR });
   });
 
   it('keeps ParentId when the parent exists', () => {
@@ -134,7 +144,7 @@ describe('applyUpdate: STEP on a STARTED operation', () => {
   it('FAIL keeps the attempt number', () => {
     const op = apply(step('STARTED', { Attempt: 2 }), stepUpdate('FAIL', { Error: ERR }));
     expect(op.Status).toBe('FAILED');
-    expect(op.StepDetails).toEqual({ Attempt: 2, Error: ERR });
+    expect(op.StepDetails).toMatchObject({ Attempt: 2, Error: ERR });
   });
 
   it('RETRY keeps the attempt number and schedules the next one', () => {
@@ -143,7 +153,7 @@ describe('applyUpdate: STEP on a STARTED operation', () => {
       stepUpdate('RETRY', { Error: ERR, StepOptions: { NextAttemptDelaySeconds: 1.5 } }),
     );
     expect(op.Status).toBe('PENDING');
-    expect(op.StepDetails).toEqual({ Attempt: 2, NextAttemptTimestamp: NOW + 1500, Error: ERR });
+    expect(op.StepDetails).toMatchObject({ Attempt: 2, NextAttemptTimestamp: NOW + 1500, Error: ERR });
   });
 
   it('rejects a second START of the same attempt', () => {
@@ -176,13 +186,13 @@ describe('applyUpdate: STEP on a READY operation (its next attempt is due)', () 
   it('FAIL without a START counts as the next attempt', () => {
     const op = apply(ready(), stepUpdate('FAIL', { Error: { ErrorMessage: 'final' } }));
     expect(op.Status).toBe('FAILED');
-    expect(op.StepDetails).toEqual({ Attempt: 3, Error: { ErrorMessage: 'final' } });
+    expect(op.StepDetails).toMatchObject({ Attempt: 3, Error: { ErrorMessage: 'final' } });
   });
 
   it('RETRY without a START counts as the next attempt', () => {
     const op = apply(ready(), stepUpdate('RETRY', { Error: ERR, StepOptions: { NextAttemptDelaySeconds: 10 } }));
     expect(op.Status).toBe('PENDING');
-    expect(op.StepDetails).toEqual({ Attempt: 3, NextAttemptTimestamp: NOW + 10_000, Error: ERR });
+    expect(op.StepDetails).toMatchObject({ Attempt: 3, NextAttemptTimestamp: NOW + 10_000, Error: ERR });
   });
 });
 

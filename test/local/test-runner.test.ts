@@ -89,3 +89,36 @@ describe('LocalDurableTestRunner', () => {
     await expect(LocalDurableTestRunner.teardownTestEnvironment()).resolves.toBeUndefined();
   });
 });
+
+describe('step attempt history', () => {
+  it('keeps every failed attempt of a step with its error, also after the step succeeds', async () => {
+    const handler = withDurableExecution(async (_e, ctx) =>
+      ctx.step(
+        'flaky',
+        async ({ attempt }) => {
+          if (attempt === 1) throw new TypeError('first');
+          if (attempt === 2) throw Object.assign(new Error('second'), { code: 'busy' });
+          return 'third time';
+        },
+        { retry: { initialMs: 1000, jitter: 'NONE' } },
+      ),
+    );
+    const start = Date.UTC(2030, 5, 1);
+    const runner = new LocalDurableTestRunner({ handlerFunction: handler, startTime: start });
+    await runner.run();
+    const details = runner.getOperation('flaky').getStepDetails();
+    expect(details).toMatchObject({ attempt: 3, result: 'third time', error: undefined });
+    expect(details.failedAttempts).toEqual([
+      {
+        attempt: 1,
+        timestamp: new Date(start),
+        error: expect.objectContaining({ errorType: 'TypeError', errorMessage: 'first', code: 'step_failed' }),
+      },
+      {
+        attempt: 2,
+        timestamp: new Date(start + 1000),
+        error: expect.objectContaining({ errorMessage: 'second', code: 'busy' }),
+      },
+    ]);
+  });
+});

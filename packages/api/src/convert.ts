@@ -72,6 +72,15 @@ export function operationToWire(op: Operation): OperationWire {
     ...(waitingForAttempt && step?.NextAttemptTimestamp !== undefined
       ? { nextAttemptAt: iso(step.NextAttemptTimestamp) }
       : {}),
+    ...(step?.FailedAttempts?.length
+      ? {
+          failedAttempts: step.FailedAttempts.map((f) => ({
+            attempt: f.Attempt,
+            at: iso(f.Timestamp),
+            error: errorToWire(f.Error),
+          })),
+        }
+      : {}),
     ...(result === undefined ? {} : { result: parsePayload(result) }),
     ...(error ? { error: errorToWire(error) } : {}),
     ...(op.WaitDetails ? { waitUntil: iso(op.WaitDetails.ScheduledEndTimestamp) } : {}),

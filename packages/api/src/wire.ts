@@ -47,6 +47,8 @@ export interface OperationWire {
   /** Steps: the current or last attempt (1-based) and when the next is due. */
   attempt?: number;
   nextAttemptAt?: string;
+  /** Steps: the attempts that failed before, oldest first (the last 100). */
+  failedAttempts?: Array<{ attempt: number; at: string; error: ErrorWire }>;
   /** The stored result, parsed as JSON when it is JSON, else the raw string. */
   result?: unknown;
   /** The last error (for a step in retry: the error of the attempt that failed). */

@@ -1,5 +1,7 @@
 import {
   CheckpointRejectedError,
+  type ErrorObject,
+  type FailedAttempt,
   isTerminal,
   type Operation,
   OperationAction,
@@ -203,21 +205,29 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
   const op: Operation = current ? { ...current } : fresh(update, now);
   const previous = current?.StepDetails;
   const attempt = opensAttempt ? (previous?.Attempt ?? 0) + 1 : (previous?.Attempt ?? 1);
+  const history = previous?.FailedAttempts ? { FailedAttempts: previous.FailedAttempts } : {};
+  const failed = (error: ErrorObject) => ({
+    FailedAttempts: recordFailure(previous?.FailedAttempts, attempt, now, error),
+  });
   switch (update.Action) {
     case 'START':
       op.Status = 'STARTED';
-      op.StepDetails = { Attempt: attempt };
+      op.StepDetails = { Attempt: attempt, ...history };
       return op;
     case 'SUCCEED':
       op.Status = 'SUCCEEDED';
       op.EndTimestamp = now;
-      op.StepDetails = { Attempt: attempt, ...(update.Payload === undefined ? {} : { Result: update.Payload }) };
+      op.StepDetails = {
+        Attempt: attempt,
+        ...(update.Payload === undefined ? {} : { Result: update.Payload }),
+        ...history,
+      };
       return op;
     case 'FAIL':
       if (!update.Error) reject(update, 'FAIL needs an Error');
       op.Status = 'FAILED';
       op.EndTimestamp = now;
-      op.StepDetails = { Attempt: attempt, Error: update.Error };
+      op.StepDetails = { Attempt: attempt, Error: update.Error, ...failed(update.Error as ErrorObject) };
       return op;
     case 'RETRY': {
       const delay = update.StepOptions?.NextAttemptDelaySeconds;
@@ -232,12 +242,34 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
         NextAttemptTimestamp: now + Math.round(delay * 1000),
         Error: update.Error,
         ...(update.Payload === undefined ? {} : { Result: update.Payload }),
+        ...failed(update.Error as ErrorObject),
       };
       return op;
     }
     default:
       return reject(update, `${update.Action} is not valid for a STEP`);
   }
+}
+
+const MAX_FAILED_ATTEMPTS = 100;
+
+/** The step's failed-attempt history with one more entry, trimmed to the last 100. */
+function recordFailure(
+  past: FailedAttempt[] | undefined,
+  attempt: number,
+  now: number,
+  error: ErrorObject,
+): FailedAttempt[] {
+  const entry: FailedAttempt = {
+    Attempt: attempt,
+    Timestamp: now,
+    Error: {
+      ...(error.ErrorType === undefined ? {} : { ErrorType: error.ErrorType }),
+      ...(error.ErrorMessage === undefined ? {} : { ErrorMessage: error.ErrorMessage.slice(0, 1024) }),
+      ...(error.ErrorCode === undefined ? {} : { ErrorCode: error.ErrorCode }),
+    },
+  };
+  return [...(past ?? []), entry].slice(-MAX_FAILED_ATTEMPTS);
 }
 
 function applyWait(current: Operation | undefined, update: OperationUpdate, now: number): Operation {

@@ -66,6 +66,14 @@ export interface ErrorObject {
   StackTrace?: string[];
 }
 
+/** One failed attempt of a step, as its history keeps it (stack traces left out). */
+export interface FailedAttempt {
+  Attempt: number;
+  /** When the attempt's failure was recorded (epoch ms). */
+  Timestamp: number;
+  Error: Pick<ErrorObject, 'ErrorType' | 'ErrorMessage' | 'ErrorCode'>;
+}
+
 /** A durable operation as stored by the engine. */
 export interface Operation {
   Id: string;
@@ -84,6 +92,8 @@ export interface Operation {
     NextAttemptTimestamp?: number;
     Result?: string;
     Error?: ErrorObject;
+    /** Ours: the attempts that failed before, oldest first (at most the last 100), for history views. */
+    FailedAttempts?: FailedAttempt[];
   };
   WaitDetails?: { ScheduledEndTimestamp: number };
   CallbackDetails?: {

@@ -42,6 +42,8 @@ export interface StepDetails<T = unknown> {
   nextAttemptTimestamp: Date | undefined;
   result: T | undefined;
   error: TestError | undefined;
+  /** The attempts that failed before, oldest first. */
+  failedAttempts: Array<{ attempt: number; timestamp: Date; error: TestError | undefined }>;
 }
 
 /** Details of a wait. */
@@ -149,6 +151,11 @@ export class DurableOperation {
       nextAttemptTimestamp: d?.NextAttemptTimestamp === undefined ? undefined : new Date(d.NextAttemptTimestamp),
       result: parse<T>(d?.Result),
       error: toTestError(d?.Error),
+      failedAttempts: (d?.FailedAttempts ?? []).map((f) => ({
+        attempt: f.Attempt,
+        timestamp: new Date(f.Timestamp),
+        error: toTestError(f.Error),
+      })),
     };
   }
 
