@@ -103,12 +103,19 @@ describe('applyUpdate: STEP on a new operation', () => {
   });
 
   it('records each failed attempt in FailedAttempts, oldest first, without stack traces', () => {
-    const retried = apply(undefined, stepUpdate('RETRY', { Error: { ...ERR, StackTrace: ['at x'] }, StepOptions: { NextAttemptDelaySeconds: 0 } }));
+    const retried = apply(
+      undefined,
+      stepUpdate('RETRY', { Error: { ...ERR, StackTrace: ['at x'] }, StepOptions: { NextAttemptDelaySeconds: 0 } }),
+    );
     const ready = { ...retried, Status: 'READY' as const };
     const failed = apply(ready, stepUpdate('FAIL', { Error: { ...ERR, ErrorCode: 'late' } }));
     expect(failed.StepDetails?.FailedAttempts).toEqual([
       { Attempt: 1, Timestamp: NOW, Error: { ErrorType: ERR.ErrorType, ErrorMessage: ERR.ErrorMessage } },
-      { Attempt: 2, Timestamp: NOW, Error: { ErrorType: ERR.ErrorType, ErrorMessage: ERR.ErrorMessage, ErrorCode: 'late' } },
+      {
+        Attempt: 2,
+        Timestamp: NOW,
+        Error: { ErrorType: ERR.ErrorType, ErrorMessage: ERR.ErrorMessage, ErrorCode: 'late' },
+      },
     ]);
   });
 
