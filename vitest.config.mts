@@ -13,6 +13,7 @@ export default defineConfig({
       '@durable-lambda/local': source('local'),
       '@durable-lambda/aws': source('aws'),
       '@durable-lambda/api': source('api'),
+      '@durable-lambda/cdk': source('cdk'),
     },
   },
   test: {

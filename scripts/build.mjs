@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 
-const ORDER = ['protocol', 'sdk', 'engine', 'local', 'aws', 'api'];
+const ORDER = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cdk']; // local imports api (its dev server)
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 
 const requested = process.argv.slice(2);

@@ -50,7 +50,7 @@ describe('a handler process killed with SIGKILL mid-step', () => {
     worker.stdout?.on('data', (d) => (output += String(d)));
     worker.stderr?.on('data', (d) => (output += String(d)));
     // The step has run long enough for its START to be stored (the lazy START, after ~1 s).
-    await until(async () => (await store.getOperation(runId, '2'))?.Status === 'STARTED', 20_000).catch(() => {
+    await until(async () => (await store.getOperation(runId, '2'))?.Status === 'STARTED', 60_000).catch(() => {
       throw new Error(`the worker never got into the step:\n${output}`);
     });
     expect(output).toContain('STEP_RUNNING');
@@ -83,5 +83,5 @@ describe('a handler process killed with SIGKILL mid-step', () => {
       Result: JSON.stringify({ prepared: 'prepared o-1', worked: 'done on attempt 2' }),
     });
     expect((await store.getOperation(runId, '1'))?.StepDetails?.Attempt).toBe(1);
-  }, 60_000);
+  }, 120_000);
 });

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const PACKAGES = ['protocol', 'sdk', 'engine', 'local', 'api'] as const;
+const PACKAGES = ['protocol', 'sdk', 'engine', 'local', 'api', 'aws', 'cdk'] as const;
 type Pkg = (typeof PACKAGES)[number];
 
 const pkgDir = (pkg: Pkg) => join(root, 'packages', pkg);

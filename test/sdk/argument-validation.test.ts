@@ -1,5 +1,5 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
-import { type DurableContext, InvalidArgumentError, withDurableExecution } from '@durable-lambda/sdk';
+import { type DurableContext, getDurableEntry, InvalidArgumentError, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
 
 /** Runs `call` inside a handler and returns what it threw. */
@@ -98,5 +98,23 @@ describe('bad input fails at the call with a clear message and code', () => {
     expect(() => new LocalDurableTestRunner({ handlerFunction: (async () => 1) as never })).toThrow(
       /withDurableExecution/,
     );
+  });
+});
+
+describe('configuration from the environment', () => {
+  it('reads the in-process wait threshold from DURABLE_IN_PROCESS_WAIT_MS when the code sets none', () => {
+    const before = process.env.DURABLE_IN_PROCESS_WAIT_MS;
+    try {
+      process.env.DURABLE_IN_PROCESS_WAIT_MS = '1234';
+      expect(getDurableEntry(withDurableExecution(async () => 1)).settings.inProcessWaitMs).toBe(1234);
+      expect(
+        getDurableEntry(withDurableExecution(async () => 1, { inProcessWaitMs: 7 })).settings.inProcessWaitMs,
+      ).toBe(7);
+      process.env.DURABLE_IN_PROCESS_WAIT_MS = 'soon';
+      expect(() => withDurableExecution(async () => 1)).toThrow(/DURABLE_IN_PROCESS_WAIT_MS/);
+    } finally {
+      if (before === undefined) delete process.env.DURABLE_IN_PROCESS_WAIT_MS;
+      else process.env.DURABLE_IN_PROCESS_WAIT_MS = before;
+    }
   });
 });

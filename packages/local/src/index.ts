@@ -3,6 +3,8 @@
  * clock (compat with AWS's testing package) and the embedded backend pieces.
  */
 
+export type { DevServer, DevServerOptions } from './dev-server/dev-server';
+export { DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT, startDevServer } from './dev-server/dev-server';
 export type { InProcessInvokerOptions } from './embedded/in-process-invoker';
 export { FunctionNotFoundError, InProcessInvoker } from './embedded/in-process-invoker';
 export type { LocalRuntimeOptions, LocalRuntimeStore } from './embedded/local-runtime';

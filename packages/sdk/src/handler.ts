@@ -84,8 +84,8 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
   resolveRetry(undefined, defaults.retry, 'config');
   const settings: RuntimeSettings = {
     inProcessWaitMs: parseNonNegative(
-      config.inProcessWaitMs,
-      'config.inProcessWaitMs',
+      config.inProcessWaitMs ?? envNumber('DURABLE_IN_PROCESS_WAIT_MS'),
+      config.inProcessWaitMs === undefined ? 'DURABLE_IN_PROCESS_WAIT_MS' : 'config.inProcessWaitMs',
       RUNTIME_DEFAULTS.inProcessWaitMs,
     ),
     lazyStartMs: parseNonNegative(config.lazyStartMs, 'config.lazyStartMs', RUNTIME_DEFAULTS.lazyStartMs),
@@ -111,6 +111,17 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
     return finishOpened(opened.opened, await entry.execute(opened.opened.invocation, context));
   };
   return Object.assign(lambdaHandler, { [DURABLE_ENTRY]: entry }) as DurableLambdaHandler;
+}
+
+/**
+ * A number from the environment (set by the CDK construct), or undefined when unset. A value
+ * that is not a number is passed on as is, so validation names the variable.
+ */
+function envNumber(name: string): number | undefined {
+  const raw = typeof process === 'undefined' ? undefined : process.env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  return Number.isFinite(value) ? value : (raw as unknown as number);
 }
 
 /** Hands an invocation's explicit result to its backend. */

@@ -107,8 +107,9 @@ export class TimerWaker implements Waker {
     const timer = setTimeout(
       () => {
         this.timers.delete(key);
-        // A delay beyond setTimeout's limit waits in steps, re-reading the clock at each.
-        if (delay > MAX_TIMER_MS) this.arm(request);
+        // Re-read the clock: a delay beyond setTimeout's limit waits in steps, and a timer may
+        // fire a millisecond early; a wake-up that arrived before its time would find nothing due.
+        if (this.clock.now() < request.at) this.arm(request);
         else void this.fireNow(key, request);
       },
       Math.min(delay, MAX_TIMER_MS),

@@ -1,0 +1,151 @@
+/**
+ * `npm start`: the local dev server with every example workflow, wired to in-memory fakes of
+ * their services so it all works offline. Runs live in a SQLite file (`.durable/dev.sqlite`):
+ * stop the server (Ctrl-C) or kill it, start it again, and the runs go on where they were.
+ *
+ *   PORT        the port (default 3000; 0 picks a free one)
+ *   HOST        the interface (default 127.0.0.1)
+ *   DURABLE_DB  the SQLite file (default .durable/dev.sqlite)
+ *
+ * A few waits are shortened so their effect shows within minutes (the reminder interval, the
+ * approval's reminder and timeout); the rest is as in the examples' handlers.
+ */
+import { startDevServer } from '@durable-lambda/local';
+import type { DurableLambdaHandler } from '@durable-lambda/sdk';
+import { fakeApprovalServices, sampleRequest } from './approval/fakes';
+import { createApprovalHandler } from './approval/handler';
+import { fakeCheckoutServices, sampleOrder } from './checkout/fakes';
+import { createCheckoutHandler } from './checkout/handler';
+import { fakeInvoiceServices } from './fan-out/fakes';
+import { createFanOutHandler } from './fan-out/handler';
+import { fakeOrderSagaServices, sampleOrder as sampleSagaOrder } from './order-saga/fakes';
+import { createOrderSagaHandler } from './order-saga/handler';
+import { createPaymentsHandler } from './order-saga/payments';
+import { fakeReminderServices } from './reminder/fakes';
+import { createReminderHandler } from './reminder/handler';
+import { fakeReportServices } from './report-job/fakes';
+import { createReportJobHandler } from './report-job/handler';
+
+/** The server's URL, known once it listens (the approval mails link to its callback routes). */
+let baseUrl = 'http://localhost:3000';
+
+/** Prints each mail a fake mailer is given (after it took it), so the terminal shows what went out. */
+function announceMail(example: string, mailer: { send(...args: never[]): Promise<void> }, withText = false): void {
+  const target = mailer as unknown as { send(...args: unknown[]): Promise<void> };
+  const send = target.send.bind(mailer);
+  target.send = async (...args) => {
+    await send(...args);
+    const message = args[0] as { to?: string | string[]; subject?: string; text?: string };
+    const to = Array.isArray(message.to) ? message.to.join(', ') : message.to;
+    console.log(`[${example}] mail to ${to}: ${message.subject}`);
+    if (withText) for (const line of (message.text ?? '').split('\n')) console.log(`[${example}]   ${line}`);
+  };
+}
+
+function exampleFunctions(): Record<string, DurableLambdaHandler> {
+  const checkout = fakeCheckoutServices();
+  // The first charge is rate-limited once (429, Retry-After: 7), to show a retry in the dashboard.
+  checkout.payments.respondWith({ status: 429, retryAfter: '7' });
+  announceMail('checkout', checkout.mailer);
+
+  const reminder = fakeReminderServices();
+  announceMail('reminder', reminder.mailer);
+
+  const report = fakeReportServices();
+  announceMail('report-job', report.mailer);
+
+  const approval = fakeApprovalServices();
+  // The "links" of the approval mail: the commands that complete its callback (printed below).
+  approval.services.links = (callbackId) => ({
+    approve: `${cliFor(baseUrl)} callback succeed ${callbackId} --result '{"approvedBy":"bob@example.com"}'`,
+    reject: `${cliFor(baseUrl)} callback fail ${callbackId} --message 'over budget'`,
+  });
+  announceMail('approval', approval.mailer, true);
+
+  const invoices = fakeInvoiceServices();
+  announceMail('fan-out', invoices.mailer);
+
+  const saga = fakeOrderSagaServices();
+  announceMail('order-saga', saga.mailer);
+
+  return {
+    checkout: createCheckoutHandler(checkout.services),
+    reminder: createReminderHandler(reminder.services, { interval: { seconds: 30 } }),
+    'report-job': createReportJobHandler(report.services),
+    approval: createApprovalHandler(approval.services, { remindAfter: { minutes: 1 }, timeout: { hours: 1 } }),
+    'fan-out': createFanOutHandler(invoices.services),
+    'order-saga': createOrderSagaHandler(saga.services),
+    payments: createPaymentsHandler(saga.paymentServices),
+  };
+}
+
+function portFromEnv(): number {
+  const text = process.env.PORT;
+  if (text === undefined || text === '') return 3000;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    console.error(`PORT: must be a whole number from 0 to 65535, got ${JSON.stringify(text)}`);
+    process.exit(2);
+  }
+  return port;
+}
+
+/** The `durable` CLI command line for the server at `url` (its default URL needs no `--url`). */
+function cliFor(url: string): string {
+  return url === 'http://localhost:3000' || url === 'http://127.0.0.1:3000'
+    ? 'npx durable'
+    : `npx durable --url ${url}`;
+}
+
+/** Example commands for another terminal. */
+function printHowTo(url: string): void {
+  const cli = cliFor(url);
+  const json = (value: unknown) => `'${JSON.stringify(value)}'`;
+  const lines = [
+    '',
+    `Open ${url}/ for the dashboard. From another terminal:`,
+    `  ${cli} start approval --input ${json(sampleRequest())}`,
+    `  ${cli} list --function approval --status RUNNING`,
+    `  ${cli} history <runId>                        # shows the approval's callbackId`,
+    `  ${cli} callback succeed <callbackId> --result '{"approvedBy":"bob@example.com"}'`,
+    `  ${cli} start reminder --input '{"userId":"u-7","email":"grace@example.com"}'`,
+    `  ${cli} start order-saga --input ${json(sampleSagaOrder())}`,
+    `  curl -s -X POST ${url}/v1/runs -H 'content-type: application/json' \\`,
+    `    -d '{"function":"checkout","input":${JSON.stringify(sampleOrder())}}'`,
+    `  curl -s ${url}/v1/runs`,
+    `  curl -s -X POST ${url}/v1/callbacks/<callbackId>/fail -H 'content-type: application/json' -d '{"error":{"message":"over budget"}}'`,
+    'Other inputs: report-job {"reportId":"sales-2025-01","month":"2025-01","format":"csv","recipients":["finance@example.com"]},',
+    '  fan-out {"period":"2025-04"}. The services are in-memory fakes (examples/*/fakes.ts); the first',
+    '  checkout charge is rate-limited once. Ctrl-C stops the server; runs go on at the next start.',
+    '',
+  ];
+  for (const line of lines) console.log(line);
+}
+
+const server = await startDevServer({
+  functions: exampleFunctions(),
+  port: portFromEnv(),
+  ...(process.env.HOST ? { host: process.env.HOST } : {}),
+  db: process.env.DURABLE_DB || '.durable/dev.sqlite',
+});
+baseUrl = server.url;
+printHowTo(server.url);
+
+let signals = 0;
+const shutdown = (signal: NodeJS.Signals) => {
+  signals++;
+  if (signals > 1) {
+    console.log(`${signal} again: exiting without waiting for the invocations under way`);
+    process.exit(130);
+  }
+  console.log(`${signal}: stopping (waiting for the invocations under way; again to force)`);
+  server.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error('durable-lambda dev server: stop failed', error);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

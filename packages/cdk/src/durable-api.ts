@@ -1,0 +1,140 @@
+import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { DurableFunction } from './durable-function';
+import { API_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';
+import { acknowledgeWildcardResource, REASONS } from './nag';
+import { runtimeFile } from './paths';
+import { DEFAULTS, serviceFunction } from './service-function';
+
+/** Properties of a {@link DurableApi}. */
+export interface DurableApiProps {
+  /**
+   * The durable functions the API serves: it lists and starts their runs, and resumes them
+   * (callbacks, retries). They must share one table. More can be added with {@link DurableApi.serve}.
+   */
+  readonly functions: DurableFunction[];
+  /** Default 30 seconds. */
+  readonly timeout?: Duration;
+  /** Default 512 MB. */
+  readonly memorySize?: number;
+  /** Default ARM_64. */
+  readonly architecture?: lambda.Architecture;
+  /** Default one month. */
+  readonly logRetention?: logs.RetentionDays;
+  /** Of its log group. Default `RemovalPolicy.RETAIN`. */
+  readonly removalPolicy?: RemovalPolicy;
+  /** CORS of the Function URL (browsers calling it with SigV4). Default: none. */
+  readonly cors?: lambda.FunctionUrlCorsOptions;
+  /** Actions of its alarm (errors). Default: none. */
+  readonly alarmActions?: cloudwatch.IAlarmAction[];
+  /** Emit a `CfnOutput` with the URL. Default true. */
+  readonly outputUrl?: boolean;
+  readonly bundling?: nodejs.BundlingOptions;
+  readonly projectRoot?: string;
+  readonly depsLockFilePath?: string;
+}
+
+/**
+ * The control API (`@durable-lambda/api`: start, list, show, history, cancel and retry runs;
+ * complete callbacks) as a Lambda behind a Function URL with IAM authentication: callers sign
+ * their requests with SigV4 and need `lambda:InvokeFunctionUrl` ({@link DurableApi.grantInvokeUrl}).
+ *
+ * Its role may use the items of the functions' table (the API starts, cancels and retries runs,
+ * completes callbacks and keeps idempotency records, so it writes as well as reads), query the
+ * table's two indexes (listings), and invoke only the functions it serves.
+ */
+export class DurableApi extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+  readonly url: lambda.FunctionUrl;
+  readonly table: IDurableTable;
+  /** Errors of the API's Lambda (500 answers are not errors: they are answered). */
+  readonly errorsAlarm: cloudwatch.Alarm;
+  private readonly served: DurableFunction[] = [];
+  private readonly invokeStatement: iam.PolicyStatement;
+
+  constructor(scope: Construct, id: string, props: DurableApiProps) {
+    super(scope, id);
+    const first = props.functions[0];
+    if (!first) throw new Error(`${this.node.path}: a DurableApi serves at least one DurableFunction`);
+    this.table = first.table;
+    const stack = Stack.of(this);
+    const { fn, role, logGroup } = serviceFunction(this, {
+      entry: runtimeFile('control-api-entry.ts'),
+      description: 'durable-lambda control API',
+      environment: {
+        DURABLE_TABLE_NAME: this.table.tableName,
+        DURABLE_API_FUNCTIONS: Lazy.string({
+          produce: () =>
+            stack.toJsonString(
+              Object.fromEntries(this.served.map((served) => [served.functionName, served.functionArn])),
+            ),
+        }),
+      },
+      timeout: props.timeout ?? Duration.seconds(30),
+      memorySize: props.memorySize ?? 512,
+      architecture: props.architecture ?? DEFAULTS.architecture,
+      logRetention: props.logRetention ?? DEFAULTS.logRetention,
+      logRemovalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      ...(props.bundling === undefined ? {} : { bundling: props.bundling }),
+      ...(props.projectRoot === undefined ? {} : { projectRoot: props.projectRoot }),
+      ...(props.depsLockFilePath === undefined ? {} : { depsLockFilePath: props.depsLockFilePath }),
+    });
+    this.function = fn;
+    this.role = role;
+    this.logGroup = logGroup;
+
+    grantTable(this.table, role, API_TABLE_ACTIONS);
+    grantTable(
+      this.table,
+      role,
+      ['dynamodb:Query'],
+      [indexArn(this.table, 'byFunction'), indexArn(this.table, 'byStatus')],
+    );
+    this.invokeStatement = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [] });
+    role.addToPolicy(this.invokeStatement);
+    for (const served of props.functions) this.serve(served);
+
+    this.url = fn.addFunctionUrl({
+      authType: lambda.FunctionUrlAuthType.AWS_IAM,
+      ...(props.cors === undefined ? {} : { cors: props.cors }),
+    });
+    if (props.outputUrl ?? true) {
+      new CfnOutput(this, 'Url', { value: this.url.url, description: 'durable-lambda control API (IAM auth: SigV4)' });
+    }
+
+    this.errorsAlarm = new cloudwatch.Alarm(this, 'ErrorsAlarm', {
+      metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: 'The durable-lambda control API function failed invocations',
+    });
+    if (props.alarmActions?.length) this.errorsAlarm.addAlarmAction(...props.alarmActions);
+  }
+
+  /** Serves one more durable function (it must use the API's table). */
+  serve(target: DurableFunction): this {
+    if (this.served.includes(target)) return this;
+    if (target.table !== this.table) {
+      throw new Error(`${this.node.path} serves ${target.node.path}: the functions of one API must share one table`);
+    }
+    this.served.push(target);
+    // Runs started through an alias are recorded as `name:alias`: resuming them targets that alias.
+    this.invokeStatement.addResources(target.functionArn, `${target.functionArn}:*`);
+    acknowledgeWildcardResource(this.role, `${target.functionArn}:*`, REASONS.qualifiedInvoke);
+    return this;
+  }
+
+  /** Lets `grantee` call the API (`lambda:InvokeFunctionUrl` on its IAM-authenticated URL). */
+  grantInvokeUrl(grantee: iam.IGrantable): iam.Grant {
+    return this.function.grantInvokeUrl(grantee);
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * `@durable-lambda/cdk`: AWS CDK constructs deploying durable-lambda functions and the control API.
+ */
+export { DurableApi, type DurableApiProps } from './durable-api';
+export {
+  DURABLE_ENV,
+  DurableFunction,
+  type DurableFunctionAlarms,
+  type DurableFunctionProps,
+} from './durable-function';
+export {
+  API_TABLE_ACTIONS,
+  DURABLE_TABLE_LAYOUT,
+  DurableTable,
+  type DurableTableIndex,
+  type DurableTableProps,
+  FUNCTION_TABLE_ACTIONS,
+  type IDurableTable,
+} from './durable-table';
+export { RunWatchdog, type RunWatchdogOptions, WATCHDOG_PERIOD } from './run-watchdog';
+export { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
+export { RUNTIME } from './service-function';

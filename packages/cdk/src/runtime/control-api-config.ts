@@ -1,0 +1,60 @@
+/** The environment variables the control API's Lambda reads (the `DurableApi` construct sets them). */
+export const CONTROL_API_ENV = {
+  /** Required: the table of the runs it serves. */
+  tableName: 'DURABLE_TABLE_NAME',
+  /** Required: JSON object, durable function name to its (unqualified) Lambda ARN. */
+  functions: 'DURABLE_API_FUNCTIONS',
+  /** Required, set by Lambda. */
+  region: 'AWS_REGION',
+} as const;
+
+/** The control API Lambda's configuration. */
+export interface ControlApiConfig {
+  tableName: string;
+  region: string;
+  /** Function name to unqualified ARN. */
+  functions: Record<string, string>;
+}
+
+const FUNCTION_ARN = /^arn:[a-z0-9-]+:lambda:[a-z0-9-]+:\d{12}:function:[a-zA-Z0-9_-]+$/;
+
+/** Reads the configuration; a missing or malformed variable throws an Error naming it. */
+export function readControlApiConfig(env: Readonly<Record<string, string | undefined>>): ControlApiConfig {
+  const missing = Object.values(CONTROL_API_ENV).filter((name) => !env[name]?.trim());
+  if (missing.length > 0)
+    throw new Error(`durable-lambda control API: missing environment variable(s) ${missing.join(', ')}`);
+  let functions: unknown;
+  try {
+    functions = JSON.parse(env[CONTROL_API_ENV.functions] as string);
+  } catch {
+    functions = undefined;
+  }
+  const valid =
+    functions !== null &&
+    typeof functions === 'object' &&
+    !Array.isArray(functions) &&
+    Object.values(functions as object).every((arn) => typeof arn === 'string' && FUNCTION_ARN.test(arn));
+  if (!valid) {
+    throw new Error(
+      `durable-lambda control API: ${CONTROL_API_ENV.functions} must be a JSON object of function names to unqualified Lambda ARNs`,
+    );
+  }
+  return {
+    tableName: (env[CONTROL_API_ENV.tableName] as string).trim(),
+    region: (env[CONTROL_API_ENV.region] as string).trim(),
+    functions: functions as Record<string, string>,
+  };
+}
+
+/**
+ * The ARN an invoke of `functionName` targets: the served function's ARN, with the qualifier of a
+ * `name:qualifier` (a run started through an alias is recorded under that name) appended.
+ * Unknown names are returned as given (Lambda then refuses them: the API may invoke only the
+ * functions it serves).
+ */
+export function functionTarget(functions: Readonly<Record<string, string>>, functionName: string): string {
+  const [name = '', qualifier] = functionName.split(':', 2);
+  const arn = Object.hasOwn(functions, name) ? functions[name] : undefined;
+  if (functionName.startsWith('arn:') || arn === undefined) return functionName;
+  return qualifier === undefined ? arn : `${arn}:${qualifier}`;
+}

@@ -1,0 +1,53 @@
+/**
+ * The control API's Lambda entry (bundled by the `DurableApi` construct): the HTTP API of
+ * `@durable-lambda/api` over the DynamoDB store, resuming the functions it serves by
+ * asynchronous Lambda invokes. Configured from the environment (`CONTROL_API_ENV`).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createControlApi, toLambdaHandler } from '@durable-lambda/api';
+import { DynamoDbStore, LambdaInvoker } from '@durable-lambda/aws';
+import { Engine, systemClock, type WakeRequest, type Waker, wakeEvent } from '@durable-lambda/engine';
+import { functionTarget, readControlApiConfig } from './control-api-config';
+
+const config = readControlApiConfig(process.env);
+const invoker = new LambdaInvoker({
+  client: new LambdaClient({ region: config.region }),
+  targetArn: (functionName) => functionTarget(config.functions, functionName),
+});
+
+/** How far ahead a wake-up may be asked for: the API only ever wakes runs now. */
+const IMMEDIATE_WITHIN_MS = 2_000;
+
+/**
+ * The API's waker. The control API wakes a run only to have it act now (a callback completed, a
+ * retry, a child run cancelled), so a wake-up is an asynchronous invoke of the run's function.
+ * Scheduling later wake-ups is the functions' own business (their schedule groups); one asked of
+ * the API is an error rather than an early wake-up that would find nothing due.
+ */
+const waker: Waker = {
+  async wakeAt(request: WakeRequest) {
+    const delay = request.at - systemClock.now();
+    if (delay > IMMEDIATE_WITHIN_MS) {
+      throw new Error(`durable-lambda control API: cannot schedule a wake-up ${delay} ms ahead (run ${request.runId})`);
+    }
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    await invoker.invoke(request.functionName, wakeEvent(request.runId));
+  },
+};
+
+const engine = new Engine({
+  store: new DynamoDbStore({
+    client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: config.region }), {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+    tableName: config.tableName,
+  }),
+  waker,
+  invoker,
+});
+
+export const handler = toLambdaHandler(
+  createControlApi({ engine, functions: Object.keys(config.functions).sort(), invoker }),
+);

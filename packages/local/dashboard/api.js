@@ -1,0 +1,92 @@
+/** The control API client of the dashboard (same origin, paths relative to the page). */
+
+/** An error answer of the API (or `network_error` when it could not be reached). */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** A random UUID; `crypto.randomUUID` only exists on secure origins (https, localhost). */
+function uuid() {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const RETRIABLE = new Set(['network_error', 'idempotency_in_progress', 'http_429', 'http_503']);
+
+async function send(method, path, { query, body, key } = {}) {
+  const url = new URL(path, document.baseURI);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+  }
+  const headers = { accept: 'application/json' };
+  if (method === 'POST') {
+    headers['content-type'] = 'application/json';
+    headers['idempotency-key'] = key;
+  }
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    throw new ApiError(0, 'network_error', `cannot reach the API (${error.message})`);
+  }
+  const text = await response.text();
+  let data;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  if (!response.ok) {
+    const err = data?.error;
+    const code =
+      err?.code ?? (response.status === 429 || response.status === 503 ? `http_${response.status}` : 'error');
+    throw new ApiError(response.status, code, err?.message ?? `HTTP ${response.status} ${response.statusText}`.trim());
+  }
+  return data;
+}
+
+/** GETs once; POSTs with an Idempotency-Key, retried with the same key on transient failures. */
+async function request(method, path, options = {}) {
+  if (method !== 'POST') return send(method, path, options);
+  const key = uuid();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send(method, path, { ...options, key });
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof ApiError) || !RETRIABLE.has(error.code)) throw error;
+      await sleep(300 * attempt);
+    }
+  }
+}
+
+const seg = encodeURIComponent;
+
+export const api = {
+  functions: () => request('GET', 'v1/functions'),
+  listRuns: (query) => request('GET', 'v1/runs', { query }),
+  getRun: (runId) => request('GET', `v1/runs/${seg(runId)}`),
+  operations: (runId) => request('GET', `v1/runs/${seg(runId)}/operations`),
+  startRun: (body) => request('POST', 'v1/runs', { body }),
+  cancelRun: (runId) => request('POST', `v1/runs/${seg(runId)}/cancel`),
+  retryRun: (runId) => request('POST', `v1/runs/${seg(runId)}/retry`),
+  succeedCallback: (callbackId, result) =>
+    request('POST', `v1/callbacks/${seg(callbackId)}/succeed`, { body: result === undefined ? {} : { result } }),
+  failCallback: (callbackId, error) => request('POST', `v1/callbacks/${seg(callbackId)}/fail`, { body: { error } }),
+  heartbeatCallback: (callbackId) => request('POST', `v1/callbacks/${seg(callbackId)}/heartbeat`),
+};
+
+/** `code: message` of any error. */
+export function describeError(error) {
+  if (error instanceof ApiError) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}

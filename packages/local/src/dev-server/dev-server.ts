@@ -1,0 +1,207 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { createControlApi, toNodeListener } from '@durable-lambda/api';
+import type { DurableLambdaHandler } from '@durable-lambda/sdk';
+import { LocalRuntime } from '../embedded/local-runtime';
+import { SqliteStore } from '../embedded/sqlite-store';
+import { locateDashboard, serveDashboard } from './dashboard';
+import { isDurableHandler, loadEntries } from './entries';
+
+/** The port the dev server listens on by default. */
+export const DEFAULT_DEV_PORT = 3000;
+/** The interface the dev server listens on by default (this machine only). */
+export const DEFAULT_DEV_HOST = '127.0.0.1';
+/** The SQLite file the dev server keeps runs in by default, relative to the working directory. */
+export const DEFAULT_DEV_DB = '.durable/dev.sqlite';
+
+/** Options of {@link startDevServer}. */
+export interface DevServerOptions {
+  /** Durable handlers (wrapped with `withDurableExecution`) to serve, by function name. */
+  functions?: Record<string, DurableLambdaHandler>;
+  /**
+   * Modules to load handlers from (paths relative to the working directory): every export that
+   * is a wrapped handler is served under its export name, a `default` export under the file's
+   * name. `.js` files load as they are; `.ts` files need tsx (the process runs under tsx, or tsx
+   * is installed, which is then used to load them).
+   */
+  entries?: string[];
+  /** Default 3000; 0 picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** The SQLite file runs are kept in (its directory is created). Default `.durable/dev.sqlite`. */
+  db?: string;
+  /** Where the server's lines go (the URL, failures of invocations). Default: stdout. */
+  log?: (line: string) => void;
+}
+
+/** A started dev server. */
+export interface DevServer {
+  /** Where it answers, e.g. `http://127.0.0.1:3000`: the dashboard at `/`, the control API at `/v1`. */
+  url: string;
+  /** The port it listens on (the one picked, when 0 was asked for). */
+  port: number;
+  /** The runtime that runs the functions (its `engine`, `startRun`, `waitForRun`, ...). */
+  runtime: LocalRuntime;
+  /**
+   * Stops: closes the HTTP server, waits for the invocations under way, closes the database.
+   * Unfinished runs stay in the file and go on at the next start. Calling it again is harmless.
+   */
+  stop(): Promise<void>;
+  /** The same as {@link DevServer.stop} (the `durable dev` command calls `close`). */
+  close(): Promise<void>;
+}
+
+/** How long a stop waits for requests under way before it closes their connections, ms. */
+const CLOSE_GRACE_MS = 2_000;
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/** The URL for a host and port; a wildcard host is shown as `localhost`. */
+function urlFor(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+function checkPort(port: number): number {
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new TypeError(`port: must be a whole number from 0 to 65535, got ${port}`);
+  }
+  return port;
+}
+
+/** The functions to serve: the given ones, then the entries' handlers; a name may be used once. */
+async function collectFunctions(options: DevServerOptions): Promise<Map<string, DurableLambdaHandler>> {
+  const functions = new Map<string, DurableLambdaHandler>();
+  for (const [name, handler] of Object.entries(options.functions ?? {})) {
+    if (!isDurableHandler(handler)) {
+      throw new TypeError(`functions.${name}: expected a handler wrapped with withDurableExecution`);
+    }
+    functions.set(name, handler);
+  }
+  for (const [name, handler] of await loadEntries(options.entries ?? [])) {
+    if (functions.has(name) && functions.get(name) !== handler) {
+      throw new Error(`two durable handlers are named ${JSON.stringify(name)} (in functions and in an entry)`);
+    }
+    functions.set(name, handler);
+  }
+  return functions;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => {
+      server.off('listening', listening);
+      const message =
+        error.code === 'EADDRINUSE'
+          ? `port ${port} on ${host} is in use (another dev server?); choose another port`
+          : `cannot listen on ${host}:${port}: ${error.message}`;
+      reject(new Error(message, { cause: error }));
+    };
+    const listening = () => {
+      server.off('error', failed);
+      resolvePort((server.address() as AddressInfo).port);
+    };
+    server.once('error', failed);
+    server.once('listening', listening);
+    server.listen(port, host);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((done) => {
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      done();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * Starts the local dev server: a {@link LocalRuntime} on a SQLite file (runs survive restarts and
+ * go on where they were), and one HTTP server on one port with the control API at `/v1/...` and
+ * the dashboard at `/` (its files at `/dashboard/<file>`). Prints the URL once it listens.
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const port = checkPort(options.port ?? DEFAULT_DEV_PORT);
+  const host = options.host ?? DEFAULT_DEV_HOST;
+  const db = options.db ?? DEFAULT_DEV_DB;
+  const functions = await collectFunctions(options);
+
+  const dbPath = db === ':memory:' ? db : resolve(db);
+  if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
+  const store = new SqliteStore({ path: dbPath });
+  const runtime = new LocalRuntime({
+    store,
+    functions,
+    onError: (error, where) =>
+      log(
+        `error in ${where.runId ? `run ${where.runId}` : 'the runtime'}${where.functionName ? ` (${where.functionName})` : ''}: ${describeError(error)}`,
+      ),
+  });
+  const api = createControlApi({
+    engine: runtime.engine,
+    functions: [...functions.keys()],
+    invoker: runtime.invoker,
+    onError: (error) => log(`error in the control API: ${describeError(error)}`),
+  });
+  const apiListener = toNodeListener(api);
+  const dashboard = locateDashboard();
+  const server = createServer((req, res) => {
+    const target = req.url ?? '/';
+    const mark = target.indexOf('?');
+    const path = mark === -1 ? target : target.slice(0, mark);
+    if (path === '/v1' || path.startsWith('/v1/')) {
+      apiListener(req, res);
+      return;
+    }
+    serveDashboard(dashboard, path, req, res).catch((error: unknown) => {
+      log(`error serving ${path}: ${describeError(error)}`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('internal error\n');
+    });
+  });
+
+  let listeningPort: number;
+  try {
+    // The runtime first: a run started through the API as soon as it listens must be run.
+    await runtime.start();
+    listeningPort = await listen(server, port, host);
+  } catch (error) {
+    await runtime.stop().catch(() => {});
+    store.close();
+    throw error;
+  }
+  server.on('error', (error) => log(`error in the HTTP server: ${describeError(error)}`));
+
+  const url = urlFor(host, listeningPort);
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await closeServer(server);
+      await runtime.stop();
+      store.close();
+      log('durable-lambda dev server stopped');
+    })();
+    return stopping;
+  };
+
+  const names = [...functions.keys()];
+  log(`durable-lambda dev server at ${url}`);
+  log(`  dashboard  ${url}/`);
+  log(`  API        ${url}/v1 (e.g. ${url}/v1/runs)`);
+  log(`  functions  ${names.length > 0 ? names.join(', ') : '(none: give handlers or entries)'}`);
+  log(`  runs kept  ${dbPath}`);
+  if (dashboard === undefined) log('  (the dashboard folder of @durable-lambda/local was not found: / answers 503)');
+
+  return { url, port: listeningPort, runtime, stop, close: stop };
+}

@@ -1,0 +1,190 @@
+/**
+ * The code the constructs bundle into Lambda functions: run metrics (EMF), the control API's
+ * configuration, the stuck-runs watchdog, and the @durable-lambda/aws shim.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DurableBackend, InvocationOutput, OpenedInvocation } from '@durable-lambda/protocol';
+import { describe, expect, it } from 'vitest';
+import { functionTarget, readControlApiConfig } from '../../packages/cdk/src/runtime/control-api-config';
+import { emfLine } from '../../packages/cdk/src/runtime/metrics';
+import { withRunMetrics } from '../../packages/cdk/src/runtime/run-metrics';
+import { checkStuckRuns, readWatchedFunctions } from '../../packages/cdk/src/runtime/watchdog';
+import { REPO_ROOT } from './support';
+
+function fakeBackend(startedAt: number | undefined) {
+  const closed: InvocationOutput[] = [];
+  const opened: OpenedInvocation = {
+    invocation: {
+      runId: 'run-1',
+      functionName: 'checkout:prod',
+      input: undefined,
+      operations:
+        startedAt === undefined
+          ? []
+          : [{ Id: '0', Type: 'EXECUTION', Status: 'STARTED', StartTimestamp: startedAt } as never],
+      previousInvocationLost: false,
+      lostInvocations: 0,
+      now: () => 0,
+      remainingTimeMs: () => 0,
+      checkpoint: async () => [],
+      refresh: async () => [],
+    },
+    close: async (output) => {
+      closed.push(output);
+      return { Status: output.Status };
+    },
+    abort: async () => undefined,
+  };
+  const backend: DurableBackend = { open: async (event) => (event === 'nothing' ? { response: 'none' } : { opened }) };
+  return { backend, closed };
+}
+
+describe('withRunMetrics', () => {
+  it('publishes RunsSucceeded / RunsFailed and RunDuration (EMF) when a run ends, nothing while it waits', async () => {
+    const lines: string[] = [];
+    const { backend, closed } = fakeBackend(1_000);
+    const wrapped = withRunMetrics(backend, { write: (line) => lines.push(line), now: () => 61_000 });
+    for (const Status of ['PENDING', 'SUCCEEDED', 'FAILED'] as const) {
+      const result = await wrapped.open({}, { functionName: 'checkout' });
+      expect(await result.opened?.close({ Status })).toEqual({ Status });
+    }
+    expect(closed.map((o) => o.Status)).toEqual(['PENDING', 'SUCCEEDED', 'FAILED']);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      {
+        _aws: {
+          Timestamp: 61_000,
+          CloudWatchMetrics: [
+            {
+              Namespace: 'DurableLambda',
+              Dimensions: [['FunctionName']],
+              Metrics: [
+                { Name: 'RunsSucceeded', Unit: 'Count' },
+                { Name: 'RunDuration', Unit: 'Milliseconds' },
+              ],
+            },
+          ],
+        },
+        FunctionName: 'checkout',
+        RunsSucceeded: 1,
+        RunDuration: 60_000,
+      },
+      expect.objectContaining({ FunctionName: 'checkout', RunsFailed: 1, RunDuration: 60_000 }),
+    ]);
+  });
+
+  it('passes answers through untouched, and never fails a run over metrics', async () => {
+    const { backend } = fakeBackend(undefined);
+    const wrapped = withRunMetrics(backend, {
+      write: () => {
+        throw new Error('stdout closed');
+      },
+    });
+    expect(await wrapped.open('nothing', {})).toEqual({ response: 'none' });
+    const result = await wrapped.open({}, {});
+    expect(await result.opened?.close({ Status: 'FAILED' })).toEqual({ Status: 'FAILED' });
+  });
+
+  it('names the function without its qualifier when the context has no name', async () => {
+    const lines: string[] = [];
+    const { backend } = fakeBackend(undefined);
+    const result = await withRunMetrics(backend, { write: (line) => lines.push(line) }).open({}, {});
+    await result.opened?.close({ Status: 'SUCCEEDED' });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ FunctionName: 'checkout', RunsSucceeded: 1 });
+    expect(JSON.parse(lines[0] as string)).not.toHaveProperty('RunDuration');
+  });
+});
+
+describe('control API configuration', () => {
+  const functions = {
+    checkout: 'arn:aws:lambda:eu-west-1:123456789012:function:checkout',
+    payments: 'arn:aws:lambda:eu-west-1:123456789012:function:payments',
+  };
+
+  it('reads the table, the region and the served functions', () => {
+    expect(
+      readControlApiConfig({
+        DURABLE_TABLE_NAME: 'runs',
+        AWS_REGION: 'eu-west-1',
+        DURABLE_API_FUNCTIONS: JSON.stringify(functions),
+      }),
+    ).toEqual({ tableName: 'runs', region: 'eu-west-1', functions });
+  });
+
+  it('names what is missing or malformed', () => {
+    expect(() => readControlApiConfig({})).toThrow(/DURABLE_TABLE_NAME, DURABLE_API_FUNCTIONS, AWS_REGION/);
+    expect(() =>
+      readControlApiConfig({ DURABLE_TABLE_NAME: 'runs', AWS_REGION: 'eu-west-1', DURABLE_API_FUNCTIONS: '{"a":"b"}' }),
+    ).toThrow(/DURABLE_API_FUNCTIONS must be a JSON object/);
+  });
+
+  it('targets the served functions, keeping a run’s alias, and nothing else', () => {
+    expect(functionTarget(functions, 'checkout')).toBe(functions.checkout);
+    expect(functionTarget(functions, 'checkout:prod')).toBe(`${functions.checkout}:prod`);
+    expect(functionTarget(functions, 'unknown')).toBe('unknown');
+    expect(functionTarget(functions, 'constructor')).toBe('constructor');
+  });
+});
+
+describe('stuck-runs watchdog', () => {
+  it('publishes StuckRuns for every watched function, zero included', async () => {
+    const lines: string[] = [];
+    const asked: Array<[string, number]> = [];
+    const counts = await checkStuckRuns(
+      readWatchedFunctions({
+        DURABLE_WATCHDOG_FUNCTIONS: JSON.stringify([
+          { name: 'checkout', thresholdMs: 7_200_000 },
+          { name: 'reminder', thresholdMs: 864_000_000 },
+        ]),
+      }),
+      async (name, before) => {
+        asked.push([name, before]);
+        return name === 'checkout' ? 3 : 0;
+      },
+      { now: 1_000_000_000_000, write: (line) => lines.push(line) },
+    );
+    expect(counts).toEqual({ checkout: 3, reminder: 0 });
+    expect(asked.sort()).toEqual([
+      ['checkout', 1_000_000_000_000 - 7_200_000],
+      ['reminder', 1_000_000_000_000 - 864_000_000],
+    ]);
+    expect(lines.sort()).toEqual(
+      [
+        emfLine('checkout', { StuckRuns: [3, 'Count'] }, 1_000_000_000_000),
+        emfLine('reminder', { StuckRuns: [0, 'Count'] }, 1_000_000_000_000),
+      ].sort(),
+    );
+  });
+
+  it('refuses a malformed configuration', () => {
+    expect(() => readWatchedFunctions({})).toThrow(/DURABLE_WATCHDOG_FUNCTIONS/);
+    expect(() => readWatchedFunctions({ DURABLE_WATCHDOG_FUNCTIONS: '[{"name":"a","thresholdMs":0}]' })).toThrow();
+  });
+});
+
+describe('the @durable-lambda/aws shim', () => {
+  it('forwards import() and require() to the backend the bundle registered, and says so when there is none', () => {
+    const out = mkdtempSync(join(tmpdir(), 'shim-'));
+    const shim = join(REPO_ROOT, 'packages/cdk/src/runtime/write-backend-shim.mjs');
+    expect(spawnSync(process.execPath, [shim, out]).status).toBe(0);
+    expect(
+      JSON.parse(readFileSync(join(out, 'node_modules/@durable-lambda/aws/package.json'), 'utf8')).exports,
+    ).toEqual({
+      import: './index.mjs',
+      require: './index.cjs',
+    });
+    writeFileSync(
+      join(out, 'probe.cjs'),
+      `globalThis[Symbol.for('durable-lambda.cdk.backend')] = { createProductionBackend: (env) => ({ env }) };
+       const viaRequire = require('@durable-lambda/aws').createProductionBackend('r');
+       import('@durable-lambda/aws').then((m) => console.log(JSON.stringify([viaRequire, m.createProductionBackend('i')])));`,
+    );
+    const probe = spawnSync(process.execPath, [join(out, 'probe.cjs')], { encoding: 'utf8', cwd: out });
+    expect(JSON.parse(probe.stdout)).toEqual([{ env: 'r' }, { env: 'i' }]);
+    writeFileSync(join(out, 'bare.mjs'), `import('@durable-lambda/aws').catch((e) => console.log(e.message));`);
+    const bare = spawnSync(process.execPath, [join(out, 'bare.mjs')], { encoding: 'utf8', cwd: out });
+    expect(bare.stdout).toMatch(/no bundled production backend/);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The dev server in a real process: a run outlives the process (killed with SIGKILL, or stopped
+ * with SIGTERM) during its durable wait, and completes once the server is started again on the
+ * same SQLite file. And `npm start`'s script boots with the examples.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { OperationListWire, RunWire } from '@durable-lambda/api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { getJson, killAll, postJson, SERVER_URL, sleep, spawnNode, until } from './dev-server-process';
+
+const dir = mkdtempSync(join(tmpdir(), 'durable-dev-restart-'));
+afterAll(killAll);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const CHILD = 'test/local/fixtures/dev-server-child.mts';
+
+function startChild(port: number | string, db: string, marker: string) {
+  const child = spawnNode(['--import', 'tsx', CHILD, String(port), db, marker]);
+  return child;
+}
+
+async function urlOf(child: ReturnType<typeof spawnNode>): Promise<{ url: string; port: number }> {
+  const match = await child.waitFor(SERVER_URL);
+  return { url: match[1] as string, port: Number(match[2]) };
+}
+
+/** Starts a `sleeper` run and resolves once its invocation has ended inside the 3-second wait. */
+async function runIntoTheWait(url: string, label: string): Promise<string> {
+  const { status, body } = await postJson<RunWire>(`${url}/v1/runs`, { function: 'sleeper', input: { label } });
+  expect(status).toBe(201);
+  await until(async () => {
+    const { body: ops } = await getJson<OperationListWire>(`${url}/v1/runs/${body.runId}/operations`);
+    const nap = ops.operations.find((op) => op.name === 'nap');
+    return nap?.status === 'STARTED';
+  });
+  // The invocation closes right after the wait's checkpoint; give it that moment.
+  await sleep(300);
+  const { body: run } = await getJson<RunWire>(`${url}/v1/runs/${body.runId}`);
+  expect(run).toMatchObject({ status: 'RUNNING', invocations: 1 });
+  return body.runId;
+}
+
+async function completed(url: string, runId: string): Promise<RunWire> {
+  return until(async () => {
+    const { body } = await getJson<RunWire>(`${url}/v1/runs/${runId}`);
+    return body.status !== 'RUNNING' && body;
+  }, 15_000);
+}
+
+describe.concurrent('dev server restarts', () => {
+  it('a run whose server was killed with SIGKILL during its wait completes after a restart on the same db and port', async () => {
+    const db = join(dir, 'killed.sqlite');
+    const marker = join(dir, 'killed.txt');
+    const first = startChild(0, db, marker);
+    const { url, port } = await urlOf(first);
+    const runId = await runIntoTheWait(url, 'killed');
+    const startedWait = Date.now();
+
+    first.process.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    await expect(fetch(`${url}/v1/functions`)).rejects.toThrow();
+
+    const second = startChild(port, db, marker);
+    expect((await urlOf(second)).url).toBe(url);
+    const run = await completed(url, runId);
+    expect(run).toMatchObject({ status: 'SUCCEEDED', result: { label: 'killed' }, invocations: 2, lostInvocations: 0 });
+    expect(Date.now() - startedWait).toBeGreaterThanOrEqual(2_500);
+    // The step before the wait ran once: the restart replayed it from the file.
+    expect(readFileSync(marker, 'utf8')).toBe('before killed\n');
+    const { body: ops } = await getJson<OperationListWire>(`${url}/v1/runs/${runId}/operations`);
+    expect(ops.operations.map((op) => [op.name ?? op.type, op.status])).toEqual([
+      ['EXECUTION', 'SUCCEEDED'],
+      ['before', 'SUCCEEDED'],
+      ['nap', 'SUCCEEDED'],
+      ['after', 'SUCCEEDED'],
+    ]);
+    second.process.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  });
+
+  it('a run whose server was stopped with SIGTERM during its wait completes after a restart', async () => {
+    const db = join(dir, 'stopped.sqlite');
+    const marker = join(dir, 'stopped.txt');
+    const first = startChild(0, db, marker);
+    const { url, port } = await urlOf(first);
+    const runId = await runIntoTheWait(url, 'stopped');
+
+    first.process.kill('SIGTERM');
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(first.output()).toContain('dev server stopped');
+
+    const second = startChild(port, db, marker);
+    await urlOf(second);
+    const run = await completed(url, runId);
+    expect(run).toMatchObject({ status: 'SUCCEEDED', result: { label: 'stopped' }, invocations: 2 });
+    expect(readFileSync(marker, 'utf8')).toBe('before stopped\n');
+    second.process.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  });
+
+  it("npm start's script (examples/dev-server.ts) boots with every example", async () => {
+    const child = spawnNode(['--import', 'tsx', 'examples/dev-server.ts'], {
+      PORT: '0',
+      DURABLE_DB: join(dir, 'examples.sqlite'),
+    });
+    const { url } = await urlOf(child);
+    await child.waitFor(/Ctrl-C stops the server/);
+    const { status, body } = await getJson<{ functions: Array<{ name: string }> }>(`${url}/v1/functions`);
+    expect(status).toBe(200);
+    expect(body.functions.map((f) => f.name).sort()).toEqual([
+      'approval',
+      'checkout',
+      'fan-out',
+      'order-saga',
+      'payments',
+      'reminder',
+      'report-job',
+    ]);
+    const started = await postJson<RunWire>(`${url}/v1/runs`, { function: 'fan-out', input: { period: '2025-04' } });
+    expect(started.status).toBe(201);
+    const run = await completed(url, started.body.runId);
+    expect(run).toMatchObject({ status: 'SUCCEEDED', result: { period: '2025-04', customers: 100, sent: 100 } });
+    child.process.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+  });
+});
