@@ -105,7 +105,11 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
 
   let backend: Promise<DurableBackend> | undefined;
   const lambdaHandler = async (event: unknown, context: LambdaContextLike = {}): Promise<unknown> => {
-    backend ??= config.backend ? Promise.resolve(config.backend) : loadProductionBackend();
+    // A failed load is not kept: the next invocation on this warm container tries again.
+    backend ??= (config.backend ? Promise.resolve(config.backend) : loadProductionBackend()).catch((error: unknown) => {
+      backend = undefined;
+      throw error;
+    });
     const opened = await (await backend).open(event, context);
     if (!opened.opened) return opened.response;
     return finishOpened(opened.opened, await entry.execute(opened.opened.invocation, context));

@@ -120,7 +120,8 @@ async function settle<T>(scope: Scope, record: Operation, plan: CallbackPlan<T>)
   const d = record.CallbackDetails;
   if (record.Status === 'SUCCEEDED') {
     const context = { entityId: record.Id, durableExecutionArn: scope.runtime.invocation.runId };
-    return deserializeChecked(plan.deserialize as Serdes<T>, d?.Result, context);
+    // Tracked: an async serdes is work in progress, not a reason to suspend.
+    return scope.runtime.track(() => deserializeChecked(plan.deserialize as Serdes<T>, d?.Result, context));
   }
   throw callbackError(d?.Error);
 }
@@ -178,5 +179,5 @@ export async function runWaitForCallback<T>(scope: Scope, args: readonly unknown
     },
   });
   const context = { entityId: 'waitForCallback', durableExecutionArn: scope.runtime.invocation.runId };
-  return deserializeChecked(plan.deserialize as Serdes<T>, raw, context);
+  return scope.runtime.track(() => deserializeChecked(plan.deserialize as Serdes<T>, raw, context));
 }

@@ -43,8 +43,9 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   };
 
   let record = runtime.find(id, 'CONTEXT', spec.name, spec.subType);
-  if (record?.Status === 'SUCCEEDED')
-    return deserializeChecked(spec.serdes, record.ContextDetails?.Result, serdesContext);
+  // Serdes calls are tracked: an async serdes is work in progress, not a reason to suspend.
+  const read = (data: string | undefined) => runtime.track(() => deserializeChecked(spec.serdes, data, serdesContext));
+  if (record?.Status === 'SUCCEEDED') return read(record.ContextDetails?.Result);
   if (record?.Status === 'FAILED') throw failure(record.ContextDetails?.Error);
   // The START rides along with the first child's checkpoint; nothing waits for it alone.
   if (!record) runtime.enqueue({ ...base, Action: 'START' });
@@ -53,7 +54,9 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   try {
     const childScope = scope.child(id);
     const value = await spec.body(new DurableContextImpl(childScope), childScope);
-    data = await serializeChecked(spec.serdes, value, serdesContext, runtime.settings.maxPayloadBytes);
+    data = await runtime.track(() =>
+      serializeChecked(spec.serdes, value, serdesContext, runtime.settings.maxPayloadBytes),
+    );
   } catch (error) {
     record = await runtime.checkpoint({
       ...base,
@@ -63,7 +66,7 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
     throw failure(record.ContextDetails?.Error);
   }
   record = await runtime.checkpoint({ ...base, Action: 'SUCCEED', ...(data === undefined ? {} : { Payload: data }) });
-  return deserializeChecked(spec.serdes, record.ContextDetails?.Result, serdesContext);
+  return read(record.ContextDetails?.Result);
 }
 
 /** `context.runInChildContext(name?, fn, config?)`. */

@@ -55,11 +55,9 @@ export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly un
   const serdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
   let record: Operation | undefined = runtime.find(id, 'CHAINED_INVOKE', name);
   if (!record) {
-    const payload = await serializeChecked(
-      payloadSerdes,
-      input as TInput,
-      serdesContext,
-      runtime.settings.maxPayloadBytes,
+    // Tracked: an async serdes is work in progress, not a reason to suspend.
+    const payload = await runtime.track(() =>
+      serializeChecked(payloadSerdes, input as TInput, serdesContext, runtime.settings.maxPayloadBytes),
     );
     record = await runtime.checkpoint({
       Id: id,
@@ -72,7 +70,9 @@ export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly un
     });
   }
   if (record.Status === 'STARTED') await runtime.blockUntil(undefined);
-  if (record.Status === 'SUCCEEDED')
-    return deserializeChecked(resultSerdes, record.ChainedInvokeDetails?.Result, serdesContext);
+  if (record.Status === 'SUCCEEDED') {
+    const data = record.ChainedInvokeDetails?.Result;
+    return runtime.track(() => deserializeChecked(resultSerdes, data, serdesContext));
+  }
   throw operationError(InvokeError, { ErrorCode: ErrorCode.INVOKE_FAILED, ...record.ChainedInvokeDetails?.Error });
 }

@@ -73,8 +73,11 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
   let record = runtime.find(id, 'STEP', plan.name);
   for (;;) {
     switch (record?.Status) {
-      case 'SUCCEEDED':
-        return deserializeChecked(plan.serdes, record.StepDetails?.Result, serdesContext);
+      case 'SUCCEEDED': {
+        const data = record.StepDetails?.Result;
+        // Tracked: an async serdes (e.g. one that reads S3) is work in progress, not a wait.
+        return runtime.track(() => deserializeChecked(plan.serdes, data, serdesContext));
+      }
       case 'FAILED':
         throw failureFrom(record);
       case 'STARTED': {

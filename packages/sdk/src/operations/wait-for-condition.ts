@@ -127,8 +127,11 @@ export async function runWaitForCondition<T>(scope: Scope, args: readonly unknow
   }
   for (;;) {
     switch (record?.Status) {
-      case 'SUCCEEDED':
-        return deserializeChecked(p.serdes, record.StepDetails?.Result, serdesContext);
+      case 'SUCCEEDED': {
+        const data = record.StepDetails?.Result;
+        // Tracked: an async serdes is work in progress, not a reason to suspend.
+        return runtime.track(() => deserializeChecked(p.serdes, data, serdesContext));
+      }
       case 'FAILED':
         throw operationError(WaitForConditionError, record.StepDetails?.Error);
       case 'PENDING':

@@ -24,6 +24,8 @@ export class Checkpointer {
     private readonly onFault: (error: unknown) => void,
     /** Called whenever the checkpointer becomes idle. */
     private readonly onIdle: () => void,
+    /** True once the invocation has ended: updates still queued are dropped, never sent. */
+    private readonly isClosed: () => boolean = () => false,
   ) {}
 
   /** Queues an update; resolves with the stored operation once it is durable. */
@@ -63,7 +65,9 @@ export class Checkpointer {
   private async flush(): Promise<void> {
     const batch = this.queue;
     this.queue = [];
-    if (batch.length === 0) return;
+    // Queued before the invocation ended (e.g. a non-deterministic replay failed it at once):
+    // its output is already being recorded, and nothing may be written after it.
+    if (batch.length === 0 || this.isClosed()) return;
     let stored: readonly Operation[];
     try {
       stored = await this.invocation.checkpoint(batch.map((q) => q.update));

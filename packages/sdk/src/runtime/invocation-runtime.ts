@@ -84,6 +84,7 @@ export class InvocationRuntime {
       (ops) => this.apply(ops),
       (error) => this.fault(error),
       () => this.scheduleCheck(),
+      () => this.settled,
     );
     this.logger = createLogger(settings.logSink, { runId: invocation.runId }, () => !this.replaying);
   }
