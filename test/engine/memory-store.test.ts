@@ -1,8 +1,7 @@
 import { MemoryStore, type RunRecord } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { describe, expect, it } from 'vitest';
-
-const T0 = 1_700_000_000_000;
+import { runRecord as conformanceRunRecord, T0 } from '../store-conformance/conformance';
 
 function setup() {
   const clock = { t: T0, now: () => clock.t };
@@ -10,23 +9,8 @@ function setup() {
   return { clock, store };
 }
 
-function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    runId: 'run1',
-    functionName: 'fn',
-    status: 'RUNNING',
-    input: '{"n":1}',
-    createdAt: T0,
-    updatedAt: T0,
-    fence: 0,
-    nextWakeAt: T0,
-    invocations: 0,
-    lostInvocations: 0,
-    eventSeq: 0,
-    handledEventSeq: 0,
-    ...overrides,
-  };
-}
+/** The conformance suites' run record, as `run1` (the only run most tests here need). */
+const runRecord = (overrides: Partial<RunRecord> = {}): RunRecord => conformanceRunRecord('run1', overrides);
 
 const execution = (): Operation => ({
   Id: '0',

@@ -13,7 +13,8 @@
  */
 import type { RunRecord, Store } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect } from 'vitest';
+import { conformanceTest } from './support';
 
 /** A clock the suite moves. */
 export interface ConformanceClock {
@@ -148,9 +149,7 @@ export function describeStoreConformance(
   setup: () => Promise<{ store: Store; clock: ConformanceClock }>,
   options: ConformanceOptions = {},
 ): void {
-  const known = new Set(options.knownDeviations ?? []);
-  const test = (title: string, body: () => Promise<void>, timeout?: number) =>
-    (known.has(title) ? it.fails : it)(title, body, timeout);
+  const test = conformanceTest(options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

@@ -10,7 +10,7 @@
  */
 import type { IdempotencyRecord, RunRecord, RunStatus, Store } from '@durable-lambda/engine';
 import { FencedError } from '@durable-lambda/protocol';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect } from 'vitest';
 import {
   type ConformanceClock,
   type ConformanceOptions,
@@ -20,15 +20,14 @@ import {
   stepOp,
   T0,
 } from './conformance';
+import { conformanceTest } from './support';
 
 export function describeControlConformance(
   name: string,
   setup: () => Promise<{ store: Store; clock: ConformanceClock }>,
   options: ConformanceOptions = {},
 ): void {
-  const known = new Set(options.knownDeviations ?? []);
-  const test = (title: string, body: () => Promise<void>, timeout?: number) =>
-    (known.has(title) ? it.fails : it)(title, body, timeout);
+  const test = conformanceTest(options);
 
   describe(`${name}: control conformance`, () => {
     let store: Store;

@@ -1,0 +1,62 @@
+import type { Operation } from '@durable-lambda/protocol';
+import { ChunkPool } from './chunks';
+import { Expressions } from './expressions';
+import { EPOCH, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem } from './items';
+import { CHUNK_PREFIX, OP_PREFIX, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlPassed } from './layout';
+import type { StoreContext } from './store-context';
+import type { Item } from './table-access';
+
+/** What the run item contributes to a read of operations: its retention and epoch, not its data. */
+const RUN_ATTRIBUTES_FOR_OPERATIONS = ['expiresAt', EPOCH];
+
+/**
+ * The live operations of a run (none once its retention has passed), with their chunked values
+ * read. Operations written below the run's epoch belong to an expired run this one replaced, so
+ * they stay hidden until TTL deletes them.
+ */
+export async function loadOperations(ctx: StoreContext, runId: string): Promise<Operation[]> {
+  const e = new Expressions();
+  // One Query over CHUNK#… < OP#… < RUN: the chunks, the operations, and the run item (for its
+  // retention and epoch only: the projection leaves its input and result behind).
+  const items = await ctx.access.queryAll({
+    KeyConditionExpression: `${e.name(PK)} = ${e.value(runPk(runId))} AND ${e.name(SK)} BETWEEN ${e.value(CHUNK_PREFIX)} AND ${e.value(RUN_SK)}`,
+    ProjectionExpression: [PK, SK, OP, OP_REFS, OP_FENCE, TTL, 'data', ...RUN_ATTRIBUTES_FOR_OPERATIONS]
+      .map((n) => e.name(n))
+      .join(', '),
+    ...e.attributes(),
+  });
+  const now = ctx.clock.now();
+  const pool = new ChunkPool();
+  const operations: Item[] = [];
+  let run: Item | undefined;
+  for (const item of items) {
+    const sk = item[SK] as string;
+    if (sk === RUN_SK) run = item;
+    else if (ttlPassed(item[TTL], now)) continue;
+    else if (sk.startsWith(OP_PREFIX)) operations.push(item);
+    else if (sk.startsWith(CHUNK_PREFIX)) pool.add(item);
+  }
+  if (!run || !ctx.live(run)) return [];
+  const epoch = Number(run[EPOCH] ?? 0);
+  return operations.filter((item) => Number(item[OP_FENCE] ?? 0) >= epoch).map((item) => operationFromItem(item, pool));
+}
+
+/**
+ * One live operation of a run, by the same rules as {@link loadOperations}: two point reads (the
+ * run item narrowed to its retention and epoch) instead of a Query over the whole partition.
+ */
+export async function getOperation(
+  ctx: StoreContext,
+  runId: string,
+  operationId: string,
+): Promise<Operation | undefined> {
+  const pk = runPk(runId);
+  const [run, item] = await Promise.all([
+    ctx.access.getItem(pk, RUN_SK, RUN_ATTRIBUTES_FOR_OPERATIONS),
+    ctx.access.getItem(pk, operationSk(operationId)),
+  ]);
+  const now = ctx.clock.now();
+  if (!run || !ctx.live(run) || !item || ttlPassed(item[TTL], now)) return undefined;
+  if (Number(item[OP_FENCE] ?? 0) < Number(run[EPOCH] ?? 0)) return undefined;
+  return operationFromItem(item, await ctx.access.readChunks(pk, itemRefs(item), now));
+}
