@@ -7,18 +7,7 @@ import {
   type RetryStrategy,
 } from '../../packages/sdk/src/retry';
 import { applyJitter } from '../../packages/sdk/src/retry/jitter';
-
-/** A tiny seeded PRNG, so jittered delays are reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../support/seeded-random';
 
 /** The field of the InvalidArgumentError that `fn` throws. */
 function invalidField(fn: () => unknown): string {

@@ -15,6 +15,7 @@ export {
   RunKeyConflictError,
   RunNotFoundError,
 } from './errors';
+export { takeLease } from './lease';
 export { applyPatch, MemoryStore } from './memory-store';
 export type { CallbackOutcome } from './outside-events';
 export { childRunKey, OutsideEvents } from './outside-events';

@@ -1,4 +1,5 @@
 import { FencedError, type Operation } from '@durable-lambda/protocol';
+import { takeLease } from './lease';
 import { checkOperationPayloads, checkRunPayloads } from './payload-limit';
 import type {
   IdempotencyRecord,
@@ -47,16 +48,10 @@ export class MemoryStore implements Store {
 
   async acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
     const run = this.live(runId);
-    if (run?.status !== 'RUNNING') return undefined;
-    if (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now) return undefined;
-    const previousLost = run.leaseExpiresAt !== undefined;
-    run.fence += 1;
-    run.leaseExpiresAt = leaseExpiresAt;
-    run.invocations += 1;
-    if (previousLost) run.lostInvocations += 1;
-    run.updatedAt = now;
+    const taken = run && takeLease(run, now, leaseExpiresAt);
+    if (!run || !taken) return undefined;
     this.changed();
-    return { run: structuredClone(run), previousLost };
+    return { run: structuredClone(run), previousLost: taken.previousLost };
   }
 
   async loadOperations(runId: string): Promise<Operation[]> {

@@ -13,6 +13,7 @@ import {
   type RunStatus,
   runQueryLimit,
   type Store,
+  takeLease,
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import Database from 'better-sqlite3';
@@ -116,16 +117,10 @@ export class SqliteStore implements Store {
   async acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
     const grant = this.transaction(() => {
       const run = this.live(runId);
-      if (run?.status !== 'RUNNING') return undefined;
-      if (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now) return undefined;
-      const previousLost = run.leaseExpiresAt !== undefined;
-      run.fence += 1;
-      run.leaseExpiresAt = leaseExpiresAt;
-      run.invocations += 1;
-      if (previousLost) run.lostInvocations += 1;
-      run.updatedAt = now;
+      const taken = run && takeLease(run, now, leaseExpiresAt);
+      if (!run || !taken) return undefined;
       this.putRun(run);
-      return { run, previousLost };
+      return { run, previousLost: taken.previousLost };
     });
     if (grant) this.changed();
     return grant;
