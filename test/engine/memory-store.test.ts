@@ -1,4 +1,4 @@
-import { MemoryStore, type RunRecord } from '@durable-lambda/engine';
+import { dueAtOf, MemoryStore, type RunRecord } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { describe, expect, it } from 'vitest';
 import { runRecord as conformanceRunRecord, T0 } from '../store-conformance/conformance';
@@ -33,7 +33,7 @@ const stepOp = (id: string, result: string): Operation => ({
 async function leased() {
   const ctx = setup();
   await ctx.store.createRun(runRecord(), execution());
-  const grant = await ctx.store.acquireLease('run1', T0, T0 + 1000);
+  const grant = await ctx.store.acquireLease('run1', T0, T0 + 1000, 'token');
   if (!grant) throw new Error('lease not granted');
   return { ...ctx, fence: grant.run.fence };
 }
@@ -43,7 +43,8 @@ describe('MemoryStore: createRun', () => {
     const { store } = setup();
     const first = await store.createRun(runRecord(), execution());
     expect(first.created).toBe(true);
-    expect(first.run).toEqual(runRecord());
+    // The store adds the due-index key: a new run is due at once.
+    expect(first.run).toEqual({ ...runRecord(), dueAt: dueAtOf(runRecord()) });
     const second = await store.createRun(runRecord({ input: '"other"', createdAt: T0 + 5 }), execution());
     expect(second.created).toBe(false);
     expect(second.run.input).toBe('{"n":1}');
@@ -83,7 +84,7 @@ describe('MemoryStore: copies in and out', () => {
     const got = await store.getRun('run1');
     got!.fence = 42;
     got!.status = 'STOPPED';
-    const grant = await store.acquireLease('run1', T0, T0 + 1000);
+    const grant = await store.acquireLease('run1', T0, T0 + 1000, 'token');
     expect(grant?.run.fence).toBe(1);
     grant!.run.fence = 77;
     grant!.run.leaseExpiresAt = undefined;
@@ -133,7 +134,7 @@ describe('MemoryStore: retention', () => {
     clock.t = T0 + 1000;
     expect(await store.getRun('run1')).toBeUndefined();
     expect(await store.loadOperations('run1')).toEqual([]);
-    expect(await store.acquireLease('run1', clock.t, clock.t + 1000)).toBeUndefined();
+    expect(await store.acquireLease('run1', clock.t, clock.t + 1000, 'token')).toBeUndefined();
   });
 
   it('commit to an expired run is fenced', async () => {
@@ -147,7 +148,7 @@ describe('MemoryStore: retention', () => {
     const { store } = setup();
     expect(await store.getRun('nope')).toBeUndefined();
     expect(await store.loadOperations('nope')).toEqual([]);
-    expect(await store.acquireLease('nope', T0, T0 + 1)).toBeUndefined();
+    expect(await store.acquireLease('nope', T0, T0 + 1, 'token')).toBeUndefined();
   });
 });
 
@@ -165,7 +166,7 @@ describe('MemoryStore: fenced commit', () => {
   it('a commit with a stale fence throws FencedError and writes nothing', async () => {
     const { store, clock, fence } = await leased();
     clock.t = T0 + 2000;
-    const second = await store.acquireLease('run1', clock.t, clock.t + 1000);
+    const second = await store.acquireLease('run1', clock.t, clock.t + 1000, 'token');
     expect(second?.run.fence).toBe(fence + 1);
     const runBefore = await store.getRun('run1');
     const opsBefore = await store.loadOperations('run1');
@@ -221,7 +222,7 @@ describe('MemoryStore: acquireLease', () => {
   it('grants a free lease: fence and invocations grow by one, the lease lasts until leaseExpiresAt', async () => {
     const { store } = setup();
     await store.createRun(runRecord(), execution());
-    const grant = await store.acquireLease('run1', T0 + 5, T0 + 1000);
+    const grant = await store.acquireLease('run1', T0 + 5, T0 + 1000, 'token');
     expect(grant?.previousLost).toBe(false);
     expect(grant?.run).toMatchObject({ fence: 1, invocations: 1, lostInvocations: 0, leaseExpiresAt: T0 + 1000 });
     expect(grant?.run.updatedAt).toBe(T0 + 5);
@@ -231,13 +232,13 @@ describe('MemoryStore: acquireLease', () => {
   it('refuses while the lease is held, without changing the run', async () => {
     const { store } = await leased();
     const before = await store.getRun('run1');
-    expect(await store.acquireLease('run1', T0 + 999, T0 + 5000)).toBeUndefined();
+    expect(await store.acquireLease('run1', T0 + 999, T0 + 5000, 'token')).toBeUndefined();
     expect(await store.getRun('run1')).toEqual(before);
   });
 
   it('takes over a lapsed lease and counts the lost invocation', async () => {
     const { store } = await leased();
-    const grant = await store.acquireLease('run1', T0 + 1000, T0 + 3000);
+    const grant = await store.acquireLease('run1', T0 + 1000, T0 + 3000, 'token');
     expect(grant?.previousLost).toBe(true);
     expect(grant?.run).toMatchObject({ fence: 2, invocations: 2, lostInvocations: 1, leaseExpiresAt: T0 + 3000 });
   });
@@ -245,7 +246,7 @@ describe('MemoryStore: acquireLease', () => {
   it('does not count a released lease as lost', async () => {
     const { store, fence } = await leased();
     await store.commit('run1', fence, { operations: [], run: { leaseExpiresAt: null } });
-    const grant = await store.acquireLease('run1', T0 + 10, T0 + 2000);
+    const grant = await store.acquireLease('run1', T0 + 10, T0 + 2000, 'token');
     expect(grant?.previousLost).toBe(false);
     expect(grant?.run).toMatchObject({ fence: 2, invocations: 2, lostInvocations: 0 });
   });
@@ -257,12 +258,12 @@ describe('MemoryStore: acquireLease', () => {
     // lost, clean, lost, lost, clean
     const lostPattern = [true, false, true, true, false];
     for (const lost of lostPattern) {
-      const grant = await store.acquireLease('run1', t, t + 100);
+      const grant = await store.acquireLease('run1', t, t + 100, 'token');
       if (!grant) throw new Error('lease not granted');
       if (lost) t += 100;
       else await store.commit('run1', grant.run.fence, { operations: [], run: { leaseExpiresAt: null } });
     }
-    const final = await store.acquireLease('run1', t, t + 100);
+    const final = await store.acquireLease('run1', t, t + 100, 'token');
     // Invocations 1..5 held the lease before; the losses are 1, 3 and 4.
     expect(final?.run).toMatchObject({ fence: 6, invocations: 6, lostInvocations: 3 });
     expect(final?.previousLost).toBe(false);
@@ -271,7 +272,7 @@ describe('MemoryStore: acquireLease', () => {
   it('refuses a run that is not RUNNING', async () => {
     const { store, fence } = await leased();
     await store.commit('run1', fence, { operations: [], run: { status: 'SUCCEEDED', leaseExpiresAt: null } });
-    expect(await store.acquireLease('run1', T0 + 5000, T0 + 6000)).toBeUndefined();
+    expect(await store.acquireLease('run1', T0 + 5000, T0 + 6000, 'token')).toBeUndefined();
     expect((await store.getRun('run1'))?.fence).toBe(fence);
   });
 });

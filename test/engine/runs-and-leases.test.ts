@@ -34,8 +34,11 @@ class CountingStore implements Store {
   getRun(runId: string) {
     return this.inner.getRun(runId);
   }
-  acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
-    return this.inner.acquireLease(runId, now, leaseExpiresAt);
+  acquireLease(runId: string, now: number, leaseExpiresAt: number, token: string): Promise<LeaseGrant | undefined> {
+    return this.inner.acquireLease(runId, now, leaseExpiresAt, token);
+  }
+  findDueRuns(before: number, limit: number) {
+    return this.inner.findDueRuns(before, limit);
   }
   loadOperations(runId: string) {
     return this.inner.loadOperations(runId);

@@ -12,9 +12,12 @@ describe('checkpointing', () => {
     await h.start();
     await h.invoke();
     expect((await h.run())?.result).toBe('[1,2,3]');
-    const checkpointWrites = h.store.commits.filter((c) => c.operations.some((o) => o.Type === 'STEP'));
-    expect(checkpointWrites).toHaveLength(1);
-    expect(checkpointWrites[0]?.operations.map((o) => o.Id)).toEqual(['1', '2', '3']);
+    // The three STARTs go in one write, the three outcomes in the next.
+    const stepWrites = h.store.commits.filter((c) => c.operations.some((o) => o.Type === 'STEP'));
+    expect(stepWrites.map((c) => c.operations.map((o) => `${o.Id}:${o.Status}`))).toEqual([
+      ['1:STARTED', '2:STARTED', '3:STARTED'],
+      ['1:SUCCEEDED', '2:SUCCEEDED', '3:SUCCEEDED'],
+    ]);
   });
 
   it('makes a step result durable before the handler sees it: a failed write ends the invocation, the code after never runs', async () => {
@@ -56,12 +59,21 @@ describe('checkpointing', () => {
     const fresh = h.invoke();
     await new Promise((r) => setTimeout(r, 10));
     const writesBefore = h.store.commits.length;
-    release(); // both invocations' steps complete; only the newer may write
+    // The newer invocation found the stale one's attempt started and lost: a retry is due.
+    expect(await fresh).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
+    release(); // the stale attempt completes, but its outcome may not be written
     expect(await stale).toEqual({ type: 'fenced' });
-    await fresh;
+    h.clock.advanceTo((await h.run())?.nextWakeAt ?? 0);
+    const retry = h.invoke();
+    await new Promise((r) => setTimeout(r, 10));
+    release(); // attempt 2, in the newest invocation
+    await retry;
     expect((await h.run())?.result).toBe('"done"');
     expect(h.store.commits.length).toBeGreaterThan(writesBefore);
     expect(secondBody).toBe(1);
+    const slow = (await h.operations()).find((o) => o.Name === 'slow');
+    expect(slow?.StepDetails?.Attempt).toBe(2);
+    expect(slow?.StepDetails?.FailedAttempts?.[0]?.Error.ErrorCode).toBe('invocation_lost');
   });
 
   it('reports a fenced checkpoint from the store as FencedError', async () => {

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lambda/protocol';
 import { issueCallbackId } from './callback-ids';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { childRunKey, OutsideEvents } from './outside-events';
 import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
+import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
 import { cancelRun, retryRun } from './run-control';
 import { runIdFor } from './run-ids';
 import { runQueryLimit } from './run-query';
@@ -31,6 +33,12 @@ export interface EngineOptions {
   defaultInvocationMs?: number;
   /** Delay before retrying a run whose invocation hit an infrastructure fault. Default 5 s. */
   faultRetryMs?: number;
+  /**
+   * How long past due a run must be before {@link Engine.reconcile} wakes it, ms: its own wake-up
+   * gets this long to arrive first. Default 2 minutes (EventBridge Scheduler fires up to a minute
+   * late); local runtimes with precise timers use less.
+   */
+  reconcileGraceMs?: number;
 }
 
 /** A request to start a run. */
@@ -59,6 +67,7 @@ export class Engine implements DurableBackend {
   private readonly leaseGraceMs: number;
   private readonly defaultInvocationMs: number;
   private readonly faultRetryMs: number;
+  private readonly reconcileGraceMs: number;
   private readonly outside: OutsideEvents;
 
   constructor(options: EngineOptions) {
@@ -71,7 +80,9 @@ export class Engine implements DurableBackend {
     this.leaseGraceMs = options.leaseGraceMs ?? 10_000;
     this.defaultInvocationMs = options.defaultInvocationMs ?? 15 * 60_000;
     this.faultRetryMs = options.faultRetryMs ?? 5_000;
+    this.reconcileGraceMs = options.reconcileGraceMs ?? 120_000;
     this.outside = new OutsideEvents({
+      retentionMs: this.retentionMs,
       store: this.store,
       waker: this.waker,
       invoker: this.invoker,
@@ -128,6 +139,7 @@ export class Engine implements DurableBackend {
       updatedAt: now,
       fence: 0,
       nextWakeAt: now,
+      dueAt: now,
       invocations: 0,
       lostInvocations: 0,
       eventSeq: 0,
@@ -164,10 +176,14 @@ export class Engine implements DurableBackend {
     if (!lapsed && !due) return undefined;
     const remainingTimeMs = options.remainingTimeMs ?? (() => this.defaultInvocationMs);
     const leaseExpiresAt = now + remainingTimeMs() + this.leaseGraceMs;
-    const grant = await this.store.acquireLease(runId, now, leaseExpiresAt);
+    const grant = await this.store.acquireLease(runId, now, leaseExpiresAt, randomUUID());
     if (!grant) return undefined;
     // The safety net: if this invocation dies without closing, the run wakes when the lease lapses.
-    await this.waker.wakeAt({ runId, functionName: run.functionName, at: leaseExpiresAt, reason: 'lease' });
+    // Best effort: the lease put the run in the due index at its end, so a lost request (or a
+    // death before it) is left to the reconciler.
+    await this.waker
+      .wakeAt({ runId, functionName: run.functionName, at: leaseExpiresAt, reason: 'lease' })
+      .catch(() => undefined);
     const operations = await this.outside.settleOnOpen(grant.run, await this.store.loadOperations(runId));
     return new EngineSession(grant.run, operations, grant.previousLost, {
       store: this.store,
@@ -198,16 +214,38 @@ export class Engine implements DurableBackend {
 
   /** Cancels a RUNNING run; a waiting parent hears of it like of any child that ended. */
   async cancelRun(runId: string): Promise<RunRecord> {
-    const run = await cancelRun(this.store, runId, this.clock.now());
-    await this.outside.childFinished(run);
+    const now = this.clock.now();
+    const run = await cancelRun(this.store, runId, now, this.outside.retention(now));
+    // Left to the reconciler when it fails: a cancelled child stays due until its parent is told.
+    await this.outside.childFinished(run).catch(() => undefined);
     return run;
   }
 
   /** Retries a FAILED run from its failed operations, and wakes it. */
   async retryRun(runId: string): Promise<RunRecord> {
     const run = await retryRun(this.store, runId, this.clock.now());
-    await this.waker.wakeAt({ runId, functionName: run.functionName, at: this.clock.now(), reason: 'event' });
+    // The retried run is due now: a lost wake-up is left to the reconciler.
+    await this.outside.wakeSoon(run);
     return run;
+  }
+
+  /**
+   * One pass of the reconciler: wakes every run that is due and not held by a live lease, and
+   * tells waiting parents of child runs that ended, whatever wake-up or notification was lost.
+   * Run it every minute (the CDK deploys it so; the dev server runs it on a timer). Safe to run
+   * concurrently and repeatedly. See {@link ReconcileReport} for what it returns.
+   */
+  reconcile(options: ReconcileOptions = {}): Promise<ReconcileReport> {
+    return reconcile(
+      {
+        store: this.store,
+        waker: this.waker,
+        clock: this.clock,
+        outside: this.outside,
+        graceMs: this.reconcileGraceMs,
+      },
+      options,
+    );
   }
 
   /** A run's record, or undefined. */

@@ -22,6 +22,7 @@ export { childRunKey, OutsideEvents } from './outside-events';
 export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';
 export type {
   Clock,
+  DueRun,
   IdempotencyRecord,
   Invoker,
   LeaseGrant,
@@ -35,7 +36,8 @@ export type {
   WakeRequest,
   Waker,
 } from './ports';
-export { systemClock } from './ports';
+export { dueAtOf, systemClock } from './ports';
+export type { ReconcileOptions, ReconcileReport } from './reconciler';
 export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';
 export { decodeRunCursor, encodeRunCursor, runQueryLimit } from './run-query';

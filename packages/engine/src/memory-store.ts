@@ -1,16 +1,19 @@
+import { isDeepStrictEqual } from 'node:util';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { takeLease } from './lease';
 import { checkOperationPayloads, checkRunPayloads } from './payload-limit';
-import type {
-  IdempotencyRecord,
-  LeaseGrant,
-  OperationDeadlines,
-  RunPage,
-  RunPatch,
-  RunQuery,
-  RunRecord,
-  RunStatus,
-  Store,
+import {
+  type DueRun,
+  dueAtOf,
+  type IdempotencyRecord,
+  type LeaseGrant,
+  type OperationDeadlines,
+  type RunPage,
+  type RunPatch,
+  type RunQuery,
+  type RunRecord,
+  type RunStatus,
+  type Store,
 } from './ports';
 import { decodeRunCursor, encodeRunCursor, runQueryLimit } from './run-query';
 
@@ -23,6 +26,8 @@ export class MemoryStore implements Store {
   private readonly operations = new Map<string, Map<string, Operation>>();
   private readonly listeners = new Set<() => void>();
   private readonly idempotency = new Map<string, IdempotencyRecord>();
+  /** The sparse due index: ids of runs with a `dueAt`. */
+  private readonly dueIndex = new Set<string>();
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
@@ -34,7 +39,7 @@ export class MemoryStore implements Store {
     // A run created anew over an expired one starts above its fences, so a late invocation of
     // the old run can never write into the new one.
     const expired = this.runs.get(run.runId);
-    const fresh = expired ? { ...run, fence: Math.max(run.fence, expired.fence + 1) } : run;
+    const fresh = this.indexed(expired ? { ...run, fence: Math.max(run.fence, expired.fence + 1) } : { ...run });
     this.runs.set(run.runId, structuredClone(fresh));
     this.operations.set(run.runId, new Map([[execution.Id, structuredClone(execution)]]));
     this.changed();
@@ -46,10 +51,16 @@ export class MemoryStore implements Store {
     return run && structuredClone(run);
   }
 
-  async acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
+  async acquireLease(
+    runId: string,
+    now: number,
+    leaseExpiresAt: number,
+    leaseToken: string,
+  ): Promise<LeaseGrant | undefined> {
     const run = this.live(runId);
-    const taken = run && takeLease(run, now, leaseExpiresAt);
+    const taken = run && takeLease(run, now, leaseExpiresAt, leaseToken);
     if (!run || !taken) return undefined;
+    this.indexed(run);
     this.changed();
     return { run: structuredClone(run), previousLost: taken.previousLost };
   }
@@ -73,7 +84,10 @@ export class MemoryStore implements Store {
   ): Promise<boolean> {
     const run = this.live(runId);
     const current = this.operations.get(runId)?.get(next.Id);
-    if (!run || !current || current.Status !== expected.Status) return false;
+    if (!run || !current) return false;
+    // A retried write that finds its own earlier success.
+    if (isDeepStrictEqual(current, next)) return true;
+    if (current.Status !== expected.Status) return false;
     checkOperationPayloads(next);
     if (expected.deadlines) {
       const d = current.CallbackDetails;
@@ -83,6 +97,7 @@ export class MemoryStore implements Store {
     this.operations.get(runId)?.set(next.Id, structuredClone(next));
     if (event) run.eventSeq += 1;
     run.updatedAt = this.clock.now();
+    this.indexed(run);
     this.changed();
     return true;
   }
@@ -101,7 +116,17 @@ export class MemoryStore implements Store {
     this.operations.set(runId, ops);
     if (write.run) applyPatch(run, structuredClone(write.run));
     run.updatedAt = this.clock.now();
+    this.indexed(run);
     this.changed();
+  }
+
+  async findDueRuns(before: number, limit: number): Promise<DueRun[]> {
+    const due: DueRun[] = [];
+    for (const runId of this.dueIndex) {
+      const run = this.live(runId);
+      if (run?.dueAt !== undefined && run.dueAt <= before) due.push({ runId, dueAt: run.dueAt });
+    }
+    return due.sort((a, b) => a.dueAt - b.dueAt || (a.runId < b.runId ? -1 : 1)).slice(0, limit);
   }
 
   async listRuns(query: RunQuery): Promise<RunPage> {
@@ -138,7 +163,9 @@ export class MemoryStore implements Store {
     applyPatch(run, structuredClone(patch));
     run.fence += 1;
     delete run.leaseExpiresAt;
+    delete run.leaseToken;
     run.updatedAt = this.clock.now();
+    this.indexed(run);
     this.changed();
     return structuredClone(run);
   }
@@ -147,8 +174,11 @@ export class MemoryStore implements Store {
     record: IdempotencyRecord,
   ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> {
     const existing = this.idempotency.get(record.key);
-    if (existing && existing.expiresAt > this.clock.now())
+    if (existing && existing.expiresAt > this.clock.now()) {
+      // A retried claim that finds its own earlier success.
+      if (record.claimToken !== undefined && existing.claimToken === record.claimToken) return { claimed: true };
       return { claimed: false, existing: structuredClone(existing) };
+    }
     this.idempotency.set(record.key, structuredClone(record));
     return { claimed: true };
   }
@@ -186,6 +216,19 @@ export class MemoryStore implements Store {
   /** Every run id, for inspection in tests. */
   runIds(): string[] {
     return [...this.runs.keys()];
+  }
+
+  /** Sets the run's due-index key from its own fields (see {@link dueAtOf}), in place. */
+  private indexed(run: RunRecord): RunRecord {
+    const dueAt = dueAtOf(run);
+    if (dueAt === undefined) {
+      delete run.dueAt;
+      this.dueIndex.delete(run.runId);
+    } else {
+      run.dueAt = dueAt;
+      this.dueIndex.add(run.runId);
+    }
+    return run;
   }
 
   private live(runId: string): RunRecord | undefined {

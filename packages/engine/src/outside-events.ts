@@ -18,6 +18,8 @@ export interface OutsideEventDeps {
   invoker: Invoker | undefined;
   clock: Clock;
   maxPayloadBytes: number;
+  /** How long an ended run is kept, ms; undefined keeps it forever. */
+  retentionMs: number | undefined;
   /** Starts (or finds) a child run for a chained invoke. */
   startChild(request: {
     functionName: string;
@@ -82,7 +84,9 @@ export class OutsideEvents {
       },
     };
     if (!(await this.writeCallback(run, op, next, true))) await this.explainRefusal(runId, operationId);
-    await this.wake(run);
+    // The completion is durable and made the run due: a lost wake-up is left to the reconciler,
+    // so the caller hears of success (a retry would only be told the callback is completed).
+    await this.wakeSoon(run);
   }
 
   /**
@@ -102,7 +106,8 @@ export class OutsideEvents {
           ? timedOut
           : ((await this.deps.store.getOperation(run.runId, op.Id)) ?? op);
       } else if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED') {
-        current = await this.reconcileChild(run, op);
+        // A child that cannot be started now is started again when the invocation closes.
+        current = await this.reconcileChild(run, op).catch(() => op);
       }
       out.push(current);
     }
@@ -137,35 +142,51 @@ export class OutsideEvents {
     const ended = await this.deps.store.reviseRun(
       child.runId,
       'RUNNING',
-      { status: 'FAILED', endedAt: now, error: stored },
+      {
+        status: 'FAILED',
+        endedAt: now,
+        error: stored,
+        nextWakeAt: null,
+        // Due until the parent has heard of it: a crash before the write below is repaired.
+        dueAt: now,
+        ...this.retention(now),
+      },
       [],
     );
-    const failed: Operation = {
-      ...op,
-      Status: 'FAILED',
-      EndTimestamp: now,
-      ChainedInvokeDetails: { ...op.ChainedInvokeDetails, Error: stored },
-    };
-    if (await this.deps.store.writeOutsideEvent(run.runId, failed, { Status: 'STARTED' }, true)) await this.wake(run);
+    if (ended) await this.childFinished(ended);
     return ended ?? child;
   }
 
-  /** A child run ended: complete its parent's chained invoke and wake the parent. */
+  /** `expiresAt` for a run ending at `now`, by the engine's retention. */
+  retention(now: number): { expiresAt?: number } {
+    return this.deps.retentionMs === undefined ? {} : { expiresAt: now + this.deps.retentionMs };
+  }
+
+  /**
+   * A child run ended: complete its parent's chained invoke, wake the parent, and record that the
+   * parent was told. Until that record, the child stays in the due index, so a notification lost
+   * to a fault or a crash is sent again by the reconciler; each step is idempotent.
+   */
   async childFinished(child: RunRecord): Promise<void> {
-    if (!child.parent) return;
+    if (!child.parent || child.parentNotified) return;
     const parent = await this.deps.store.getRun(child.parent.runId);
     const op = parent && (await this.deps.store.getOperation(parent.runId, child.parent.operationId));
-    if (!parent || !op || op.Status !== 'STARTED') return;
-    if (
-      await this.deps.store.writeOutsideEvent(
-        parent.runId,
-        completedInvoke(op, child, this.deps.clock.now()),
-        { Status: 'STARTED' },
-        true,
-      )
-    ) {
-      await this.wake(parent);
+    if (parent && op?.Status === 'STARTED') {
+      const done = completedInvoke(op, child, this.deps.clock.now());
+      // The write makes the parent due: its wake-up, if lost, is left to the reconciler.
+      if (await this.deps.store.writeOutsideEvent(parent.runId, done, { Status: 'STARTED' }, true)) {
+        await this.wakeSoon(parent);
+      }
     }
+    await this.deps.store.reviseRun(child.runId, child.status, { parentNotified: true, dueAt: null }, []);
+  }
+
+  /**
+   * Wakes a run whose due-index entry already says it is due; a failed wake-up is left to the
+   * reconciler, which finds the run by that entry.
+   */
+  async wakeSoon(run: RunRecord): Promise<void> {
+    await this.wake(run).catch(() => undefined);
   }
 
   /** Wakes a run now (harmless when it is busy or has nothing to do). */

@@ -37,13 +37,67 @@ export interface RunRecord {
   handledEventSeq: number;
   /** Set on a run started by another run's `invoke`. */
   parent?: { runId: string; operationId: string };
+  /**
+   * Set once an ended run with a `parent` has completed the parent's chained invoke: until then
+   * the run stays in the due index, so a notification lost to a crash or a fault is sent again.
+   */
+  parentNotified?: boolean;
+  /** The token of the invocation that took the current lease (see `Store.acquireLease`). */
+  leaseToken?: string;
+  /**
+   * The due index key: when the reconciler must next look at the run; absent when nothing can
+   * strand it. Every store keeps it equal to {@link dueAtOf} of the record after every write.
+   */
+  dueAt?: number;
+}
+
+/**
+ * When the reconciler must look at a run (the key of every store's due index), or undefined.
+ * A RUNNING run is due when its lease lapses, at once when an outside event is unhandled, else
+ * at its next wake-up; an ended run is due while its parent has not heard that it ended.
+ */
+export function dueAtOf(
+  run: Pick<
+    RunRecord,
+    | 'status'
+    | 'leaseExpiresAt'
+    | 'nextWakeAt'
+    | 'eventSeq'
+    | 'handledEventSeq'
+    | 'updatedAt'
+    | 'parent'
+    | 'parentNotified'
+    | 'endedAt'
+  >,
+): number | undefined {
+  if (run.status === 'RUNNING') {
+    if (run.leaseExpiresAt !== undefined) return run.leaseExpiresAt;
+    if (run.eventSeq > run.handledEventSeq) return run.updatedAt;
+    return run.nextWakeAt;
+  }
+  if (run.parent && !run.parentNotified) return run.endedAt ?? run.updatedAt;
+  return undefined;
+}
+
+/** A run in the due index: its id and due time. */
+export interface DueRun {
+  runId: string;
+  dueAt: number;
 }
 
 /** Fields of a run a commit may change. `null` removes a field. */
 export type RunPatch = {
-  [K in 'status' | 'result' | 'error' | 'endedAt' | 'leaseExpiresAt' | 'nextWakeAt' | 'expiresAt' | 'handledEventSeq']?:
-    | RunRecord[K]
-    | null;
+  [K in
+    | 'status'
+    | 'result'
+    | 'error'
+    | 'endedAt'
+    | 'leaseExpiresAt'
+    | 'nextWakeAt'
+    | 'expiresAt'
+    | 'handledEventSeq'
+    | 'parentNotified'
+    | 'dueAt']?: RunRecord[K] | null;
 };
 
 /** A query for runs, newest first. */
@@ -73,6 +127,11 @@ export interface IdempotencyRecord {
   /** Digest of the request (method, path, body): the same key with another request is refused. */
   requestHash: string;
   state: 'IN_PROGRESS' | 'COMPLETED';
+  /**
+   * Unique to the request that claimed the key: a claim that finds a live record with its own
+   * token is its own earlier success (a retried write whose response was lost), so it is claimed.
+   */
+  claimToken?: string;
   /** The first response, once COMPLETED. */
   response?: { status: number; body: string; headers?: Record<string, string> };
   createdAt: number;
@@ -98,10 +157,19 @@ export interface Store {
   /** The run, or undefined (also when its retention has passed). */
   getRun(runId: string): Promise<RunRecord | undefined>;
   /**
-   * Takes the lease of a RUNNING run when it is free or lapsed at `now`: the fence grows by one
-   * and the lease lasts until `leaseExpiresAt`. Undefined when another invocation holds it.
+   * Takes the lease of a RUNNING run when it is free or lapsed at `now`: the fence grows by one,
+   * the lease lasts until `leaseExpiresAt` and `leaseToken` is stored with it (`dueAt` becomes
+   * `leaseExpiresAt`). Undefined when another invocation holds it. A store whose write may be
+   * retried after a lost response (DynamoDB) recognises its own earlier success by the token:
+   * the lease held with this token is granted, not refused.
    */
-  acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined>;
+  acquireLease(runId: string, now: number, leaseExpiresAt: number, leaseToken: string): Promise<LeaseGrant | undefined>;
+  /**
+   * The due index: runs whose `dueAt` is at or before `before`, earliest first, at most `limit`.
+   * Found without scanning every run (a sparse index); may lag behind writes (DynamoDB's indexes
+   * are eventually consistent), so callers read each run again before acting on it.
+   */
+  findDueRuns(before: number, limit: number): Promise<DueRun[]>;
   /** Every operation of the run, in id order of creation. */
   loadOperations(runId: string): Promise<Operation[]>;
   /** One operation, or undefined. */
@@ -135,7 +203,9 @@ export interface Store {
    * An outside writer's change to one operation (a callback completed or heartbeat, a child run
    * finished), made without the lease: it applies only while the stored operation still equals
    * `expected` in `Status` and the deadlines given, and with `event` it also grows the run's
-   * `eventSeq`, atomically. False when the condition failed (nothing written).
+   * `eventSeq` and makes it due (`dueAt` at most now), atomically. False when the condition
+   * failed (nothing written). A store whose write may be retried after a lost response
+   * recognises its own earlier success: the operation already equal to `next` is true.
    */
   writeOutsideEvent(
     runId: string,
@@ -145,7 +215,9 @@ export interface Store {
   ): Promise<boolean>;
   /**
    * Writes operations and a run patch together, only while `fence` is still the run's fence.
-   * Rejects with `FencedError` otherwise; then nothing is written.
+   * Rejects with `FencedError` otherwise; then nothing is written. A patch that sets
+   * `handledEventSeq` below the stored `eventSeq` (an outside event landed meanwhile) leaves the
+   * run due at once (`dueAt` = now), whatever `dueAt` the patch says.
    */
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void>;
 }
@@ -162,8 +234,11 @@ export interface WakeRequest {
   functionName: string;
   /** Epoch ms; at or before now means as soon as possible. */
   at: number;
-  /** Why: `due` (a wait or retry), `lease` (safety net for a lost invocation), `event`. */
-  reason: 'due' | 'lease' | 'event';
+  /**
+   * Why: `due` (a wait or retry), `lease` (safety net for a lost invocation), `event` (an outside
+   * event), `reconcile` (the reconciler found the run due and not held).
+   */
+  reason: 'due' | 'lease' | 'event' | 'reconcile';
 }
 
 /** Arranges for a run's function to be invoked at a time (EventBridge Scheduler, timers). */

@@ -21,7 +21,12 @@ export class RunStateError extends Error {
  * Cancels a RUNNING run: it ends CANCELLED at once, and the invocation running it (if any) is
  * fenced out at its next checkpoint and stops without writing.
  */
-export async function cancelRun(store: Store, runId: string, now: number): Promise<RunRecord> {
+export async function cancelRun(
+  store: Store,
+  runId: string,
+  now: number,
+  retention: { expiresAt?: number },
+): Promise<RunRecord> {
   const run = await requireRun(store, runId);
   if (run.status !== 'RUNNING') throw new RunStateError(runId, run.status, 'cancelled');
   const execution = await store.getOperation(runId, '0');
@@ -33,6 +38,9 @@ export async function cancelRun(store: Store, runId: string, now: number): Promi
       endedAt: now,
       nextWakeAt: null,
       error: { ErrorType: 'RunCancelled', ErrorMessage: 'the run was cancelled', ErrorCode: 'run_cancelled' },
+      // A child run stays due until its parent has heard that it ended.
+      dueAt: run.parent ? now : null,
+      ...retention,
     },
     execution ? [{ ...execution, Status: 'CANCELLED', EndTimestamp: now }] : [],
   );
@@ -47,40 +55,76 @@ export async function cancelRun(store: Store, runId: string, now: number): Promi
 export async function retryRun(store: Store, runId: string, now: number): Promise<RunRecord> {
   const run = await requireRun(store, runId);
   if (run.status !== 'FAILED' && run.status !== 'TIMED_OUT') throw new RunStateError(runId, run.status, 'retried');
-  const reopened = (await store.loadOperations(runId)).flatMap((op) => {
-    const next = reopen(op, now);
-    return next ? [next] : [];
-  });
+  const reopened = reopenForRetry(await store.loadOperations(runId), now);
   const revised = await store.reviseRun(
     runId,
     run.status,
-    { status: 'RUNNING', error: null, result: null, endedAt: null, expiresAt: null, nextWakeAt: now },
+    {
+      status: 'RUNNING',
+      error: null,
+      result: null,
+      endedAt: null,
+      expiresAt: null,
+      nextWakeAt: now,
+      dueAt: now,
+      // The rerun ends again, and its parent (if any) hears of that end too.
+      parentNotified: null,
+    },
     reopened,
   );
   if (!revised) throw new RunStateError(runId, (await requireRun(store, runId)).status, 'retried');
   return revised;
 }
 
-/** The operation as a retry leaves it: failed work opens again, everything else stays. */
-function reopen(op: Operation, now: number): Operation | undefined {
-  if (op.Type === 'EXECUTION' && isTerminal(op.Status)) {
-    const { EndTimestamp: _end, ...rest } = op;
-    return { ...rest, Status: 'STARTED' };
+/** Batch contexts: their result records item failures as data, so a retry must run them again. */
+const BATCH_SUBTYPES = new Set(['Map', 'Parallel']);
+
+/**
+ * The operations a retry opens again: every failed step or context the rerun reaches, with its
+ * finished ancestors (a failed context, or a map or parallel whose result recorded the failure),
+ * so the replay walks into it instead of returning a stored outcome. A failure under a context
+ * that succeeded anyway (it handled the failure) stays as it is: reopening it would leave work
+ * no replay ever reaches, due forever.
+ */
+export function reopenForRetry(operations: readonly Operation[], now: number): Operation[] {
+  const byId = new Map(operations.map((op) => [op.Id, op]));
+  const open = new Map<string, Operation>();
+  for (const op of operations) {
+    if (op.Status !== 'FAILED' || (op.Type !== 'STEP' && op.Type !== 'CONTEXT')) continue;
+    const chain: Operation[] = [];
+    let reachable = true;
+    for (let p = op.ParentId && byId.get(op.ParentId); p; p = p.ParentId ? byId.get(p.ParentId) : undefined) {
+      if (p.Type !== 'CONTEXT' || !isTerminal(p.Status)) continue;
+      if (p.Status === 'SUCCEEDED' && !BATCH_SUBTYPES.has(p.SubType ?? '')) {
+        reachable = false;
+        break;
+      }
+      chain.push(p);
+    }
+    if (!reachable) continue;
+    for (const target of [op, ...chain]) if (!open.has(target.Id)) open.set(target.Id, reopen(target, now));
   }
-  if (op.Status !== 'FAILED') return undefined;
+  const execution = operations.find((op) => op.Type === 'EXECUTION' && isTerminal(op.Status));
+  if (execution) open.set(execution.Id, reopen(execution, now));
+  return [...open.values()];
+}
+
+/** The operation as a retry leaves it: open again, its outcome dropped. */
+function reopen(op: Operation, now: number): Operation {
+  const { EndTimestamp: _end, ...rest } = op;
   if (op.Type === 'STEP') {
-    const { EndTimestamp: _end, ...rest } = op;
     return {
       ...rest,
       Status: 'READY',
+      // The last stored state (a waitForCondition's) stays: the next check continues from it.
       StepDetails: { ...(op.StepDetails ?? { Attempt: 0 }), NextAttemptTimestamp: now },
     };
   }
   if (op.Type === 'CONTEXT') {
-    const { EndTimestamp: _end, ContextDetails: _details, ...rest } = op;
-    return { ...rest, Status: 'STARTED' };
+    const { ContextDetails: _details, ...context } = rest as Operation;
+    return { ...context, Status: 'STARTED' };
   }
-  return undefined;
+  return { ...rest, Status: 'STARTED' };
 }
 
 async function requireRun(store: Store, runId: string): Promise<RunRecord> {

@@ -5,7 +5,7 @@ import type {
   Operation,
   OperationUpdate,
 } from '@durable-lambda/protocol';
-import type { Clock, RunPatch, RunRecord, Store, Waker } from './ports';
+import { type Clock, dueAtOf, type RunPatch, type RunRecord, type Store, type Waker } from './ports';
 import { applyUpdate, type IdIssuer, nextDue, settleDue, type UpdateLimits } from './transitions';
 
 /** What a session tells the engine about, and asks of it. */
@@ -121,6 +121,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     for (const op of changed.values()) this.put(op);
     // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
     for (const op of invokes) {
+      // Best effort: a child not started now is started when this invocation closes.
       await this.deps.hooks.startChild(this.run, op).then(
         () => this.invokedChildren.add(op.Id),
         () => undefined,
@@ -138,18 +139,31 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     return this.operations;
   }
 
+  /**
+   * Records how the invocation ended and releases the lease. Every outside call after the
+   * releasing write is best effort and left to the reconciler: that write puts the run in the due
+   * index at the time it must be looked at again (its next wake-up, at once for an outside event
+   * that landed meanwhile, or, for an ended child run, until its parent has been told).
+   */
   async close(output: InvocationOutput): Promise<InvocationOutput> {
     this.assertOpen();
     this.ended = true;
     const now = this.now();
     this.settleDue();
     if (output.Status === 'PENDING') {
-      const due = nextDue(this.ops.values());
-      await this.commit([], { leaseExpiresAt: null, nextWakeAt: due ?? null, handledEventSeq: this.run.eventSeq });
-      if (due !== undefined) await this.deps.waker.wakeAt({ ...this.target(), at: due, reason: 'due' });
+      // Before the lease is released: a child run that cannot be started now makes this run due
+      // again soon, so its next invocation starts it (never a run waiting on a child that is not).
+      const childrenStarted = await this.ensureChildrenStarted();
+      const waitDue = nextDue(this.ops);
+      const due = childrenStarted
+        ? waitDue
+        : Math.min(waitDue ?? Number.POSITIVE_INFINITY, now + this.deps.faultRetryMs);
+      const released = this.released(due);
+      await this.commit([], released);
+      if (due !== undefined)
+        await this.bestEffort(this.deps.waker.wakeAt({ ...this.target(), at: due, reason: 'due' }));
       await this.cancelSafetyWakeUp();
-      await this.ensureChildrenStarted();
-      await this.catchLateEvents();
+      await this.bestEffort(this.catchLateEvents());
       return { Status: 'PENDING' };
     }
     const execution = this.ops.get('0');
@@ -159,6 +173,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       endedAt: now,
       leaseExpiresAt: null,
       nextWakeAt: null,
+      // A child run stays due until its parent has heard that it ended.
+      dueAt: this.run.parent ? now : null,
       ...(output.Result === undefined ? {} : { result: output.Result }),
       ...(output.Error === undefined ? {} : { error: output.Error }),
       ...(this.deps.retentionMs === undefined ? {} : { expiresAt: now + this.deps.retentionMs }),
@@ -166,36 +182,70 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     await this.commit(finished ? [finished] : [], patch);
     await this.cancelSafetyWakeUp();
     if (this.run.parent) {
-      const ended = await this.deps.store.getRun(this.run.runId);
-      if (ended) await this.deps.hooks.finished(ended);
+      // Left to the reconciler when it fails: the run stays in the due index until it succeeds.
+      await this.bestEffort(
+        (async () => {
+          const ended = await this.deps.store.getRun(this.run.runId);
+          if (ended) await this.deps.hooks.finished(ended);
+        })(),
+      );
     }
     return output;
+  }
+
+  /**
+   * The patch that releases the lease with the run due at `due` (or waiting for outside events);
+   * `handled` says whether this invocation saw the events the run had when it opened.
+   */
+  private released(due: number | undefined, handled = true): RunPatch {
+    const handledEventSeq = handled ? this.run.eventSeq : this.run.handledEventSeq;
+    const after = { ...this.run, leaseExpiresAt: undefined, nextWakeAt: due, handledEventSeq, updatedAt: this.now() };
+    return {
+      leaseExpiresAt: null,
+      nextWakeAt: due ?? null,
+      ...(handled ? { handledEventSeq } : {}),
+      dueAt: dueAtOf(after) ?? null,
+    };
+  }
+
+  /** Awaits an outside call whose failure the due index already covers (left to the reconciler). */
+  private async bestEffort(call: Promise<unknown>): Promise<void> {
+    await call.catch(() => undefined);
   }
 
   /** The lease's safety wake-up is moot once the lease is released cleanly. Best effort. */
   private async cancelSafetyWakeUp(): Promise<void> {
     const at = this.run.leaseExpiresAt;
     if (at === undefined || !this.deps.waker.cancel) return;
-    await this.deps.waker.cancel({ ...this.target(), at, reason: 'lease' }).catch(() => undefined);
+    await this.bestEffort(this.deps.waker.cancel({ ...this.target(), at, reason: 'lease' }));
   }
 
   /**
    * A chained invoke whose child run was never invoked (the invoke failed after the START was
-   * stored) would leave this run waiting forever: invoke it now. An error here fails the close,
-   * so the invocation is retried rather than the run stranded.
+   * stored) would leave this run waiting forever: invoke it now. False when one could not be
+   * started (the run must then come back soon to try again).
    */
-  private async ensureChildrenStarted(): Promise<void> {
+  private async ensureChildrenStarted(): Promise<boolean> {
+    let all = true;
     for (const op of this.ops.values()) {
       if (op.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED' || this.invokedChildren.has(op.Id)) continue;
-      const childId = op.ChainedInvokeDetails?.ChildRunId;
-      const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
-      if (!child || child.invocations === 0) await this.deps.hooks.startChild(this.run, op);
+      try {
+        const childId = op.ChainedInvokeDetails?.ChildRunId;
+        const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
+        // A child that exists is in the due index itself until it runs: the reconciler wakes it.
+        if (!child) await this.deps.hooks.startChild(this.run, op);
+        else if (child.invocations === 0) await this.bestEffort(this.deps.hooks.startChild(this.run, op));
+      } catch {
+        all = false;
+      }
     }
+    return all;
   }
 
   /**
    * An outside event (a callback completed) may land while this invocation holds the lease; its
-   * own wake-up then finds the run busy. Having released the lease, look once more.
+   * own wake-up then finds the run busy. Having released the lease, look once more. (The store
+   * already made such a run due, so the reconciler covers this too; this only saves it time.)
    */
   private async catchLateEvents(): Promise<void> {
     const waitsOutside = [...this.ops.values()].some(
@@ -228,15 +278,16 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   async abort(_error: unknown): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    // Best effort: if the store is what failed, the lease lapses and the safety wake-up resumes.
+    // Best effort: if the store is what failed, the run stays due at its lease's end (the safety
+    // wake-up, else the reconciler); if only the wake-up fails, it is due at `at` (reconciler).
     const at = this.now() + this.deps.faultRetryMs;
     try {
-      await this.commit([], { leaseExpiresAt: null, nextWakeAt: at });
-      await this.deps.waker.wakeAt({ ...this.target(), at, reason: 'due' });
-      await this.cancelSafetyWakeUp();
+      await this.commit([], this.released(at, false));
     } catch {
-      // The lease's safety wake-up covers this.
+      return;
     }
+    await this.bestEffort(this.deps.waker.wakeAt({ ...this.target(), at, reason: 'due' }));
+    await this.cancelSafetyWakeUp();
   }
 
   private target(): { runId: string; functionName: string } {

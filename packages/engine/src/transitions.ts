@@ -227,7 +227,17 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
       if (!update.Error) reject(update, 'FAIL needs an Error');
       op.Status = 'FAILED';
       op.EndTimestamp = now;
-      op.StepDetails = { Attempt: attempt, Error: update.Error, ...failed(update.Error as ErrorObject) };
+      op.StepDetails = {
+        Attempt: attempt,
+        Error: update.Error,
+        // The last state a waitForCondition stored stays with it: a retried run resumes from it.
+        ...(update.Payload !== undefined
+          ? { Result: update.Payload }
+          : previous?.Result === undefined
+            ? {}
+            : { Result: previous.Result }),
+        ...failed(update.Error as ErrorObject),
+      };
       return op;
     case 'RETRY': {
       const delay = update.StepOptions?.NextAttemptDelaySeconds;
@@ -345,24 +355,46 @@ export function settleDue(op: Operation, now: number): Operation | undefined {
 }
 
 /**
- * The earliest time something of the run comes due: a wait's end or a retry's next attempt.
- * Undefined when nothing waits on time.
+ * The earliest time something of the run comes due: a wait's end, a retry's next attempt, a
+ * callback's deadline. Undefined when nothing waits on time. Operations under a finished context
+ * (the loser of a race, a map item after the map completed) are abandoned: no replay ever reaches
+ * them again, so they never make the run due.
  */
-export function nextDue(ops: Iterable<Operation>): number | undefined {
+export function nextDue(operations: ReadonlyMap<string, Operation> | Iterable<Operation>): number | undefined {
+  const ops: ReadonlyMap<string, Operation> =
+    operations instanceof Map
+      ? operations
+      : new Map([...(operations as Iterable<Operation>)].map((op) => [op.Id, op] as const));
   let earliest: number | undefined;
-  const consider = (t: number | undefined) => {
-    if (t !== undefined && (earliest === undefined || t < earliest)) earliest = t;
+  const abandoned = abandonedCheck(ops);
+  const consider = (op: Operation, t: number | undefined) => {
+    if (t !== undefined && (earliest === undefined || t < earliest) && !abandoned(op)) earliest = t;
   };
-  for (const op of ops) {
-    if (op.Type === 'WAIT' && op.Status === 'STARTED') consider(op.WaitDetails?.ScheduledEndTimestamp);
-    else if (op.Type === 'STEP' && op.Status === 'PENDING') consider(op.StepDetails?.NextAttemptTimestamp);
+  for (const op of ops.values()) {
+    if (op.Type === 'WAIT' && op.Status === 'STARTED') consider(op, op.WaitDetails?.ScheduledEndTimestamp);
+    else if (op.Type === 'STEP' && op.Status === 'PENDING') consider(op, op.StepDetails?.NextAttemptTimestamp);
     else if (op.Type === 'CALLBACK' && op.Status === 'STARTED') {
-      consider(op.CallbackDetails?.TimeoutTimestamp);
-      consider(op.CallbackDetails?.HeartbeatDeadline);
+      consider(op, op.CallbackDetails?.TimeoutTimestamp);
+      consider(op, op.CallbackDetails?.HeartbeatDeadline);
     }
     // A READY step is due already: its (past) next-attempt time says so.
     else if (op.Type === 'STEP' && op.Status === 'READY')
-      consider(op.StepDetails?.NextAttemptTimestamp ?? op.StartTimestamp);
+      consider(op, op.StepDetails?.NextAttemptTimestamp ?? op.StartTimestamp);
   }
   return earliest;
+}
+
+/** Whether an operation has a finished context among its ancestors (memoized per parent). */
+function abandonedCheck(ops: ReadonlyMap<string, Operation>): (op: Operation) => boolean {
+  const memo = new Map<string, boolean>();
+  const underFinished = (parentId: string | undefined): boolean => {
+    if (parentId === undefined) return false;
+    const known = memo.get(parentId);
+    if (known !== undefined) return known;
+    const parent = ops.get(parentId);
+    const result = parent !== undefined && (isTerminal(parent.Status) || underFinished(parent.ParentId));
+    memo.set(parentId, result);
+    return result;
+  };
+  return (op) => underFinished(op.ParentId);
 }

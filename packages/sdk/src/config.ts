@@ -51,8 +51,14 @@ export interface DurableExecutionConfig extends StepDefaults {
   /** Waits and backoffs due within this many ms sleep in-process instead of suspending. Default 5000. */
   inProcessWaitMs?: number;
   /**
-   * An at-least-once step's START is written only once the attempt has run this long (ms), so a
-   * short step costs one write. Default 1000. After a lost invocation, starts are written eagerly.
+   * Opt-in, trading a guarantee for a write: an at-least-once step's START is written only once
+   * the attempt has run this long (ms). Left out (the default), every attempt's START is durable
+   * before its code runs, so an invocation lost inside any step is a failed attempt of that step
+   * (`invocation_lost`) and the next attempt gets a new number and idempotency key. With
+   * `lazyStartMs`, a crash inside a step shorter than it re-runs the same attempt with the same
+   * key and spends no retry budget (once per run: after a lost invocation, starts are eager).
+   * The default costs no extra write request per step on DynamoDB (a step's outcome rides with
+   * the next step's START), only the START's item in that transaction.
    */
   lazyStartMs?: number;
   /** Largest serialized result of a step, context or run, in bytes. Default 6 MiB. */
@@ -64,7 +70,6 @@ export interface DurableExecutionConfig extends StepDefaults {
 /** Defaults of the runtime knobs. */
 export const RUNTIME_DEFAULTS = {
   inProcessWaitMs: 5_000,
-  lazyStartMs: 1_000,
   maxPayloadBytes: 6 * 1024 * 1024,
 } as const;
 
@@ -114,7 +119,9 @@ export function parseConfigObject(value: unknown, field: string, allowed: readon
 }
 
 /** Validates a non-negative number knob. */
-export function parseNonNegative(value: unknown, field: string, fallback: number): number {
+export function parseNonNegative(value: unknown, field: string, fallback: number): number;
+export function parseNonNegative(value: unknown, field: string, fallback?: number): number | undefined;
+export function parseNonNegative(value: unknown, field: string, fallback?: number): number | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw new InvalidArgumentError(field, `must be a number >= 0, got ${describe(value)}`);

@@ -88,7 +88,7 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
       config.inProcessWaitMs === undefined ? 'DURABLE_IN_PROCESS_WAIT_MS' : 'config.inProcessWaitMs',
       RUNTIME_DEFAULTS.inProcessWaitMs,
     ),
-    lazyStartMs: parseNonNegative(config.lazyStartMs, 'config.lazyStartMs', RUNTIME_DEFAULTS.lazyStartMs),
+    lazyStartMs: parseNonNegative(config.lazyStartMs, 'config.lazyStartMs'),
     maxPayloadBytes: parseNonNegative(
       config.maxPayloadBytes,
       'config.maxPayloadBytes',

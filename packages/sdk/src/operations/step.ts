@@ -99,13 +99,25 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
       default: {
         const attempt = (record?.StepDetails?.Attempt ?? 0) + 1;
         const outcome = await runAttempt(scope, plan, base, id, attempt, serdesContext);
-        record = outcome.ok
-          ? await runtime.checkpoint({
-              ...base,
-              Action: 'SUCCEED',
-              ...(outcome.data === undefined ? {} : { Payload: outcome.data }),
-            })
-          : await settleFailure(scope, plan, base, attempt, outcome.error);
+        if (!outcome.ok) {
+          record = await settleFailure(scope, plan, base, attempt, outcome.error);
+          break;
+        }
+        const succeed: OperationUpdate = {
+          ...base,
+          Action: 'SUCCEED',
+          ...(outcome.data === undefined ? {} : { Payload: outcome.data }),
+        };
+        if (!runtime.eagerStarts) {
+          record = await runtime.checkpoint(succeed);
+          break;
+        }
+        // Written behind: the attempt's START is durable, so if this outcome is lost with the
+        // invocation the attempt counts as lost (a new attempt, a new key), never as done. The
+        // outcome rides with the next checkpoint (usually the next step's START, in the same
+        // write) and is durable before anything that follows it is, or the invocation ends.
+        runtime.enqueue(succeed);
+        return runtime.track(() => deserializeChecked(plan.serdes, outcome.data, serdesContext));
       }
     }
   }
@@ -123,7 +135,7 @@ async function runAttempt<T>(
   const runtime = scope.runtime;
   const start: OperationUpdate = { ...base, Action: 'START' };
   let cancelLazyStart = () => {};
-  if (plan.atMostOnce || runtime.eagerStarts) {
+  if (plan.atMostOnce || runtime.eagerStarts || runtime.settings.lazyStartMs === undefined) {
     await runtime.checkpoint(start);
   } else {
     // A short step costs one write (its outcome); a long one records its start so a crash

@@ -25,7 +25,8 @@ export type InvocationResult =
 /** Runtime knobs after validation. */
 export interface RuntimeSettings {
   inProcessWaitMs: number;
-  lazyStartMs: number;
+  /** Undefined (the default): every step START is written before its code runs. */
+  lazyStartMs: number | undefined;
   maxPayloadBytes: number;
   logSink: LogSink;
 }
@@ -59,9 +60,9 @@ export class InvocationRuntime {
   /** True while the handler re-walks operations completed by earlier invocations. */
   replaying: boolean;
   /**
-   * Write every step START before running it. Once an invocation of the run was lost, a crash
-   * may recur in a step too short to reach its lazy START; eager starts make every later crash
-   * visible, so it spends retry budget instead of re-running silently.
+   * Write every step START before running it: the default, and always once an invocation of the
+   * run was lost (with the opt-in lazy starts, a crash may recur in a step too short to reach its
+   * lazy START; eager starts make every later crash visible, so it spends retry budget).
    */
   readonly eagerStarts: boolean;
   /** The run's logger for handler code, silent while replaying. */
@@ -75,7 +76,7 @@ export class InvocationRuntime {
     for (const op of operations) this.ops.set(op.Id, op);
     this.toReplay = replayableIds(operations);
     this.replaying = this.toReplay.size > 0;
-    this.eagerStarts = invocation.lostInvocations > 0;
+    this.eagerStarts = settings.lazyStartMs === undefined || invocation.lostInvocations > 0;
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve;
     });

@@ -1,0 +1,111 @@
+import { EngineInputError } from './errors';
+import type { OutsideEvents } from './outside-events';
+import { type Clock, dueAtOf, type RunRecord, type Store, type Waker } from './ports';
+
+/** Options of one {@link reconcile} pass. */
+export interface ReconcileOptions {
+  /** At most this many due runs are looked at (1-1000). Default 100; `more` says if others wait. */
+  limit?: number;
+  /**
+   * Only runs due at least this long ago (ms) are looked at: a run's own wake-up gets this long to
+   * arrive first (EventBridge Scheduler fires up to a minute late). Default: the engine's
+   * `reconcileGraceMs`.
+   */
+  graceMs?: number;
+}
+
+/** What one {@link reconcile} pass did. */
+export interface ReconcileReport {
+  /** Due-index entries looked at. */
+  examined: number;
+  /** Runs woken again, with why they were due. */
+  woken: { runId: string; reason: 'lease_lapsed' | 'due' | 'event' }[];
+  /** Ended child runs whose parent was told now (its earlier notification was lost). */
+  parentsNotified: string[];
+  /** Stale index entries of ended runs, removed. */
+  repaired: string[];
+  /** Runs that could not be handled this pass; the next pass finds them again. */
+  failed: { runId: string; error: string }[];
+  /** True when `limit` entries were found: more due runs may be waiting. */
+  more: boolean;
+}
+
+/** What a reconcile pass needs from the engine. */
+export interface ReconcilerDeps {
+  store: Store;
+  waker: Waker;
+  clock: Clock;
+  outside: OutsideEvents;
+  graceMs: number;
+}
+
+/** How many runs one pass handles at once (each costs a read and a wake-up). */
+const CONCURRENCY = 8;
+
+/**
+ * One pass of the reconciler: every run the due index says is due (and not held by a live lease)
+ * is woken again, and every ended child run whose parent was never told is told now. It is the
+ * backstop for every wake-up or notification lost after a durable write (a throttled call, a
+ * process killed, an event dropped): the store's `dueAt` says when each run must next be looked at.
+ * Safe to run concurrently and repeatedly: a duplicate wake-up finds the run busy or not due and
+ * does nothing, and a parent's chained invoke completes once (a conditional write).
+ */
+export async function reconcile(deps: ReconcilerDeps, options: ReconcileOptions = {}): Promise<ReconcileReport> {
+  const limit = options.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new EngineInputError('limit', 'must be an integer from 1 to 1000');
+  }
+  const graceMs = options.graceMs ?? deps.graceMs;
+  if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
+    throw new EngineInputError('graceMs', 'must be a number of ms, 0 or more');
+  }
+  const now = deps.clock.now();
+  const due = await deps.store.findDueRuns(now - graceMs, limit);
+  const report: ReconcileReport = {
+    examined: due.length,
+    woken: [],
+    parentsNotified: [],
+    repaired: [],
+    failed: [],
+    more: due.length >= limit,
+  };
+  const queue = [...due];
+  const worker = async () => {
+    for (let entry = queue.shift(); entry; entry = queue.shift()) {
+      const { runId } = entry;
+      try {
+        await reconcileRun(deps, runId, report);
+      } catch (error) {
+        report.failed.push({ runId, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+  return report;
+}
+
+async function reconcileRun(deps: ReconcilerDeps, runId: string, report: ReconcileReport): Promise<void> {
+  // The index may lag (DynamoDB's is eventually consistent) or run early: decide on the run itself.
+  const run = await deps.store.getRun(runId);
+  if (!run) return;
+  const now = deps.clock.now();
+  const dueAt = dueAtOf(run);
+  if (run.status !== 'RUNNING') {
+    if (dueAt !== undefined) {
+      await deps.outside.childFinished(run);
+      report.parentsNotified.push(runId);
+    } else if (run.dueAt !== undefined) {
+      await deps.store.reviseRun(runId, run.status, { dueAt: null }, []);
+      report.repaired.push(runId);
+    }
+    return;
+  }
+  if (dueAt === undefined || dueAt > now) return;
+  await deps.waker.wakeAt({ runId, functionName: run.functionName, at: now, reason: 'reconcile' });
+  report.woken.push({ runId, reason: dueReason(run) });
+}
+
+function dueReason(run: RunRecord): 'lease_lapsed' | 'due' | 'event' {
+  if (run.leaseExpiresAt !== undefined) return 'lease_lapsed';
+  return run.eventSeq > run.handledEventSeq ? 'event' : 'due';
+}
