@@ -164,8 +164,12 @@ async function runCheck<T>(
 
   const outcome = await runtime.track(async (): Promise<CheckOutcome<T>> => {
     try {
-      // READY: the previous check's state, even one its serdes stored as nothing.
-      const stored = record !== undefined && (record.Status === 'READY' || record.StepDetails?.Result !== undefined);
+      // The previous check's state: a RETRY stored it (even one its serdes stored as nothing); a
+      // run retried after the condition failed resumes from the last state stored, or the
+      // initial state when no check ever stored one.
+      const continued =
+        record?.Status === 'READY' && record.StepDetails?.Error?.ErrorCode === WAIT_FOR_CONDITION_CONTINUE;
+      const stored = record !== undefined && (continued || record.StepDetails?.Result !== undefined);
       const state = stored
         ? await deserializeChecked(p.serdes, record?.StepDetails?.Result, serdesContext)
         : p.initialState;
