@@ -1,7 +1,9 @@
 /**
  * `npm start`: the local dev server with every example workflow, wired to in-memory fakes of
  * their services so it all works offline. Runs live in a SQLite file (`.durable/dev.sqlite`):
- * stop the server (Ctrl-C) or kill it, start it again, and the runs go on where they were.
+ * stop the server (Ctrl-C) or kill it, start it again, and the runs go on where they were (a
+ * step cut short by a kill counts as a lost attempt and runs again at once). One server per file:
+ * a second one on the same file refuses to start.
  *
  *   PORT        the port (default 3000; 0 picks a free one)
  *   HOST        the interface (default 127.0.0.1)
@@ -122,12 +124,19 @@ function printHowTo(url: string): void {
   for (const line of lines) console.log(line);
 }
 
-const server = await startDevServer({
-  functions: exampleFunctions(),
-  port: portFromEnv(),
-  ...(process.env.HOST ? { host: process.env.HOST } : {}),
-  db: process.env.DURABLE_DB || '.durable/dev.sqlite',
-});
+let server: Awaited<ReturnType<typeof startDevServer>>;
+try {
+  server = await startDevServer({
+    functions: exampleFunctions(),
+    port: portFromEnv(),
+    ...(process.env.HOST ? { host: process.env.HOST } : {}),
+    db: process.env.DURABLE_DB || '.durable/dev.sqlite',
+  });
+} catch (error) {
+  // One line (the port or the file in use by another server), not a stack trace.
+  console.error(`durable-lambda dev server: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 baseUrl = server.url;
 printHowTo(server.url);
 

@@ -1,7 +1,8 @@
 /**
  * `durable dev <entry.ts> --port N --db FILE` from the repository (DURABLE_CLI_SOURCE=1: the CLI
  * runs its TypeScript sources through tsx, which also loads the .ts entry): the control API
- * answers with the entry's handlers and runs them; SIGTERM stops it cleanly.
+ * answers with the entry's handlers and runs them; a second one on the same file refuses to start;
+ * SIGTERM stops it cleanly.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -56,6 +57,25 @@ it('durable dev serves the handlers of a .ts entry through the control API', asy
     return current.status !== 'RUNNING' && current;
   });
   expect(run).toMatchObject({ status: 'SUCCEEDED', result: 'hello cli' });
+
+  // A second server on the same file refuses at once, in one line; the first goes on.
+  const second = spawnNode(
+    [
+      'packages/api/bin/durable.mjs',
+      'dev',
+      'test/local/fixtures/dev-entry.ts',
+      '--port',
+      String(await freePort()),
+      '--db',
+      join(dir, 'cli.sqlite'),
+    ],
+    { DURABLE_CLI_SOURCE: '1' },
+  );
+  expect((await second.exited).code).not.toBe(0);
+  expect(second.output().trim().split('\n')).toEqual([
+    `error: the database ${join(dir, 'cli.sqlite')} is in use by another dev server or LocalRuntime (stop it first, or give another file)`,
+  ]);
+  expect((await getJson(`${url}/v1/functions`)).status).toBe(200);
 
   child.process.kill('SIGTERM');
   expect(await child.exited).toEqual({ code: 0, signal: null });

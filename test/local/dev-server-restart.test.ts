@@ -1,12 +1,14 @@
 /**
  * The dev server in a real process: a run outlives the process (killed with SIGKILL, or stopped
  * with SIGTERM) during its durable wait, and completes once the server is started again on the
- * same SQLite file. And `npm start`'s script boots with the examples.
+ * same SQLite file; killed during a step, the run resumes at once after the restart (the dead
+ * process's lease is reclaimed) with that attempt counted as lost. And `npm start`'s script
+ * boots with the examples.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OperationListWire, RunWire } from '@durable-lambda/api';
+import type { OperationListWire, OperationWire, RunWire } from '@durable-lambda/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getJson, killAll, postJson, SERVER_URL, sleep, spawnNode, until } from './dev-server-process';
 
@@ -42,11 +44,16 @@ async function runIntoTheWait(url: string, label: string): Promise<string> {
   return body.runId;
 }
 
-async function completed(url: string, runId: string): Promise<RunWire> {
+async function completed(url: string, runId: string, timeoutMs = 15_000): Promise<RunWire> {
   return until(async () => {
     const { body } = await getJson<RunWire>(`${url}/v1/runs/${runId}`);
     return body.status !== 'RUNNING' && body;
-  }, 15_000);
+  }, timeoutMs);
+}
+
+async function operation(url: string, runId: string, name: string): Promise<OperationWire | undefined> {
+  const { body } = await getJson<OperationListWire>(`${url}/v1/runs/${runId}/operations`);
+  return body.operations.find((op) => op.name === name);
 }
 
 describe.concurrent('dev server restarts', () => {
@@ -78,6 +85,56 @@ describe.concurrent('dev server restarts', () => {
     ]);
     second.process.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
+  });
+
+  it('a run whose server was killed with SIGKILL during a step resumes at once after a restart, that attempt lost', async () => {
+    const db = join(dir, 'mid-step.sqlite');
+    const marker = join(dir, 'mid-step.txt');
+    const first = startChild(0, db, marker);
+    const { url, port } = await urlOf(first);
+    const { status, body } = await postJson<RunWire>(`${url}/v1/runs`, { function: 'worker', input: {} });
+    expect(status).toBe(201);
+    // The attempt's start is stored: from here on, a crash is a lost attempt of the step.
+    await until(async () => (await operation(url, body.runId, 'long'))?.status === 'STARTED', 30_000);
+
+    first.process.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+
+    // The dead invocation's lease runs for 15 minutes; the restart must not wait for it.
+    const second = startChild(port, db, marker);
+    await urlOf(second);
+    const run = await completed(url, body.runId, 60_000);
+    expect(run).toMatchObject({ status: 'SUCCEEDED', result: { attempt: 2 }, lostInvocations: 1 });
+    expect(await operation(url, body.runId, 'long')).toMatchObject({
+      status: 'SUCCEEDED',
+      attempt: 2,
+      failedAttempts: [{ attempt: 1, error: { code: 'invocation_lost' } }],
+    });
+    expect(readFileSync(marker, 'utf8')).toBe('long attempt 1\nlong attempt 2\n');
+    second.process.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  });
+
+  it('a second dev server on the same file refuses to start with one line, and the first goes on', async () => {
+    const db = join(dir, 'shared.sqlite');
+    const marker = join(dir, 'shared.txt');
+    const first = startChild(0, db, marker);
+    const { url } = await urlOf(first);
+
+    const second = startChild(0, db, marker);
+    expect(await second.exited).toEqual({ code: 1, signal: null });
+    expect(second.output().trim().split('\n')).toEqual([
+      `dev server failed to start: the database ${db} is in use by another dev server or LocalRuntime (stop it first, or give another file)`,
+    ]);
+
+    expect((await getJson(`${url}/v1/functions`)).status).toBe(200);
+    first.process.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    // Once the first has stopped, the file is free again.
+    const third = startChild(0, db, marker);
+    await urlOf(third);
+    third.process.kill('SIGTERM');
+    expect((await third.exited).code).toBe(0);
   });
 
   it('a run whose server was stopped with SIGTERM during its wait completes after a restart', async () => {

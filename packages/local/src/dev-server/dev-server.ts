@@ -31,7 +31,10 @@ export interface DevServerOptions {
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
-  /** The SQLite file runs are kept in (its directory is created). Default `.durable/dev.sqlite`. */
+  /**
+   * The SQLite file runs are kept in (its directory is created). Default `.durable/dev.sqlite`.
+   * One dev server per file: a second one on a file in use refuses to start (`database_in_use`).
+   */
   db?: string;
   /** Where the server's lines go (the URL, failures of invocations). Default: stdout. */
   log?: (line: string) => void;
@@ -128,7 +131,10 @@ function closeServer(server: Server): Promise<void> {
 /**
  * Starts the local dev server: a {@link LocalRuntime} on a SQLite file (runs survive restarts and
  * go on where they were), and one HTTP server on one port with the control API at `/v1/...` and
- * the dashboard at `/` (its files at `/dashboard/<file>`). Prints the URL once it listens.
+ * the dashboard at `/` (its files at `/dashboard/<file>`). Prints the URL once it listens. At
+ * start it reclaims the leases of a previous server on the file that died (so a run cut short by
+ * a `kill -9` resumes at once, its step attempt counted as lost), and it reconciles at start and
+ * every few seconds, so a run whose wake-up was lost is woken again.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));

@@ -31,7 +31,9 @@ export interface InProcessInvokerOptions {
  * The in-process {@link Invoker}: an asynchronous invoke of a registered durable function. The
  * event is copied as JSON (as Lambda would serialize it), queued, and run on a later turn of the
  * event loop, never inside the caller's stack; `invoke` resolves once it is queued. An unknown
- * function is refused at once with a {@link FunctionNotFoundError}.
+ * function is refused at once with a {@link FunctionNotFoundError}. The queue is in memory: an
+ * invocation lost to a crash is left to the reconciler (the run it would have run is due in the
+ * store, and `LocalRuntime` reconciles at its next start).
  */
 export class InProcessInvoker implements Invoker {
   private readonly functions: ReadonlyMap<string, DurableLambdaHandler>;

@@ -3,15 +3,17 @@ import { clearTimeout, setImmediate, setTimeout } from 'node:timers';
 import {
   type Clock,
   Engine,
+  EngineInputError,
   type EngineOptions,
   isWakeEvent,
+  type ReconcileOptions,
   type RunRecord,
   type Store,
   systemClock,
-  type WakeRequest,
 } from '@durable-lambda/engine';
 import { type DurableLambdaHandler, finishOpened, getDurableEntry, type RuntimeOverrides } from '@durable-lambda/sdk';
 import { FunctionNotFoundError, InProcessInvoker } from './in-process-invoker';
+import { ReconcileLoop } from './reconcile-loop';
 import type { WakeUpTable } from './sqlite-wake-ups';
 import { TimerWaker } from './timer-waker';
 
@@ -21,6 +23,13 @@ export type LocalRuntimeStore = Store & {
   readonly wakeUps: WakeUpTable;
   /** Calls `listener` after every write of a run; returns a function that stops it. */
   subscribe(listener: () => void): () => void;
+  /**
+   * Called once at every start, before the first reconcile: takes the store for this runtime
+   * alone (throwing when another runtime has it) and lapses every lease held at `now`, which
+   * can then only be a dead process's (see `SqliteStore.reclaimLeases`). A store without it
+   * leaves such leases to lapse by themselves.
+   */
+  reclaimLeases?(now: number): readonly string[] | Promise<readonly string[]>;
 };
 
 /** Options of a {@link LocalRuntime}. */
@@ -33,8 +42,16 @@ export interface LocalRuntimeOptions {
   clock?: Clock;
   /** Real time one invocation may take, ms, as a Lambda timeout. Default 15 minutes. */
   invocationMs?: number;
-  /** Further engine settings (retention, lease grace, fault retry delay, payload limit). */
+  /**
+   * Further engine settings (retention, lease grace, fault retry delay, payload limit, the
+   * reconciler's grace: default here 1 s, as local timers fire on time).
+   */
   engine?: Omit<EngineOptions, 'store' | 'waker' | 'invoker' | 'clock'>;
+  /**
+   * How often the runtime reconciles while started, ms (`Engine.reconcile`: wakes every run
+   * that is due but whose wake-up was lost). Default 5 s.
+   */
+  reconcileEveryMs?: number;
   /** SDK settings applied to every invocation (e.g. `logSink`); left out, each function's own apply. */
   overrides?: RuntimeOverrides;
   /** Where failures go (an invocation that threw, a wake-up that failed). Default: `console.error`. */
@@ -42,11 +59,26 @@ export interface LocalRuntimeOptions {
 }
 
 const DEFAULT_INVOCATION_MS = 15 * 60_000;
+const DEFAULT_RECONCILE_EVERY_MS = 5_000;
+/** Local timers fire on time: a run due for a second has lost its wake-up. */
+const LOCAL_RECONCILE_GRACE_MS = 1_000;
+/** Reconcile passes in a row at most (each of up to 100 runs), so a start always ends. */
+const MAX_PASSES = 100;
 
 interface Active {
   /** Another wake-up came while an invocation ran: invoke once more after it. */
   again: boolean;
+  /** Settles when the invocations end, or when they are given up (see `deadline`). */
   done: Promise<void>;
+  release(): void;
+  /**
+   * When the invocation under way passes its timeout (`invocationMs`), where Lambda would end
+   * it; infinite between invocations. Past it, the invocation is given up: it cannot be stopped,
+   * but its writes are fenced once another takes the run, so a step that never returns strands
+   * the run no longer than its lease.
+   */
+  deadline: number;
+  abandoned: boolean;
 }
 
 /**
@@ -56,6 +88,11 @@ interface Active {
  * the run, executes the handler with a real remaining-time budget (short waits sleep in-process,
  * longer ones suspend), and closes it. Invocations of one run never overlap; failures are
  * reported, never thrown. Stopped and started again (even after a crash), it resumes every run.
+ *
+ * It reconciles at start and every few seconds (see {@link LocalRuntimeOptions.reconcileEveryMs}),
+ * the backstop for any wake-up lost after a durable write. At start it first reclaims the
+ * leases of its own dead process (see {@link LocalRuntimeStore.reclaimLeases}): it assumes the
+ * store belongs to one runtime at a time, which the `SqliteStore` enforces with a lock.
  */
 export class LocalRuntime {
   /** The engine, for the control API (start, cancel, retry, callbacks, listing). */
@@ -69,7 +106,11 @@ export class LocalRuntime {
   private readonly overrides: RuntimeOverrides;
   private readonly onError: (error: unknown, where: { runId?: string; functionName?: string }) => void;
   private readonly active = new Map<string, Active>();
+  private readonly reconciler: ReconcileLoop;
+  /** Runs of functions this process lacks, reported once (the reconciler finds them again and again). */
+  private readonly unknownReported = new Set<string>();
   private started = false;
+  private starting: Promise<void> | undefined;
 
   constructor(options: LocalRuntimeOptions) {
     this.store = options.store;
@@ -95,7 +136,13 @@ export class LocalRuntime {
       dispatch: (name, event) => this.dispatch(name, event),
       onError: (error, functionName) => this.report(error, { functionName }),
     });
+    const everyMs = options.reconcileEveryMs ?? DEFAULT_RECONCILE_EVERY_MS;
+    if (typeof everyMs !== 'number' || !Number.isFinite(everyMs) || everyMs <= 0) {
+      throw new EngineInputError('reconcileEveryMs', 'must be a number of ms, more than 0');
+    }
+    this.reconciler = new ReconcileLoop(everyMs, () => this.reconcileAll());
     this.engine = new Engine({
+      reconcileGraceMs: LOCAL_RECONCILE_GRACE_MS,
       ...options.engine,
       store: this.store,
       waker: this.waker,
@@ -110,19 +157,35 @@ export class LocalRuntime {
   }
 
   /**
-   * Starts: makes sure every unfinished run has a wake-up (a crash may have come between a
-   * write and its wake-up), then arms the stored wake-ups; past-due ones run at once.
+   * Starts: reclaims the leases of a dead process on this store, reconciles (every run due now
+   * gets a wake-up: a crash may have come between a write and its wake-up), arms the stored
+   * wake-ups (past-due ones run at once), and reconciles every `reconcileEveryMs` from then on.
+   * Rejects, started or not, only when the store refuses to be taken (another runtime has it).
    */
   async start(): Promise<void> {
-    if (this.started) return;
+    if (this.started) return this.starting;
     this.started = true;
-    await this.reconcile();
-    if (this.started) this.waker.start();
+    this.starting = (async () => {
+      try {
+        await this.store.reclaimLeases?.(this.clock.now());
+      } catch (error) {
+        this.started = false;
+        throw error;
+      }
+      // No grace at start: nothing of this process is in flight yet, so what is due is stranded.
+      await this.reconcileAll({ graceMs: 0 });
+      if (!this.started) return;
+      this.waker.start();
+      this.reconciler.start();
+    })();
+    await this.starting;
   }
 
   /** Stops the timers and waits for the invocations under way to end. Stored wake-ups remain. */
   async stop(): Promise<void> {
     this.started = false;
+    await this.starting?.catch(() => {});
+    await this.reconciler.stop();
     this.waker.stop();
     while (this.active.size > 0) await Promise.allSettled([...this.active.values()].map((a) => a.done));
     await this.invoker.idle();
@@ -133,6 +196,7 @@ export class LocalRuntime {
   /**
    * Starts a run of a registered function with `input` (any JSON value) and wakes it (at once
    * when started, else at the next start). With a `runKey`, the same key names the same run.
+   * Rejects only when the run could not be stored.
    */
   async startRun(functionName: string, input?: unknown, options: { runKey?: string } = {}): Promise<RunRecord> {
     if (!this.functions.has(functionName)) throw new FunctionNotFoundError(functionName);
@@ -142,7 +206,8 @@ export class LocalRuntime {
       ...(serialized === undefined ? {} : { input: serialized }),
       ...(options.runKey === undefined ? {} : { runKey: options.runKey }),
     });
-    if (run.status === 'RUNNING') await this.wakeNow(run);
+    // The run is stored and due now: a wake-up that fails is reported and left to the reconciler.
+    if (run.status === 'RUNNING') await this.wakeNow(run).catch((error) => this.report(error, { runId: run.runId }));
     return run;
   }
 
@@ -185,37 +250,57 @@ export class LocalRuntime {
   private resume(runId: string): Promise<void> {
     if (!this.started) return Promise.resolve();
     const current = this.active.get(runId);
-    if (current) {
+    if (current && this.clock.now() < current.deadline) {
       current.again = true;
       return current.done;
     }
-    const entry: Active = { again: true, done: Promise.resolve() };
+    if (current) {
+      current.abandoned = true;
+      this.active.delete(runId);
+      current.release();
+      this.report(
+        new Error(`an invocation ran past its ${this.invocationMs} ms timeout; given up, the run is resumed anew`),
+        { runId },
+      );
+    }
+    let release = () => {};
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const entry: Active = { again: true, done, release, deadline: Number.POSITIVE_INFINITY, abandoned: false };
     this.active.set(runId, entry);
-    entry.done = (async () => {
+    void (async () => {
       // A turn first: a wake-up never runs inside the stack that asked for it.
       await Promise.resolve();
       try {
-        while (entry.again && this.started) {
+        while (entry.again && this.started && !entry.abandoned) {
           entry.again = false;
-          await this.invokeOnce(runId);
+          await this.invokeOnce(runId, entry);
+          entry.deadline = Number.POSITIVE_INFINITY;
         }
       } finally {
-        this.active.delete(runId);
+        if (this.active.get(runId) === entry) this.active.delete(runId);
+        entry.release();
       }
     })();
     return entry.done;
   }
 
   /** One invocation of a run, as Lambda would run it; failures are reported. */
-  private async invokeOnce(runId: string): Promise<void> {
+  private async invokeOnce(runId: string, entry: Active): Promise<void> {
     let functionName: string | undefined;
     try {
       const run = await this.engine.getRun(runId);
       if (run?.status !== 'RUNNING') return;
       functionName = run.functionName;
       const handler = this.functions.get(functionName);
-      if (!handler) throw new FunctionNotFoundError(functionName);
+      if (!handler) {
+        if (this.unknownReported.has(runId)) return;
+        this.unknownReported.add(runId);
+        throw new FunctionNotFoundError(functionName);
+      }
       const deadline = this.clock.now() + this.invocationMs;
+      entry.deadline = deadline;
       const remainingTimeMs = () => Math.max(0, deadline - this.clock.now());
       const session = await this.engine.openRun(runId, { remainingTimeMs });
       if (!session) return;
@@ -239,22 +324,28 @@ export class LocalRuntime {
     await this.startRun(functionName, event);
   }
 
-  /** Makes sure every unfinished run of a known function will be woken. */
-  private async reconcile(): Promise<void> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.store.listRuns({ status: 'RUNNING', limit: 100, ...(cursor ? { cursor } : {}) });
-      for (const run of page.runs) {
-        if (!this.functions.has(run.functionName)) continue;
-        const target = { runId: run.runId, functionName: run.functionName };
-        const wakeUps: WakeRequest[] = [];
-        if (run.leaseExpiresAt !== undefined) wakeUps.push({ ...target, at: run.leaseExpiresAt, reason: 'lease' });
-        if (run.nextWakeAt !== undefined) wakeUps.push({ ...target, at: run.nextWakeAt, reason: 'due' });
-        if (run.eventSeq > run.handledEventSeq) wakeUps.push({ ...target, at: this.clock.now(), reason: 'event' });
-        for (const request of wakeUps) await this.waker.wakeAt(request);
+  /** Reconcile passes while the last one found more due runs than it took (at most a bound). */
+  private async reconcileAll(options?: ReconcileOptions): Promise<void> {
+    for (let pass = 0; pass < MAX_PASSES && this.started; pass++) {
+      if (!(await this.reconcile(options))) return;
+    }
+  }
+
+  /**
+   * One reconcile pass; its failures are reported, never thrown. True when more due runs may be
+   * waiting than one pass took.
+   */
+  private async reconcile(options?: ReconcileOptions): Promise<boolean> {
+    try {
+      const report = await this.engine.reconcile(options);
+      for (const failure of report.failed) {
+        this.report(new Error(`reconcile: ${failure.error}`), { runId: failure.runId });
       }
-      cursor = page.cursor;
-    } while (cursor !== undefined);
+      return report.more;
+    } catch (error) {
+      this.report(error, {});
+      return false;
+    }
   }
 
   private wakeNow(run: RunRecord): Promise<void> {

@@ -1,3 +1,4 @@
+import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
@@ -10,8 +11,12 @@ import type BetterSqlite3 from 'better-sqlite3';
  *   operation as JSON.
  * - `idempotency`: control-API idempotency records, `record` as JSON.
  * - `wake_ups`: pending wake-ups of the timer waker, one per run/time/reason.
+ * - `runs.due_at` (version 2): the due index of `Store.findDueRuns`, `dueAtOf(record)` or
+ *   NULL; a partial index holds only the non-NULL rows, so it stays as small as the due runs.
+ *
+ * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: ReadonlyArray<string | ((db: BetterSqlite3.Database) => void)> = [
   `
   CREATE TABLE runs (
     run_id TEXT PRIMARY KEY NOT NULL,
@@ -51,6 +56,24 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX wake_ups_by_at ON wake_ups (at);
   `,
+  (db) => {
+    db.exec(`
+      ALTER TABLE runs ADD COLUMN due_at INTEGER;
+      CREATE INDEX runs_by_due ON runs (due_at, run_id) WHERE due_at IS NOT NULL;
+    `);
+    // Runs written before the index existed get their key from the same rule every write uses.
+    const update = db.prepare<[number | null, string, string]>(
+      'UPDATE runs SET due_at = ?, record = ? WHERE run_id = ?',
+    );
+    const rows = db.prepare<[], { run_id: string; record: string }>('SELECT run_id, record FROM runs').all();
+    for (const row of rows) {
+      const run = JSON.parse(row.record) as RunRecord;
+      const dueAt = dueAtOf(run);
+      if (dueAt === undefined) delete run.dueAt;
+      else run.dueAt = dueAt;
+      update.run(dueAt ?? null, JSON.stringify(run), row.run_id);
+    }
+  },
 ];
 
 /** The schema version this code writes. */
@@ -70,7 +93,9 @@ export function migrate(db: BetterSqlite3.Database): void {
   db.transaction(() => {
     // Read again inside the (immediate) transaction: another process may have migrated meanwhile.
     for (let version = current(); version < SCHEMA_VERSION; version++) {
-      db.exec(MIGRATIONS[version] as string);
+      const migration = MIGRATIONS[version];
+      if (typeof migration === 'function') migration(db);
+      else db.exec(migration as string);
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version + 1);
     }
   }).immediate();

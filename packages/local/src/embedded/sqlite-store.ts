@@ -1,8 +1,11 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   applyPatch,
   checkOperationPayloads,
   checkRunPayloads,
+  type DueRun,
   decodeRunCursor,
+  dueAtOf,
   encodeRunCursor,
   type IdempotencyRecord,
   type LeaseGrant,
@@ -17,6 +20,7 @@ import {
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import Database from 'better-sqlite3';
+import { OwnerLock } from './sqlite-owner-lock';
 import { migrate } from './sqlite-schema';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
 
@@ -39,7 +43,13 @@ interface RunRow {
  * The embedded {@link Store}: runs, operations, idempotency records and the timer waker's
  * wake-ups in one SQLite file (WAL mode), through `better-sqlite3`. Every method runs in one
  * immediate transaction, so it is atomic even with another process on the same file; commits
- * are fenced exactly as the port says. Runs past their `expiresAt` are invisible.
+ * are fenced exactly as the port says. Runs past their `expiresAt` are invisible. Every write of
+ * a run sets its `dueAt` (and the indexed `due_at` column) to `dueAtOf` of the record written.
+ *
+ * Any number of processes may read and write one file, but one runtime at a time may run its
+ * runs: {@link SqliteStore.reclaimLeases} takes the file for a runtime (a lock on `<file>.lock`
+ * that the operating system drops with the process), so a second one is refused instead of
+ * taking live leases for a dead process's.
  */
 export class SqliteStore implements Store {
   /** The pending wake-ups of a {@link TimerWaker} on this database. */
@@ -47,9 +57,13 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly clock: { now(): number };
   private readonly listeners = new Set<() => void>();
+  /** The file's ownership, for {@link reclaimLeases}; none for a private in-memory database. */
+  private readonly owner: OwnerLock | undefined;
   private readonly sql: {
     getRun: Statement<[string], RunRow>;
-    putRun: Statement<[string, string, string, number, number | null, string]>;
+    putRun: Statement<[string, string, string, number, number | null, number | null, string]>;
+    findDue: Statement<[number, number, number], { run_id: string; due_at: number }>;
+    running: Statement<[], { record: string }>;
     deleteOperations: Statement<[string]>;
     putOperation: Statement<[string, string, string, string, string]>;
     loadOperations: Statement<[string], { body: string }>;
@@ -62,6 +76,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.clock = options.clock ?? { now: () => Date.now() };
     this.db = new Database(options.path, { timeout: 5_000 });
+    this.owner = options.path === ':memory:' || options.path === '' ? undefined : new OwnerLock(options.path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     migrate(this.db);
@@ -69,10 +84,19 @@ export class SqliteStore implements Store {
     this.sql = {
       getRun: this.db.prepare('SELECT record, expires_at FROM runs WHERE run_id = ?'),
       putRun: this.db.prepare(
-        `INSERT INTO runs (run_id, function_name, status, created_at, expires_at, record) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO runs (run_id, function_name, status, created_at, expires_at, due_at, record)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (run_id) DO UPDATE SET function_name = excluded.function_name, status = excluded.status,
-           created_at = excluded.created_at, expires_at = excluded.expires_at, record = excluded.record`,
+           created_at = excluded.created_at, expires_at = excluded.expires_at, due_at = excluded.due_at,
+           record = excluded.record`,
       ),
+      // `due_at IS NOT NULL` lets SQLite use the partial index runs_by_due (no scan of every run).
+      findDue: this.db.prepare(
+        `SELECT run_id, due_at FROM runs INDEXED BY runs_by_due
+         WHERE due_at IS NOT NULL AND due_at <= ? AND (expires_at IS NULL OR expires_at > ?)
+         ORDER BY due_at, run_id LIMIT ?`,
+      ),
+      running: this.db.prepare(`SELECT record FROM runs WHERE status = 'RUNNING'`),
       deleteOperations: this.db.prepare('DELETE FROM operations WHERE run_id = ?'),
       putOperation: this.db.prepare(
         `INSERT INTO operations (run_id, operation_id, type, status, body) VALUES (?, ?, ?, ?, ?)
@@ -114,16 +138,56 @@ export class SqliteStore implements Store {
     return this.live(runId);
   }
 
-  async acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
+  async acquireLease(
+    runId: string,
+    now: number,
+    leaseExpiresAt: number,
+    leaseToken: string,
+  ): Promise<LeaseGrant | undefined> {
+    // No own-success check by token: a local transaction's answer is never lost to a retry.
     const grant = this.transaction(() => {
       const run = this.live(runId);
-      const taken = run && takeLease(run, now, leaseExpiresAt);
+      const taken = run && takeLease(run, now, leaseExpiresAt, leaseToken);
       if (!run || !taken) return undefined;
       this.putRun(run);
       return { run, previousLost: taken.previousLost };
     });
     if (grant) this.changed();
     return grant;
+  }
+
+  async findDueRuns(before: number, limit: number): Promise<DueRun[]> {
+    if (!(limit > 0)) return [];
+    return this.sql.findDue
+      .all(before, this.clock.now(), Math.floor(limit))
+      .map((row) => ({ runId: row.run_id, dueAt: row.due_at }));
+  }
+
+  /**
+   * Lapses every lease held at `now` (`leaseExpiresAt` becomes `now`; the fence stays, so the
+   * next open counts a lost invocation, and the run is due at once), after taking the file for
+   * this process: it throws {@link DatabaseInUseError} when another runtime holds it. For a
+   * runtime starting on a file that only it may run: every lease it finds then belongs to a
+   * process that is gone (a `kill -9`), and waiting for those leases to lapse would leave the
+   * runs stranded for up to an invocation's timeout. The file stays taken until {@link close}.
+   * Returns the ids of the runs whose lease it lapsed.
+   */
+  reclaimLeases(now: number): string[] {
+    this.owner?.acquire();
+    const reclaimed = this.transaction(() => {
+      const ids: string[] = [];
+      for (const row of this.sql.running.all()) {
+        const run = JSON.parse(row.record) as RunRecord;
+        if (run.leaseExpiresAt === undefined || run.leaseExpiresAt <= now) continue;
+        run.leaseExpiresAt = now;
+        run.updatedAt = this.clock.now();
+        this.putRun(run);
+        ids.push(run.runId);
+      }
+      return ids;
+    });
+    if (reclaimed.length > 0) this.changed();
+    return reclaimed;
   }
 
   async loadOperations(runId: string): Promise<Operation[]> {
@@ -178,6 +242,7 @@ export class SqliteStore implements Store {
       applyPatch(run, copy(patch));
       run.fence += 1;
       delete run.leaseExpiresAt;
+      delete run.leaseToken;
       run.updatedAt = this.clock.now();
       this.putRun(run);
       return run;
@@ -192,7 +257,12 @@ export class SqliteStore implements Store {
     return this.transaction(() => {
       const row = this.sql.getIdempotency.get(record.key);
       if (row && row.expires_at > this.clock.now()) {
-        return { claimed: false as const, existing: JSON.parse(row.record) as IdempotencyRecord };
+        const existing = JSON.parse(row.record) as IdempotencyRecord;
+        // The same claim again (its first answer was lost): it is the claimer's own.
+        if (record.claimToken !== undefined && existing.claimToken === record.claimToken) {
+          return { claimed: true as const };
+        }
+        return { claimed: false as const, existing };
       }
       this.sql.putIdempotency.run(record.key, record.expiresAt, JSON.stringify(record));
       return { claimed: true as const };
@@ -225,7 +295,10 @@ export class SqliteStore implements Store {
     const written = this.transaction(() => {
       const run = this.live(runId);
       const current = run && this.operation(runId, next.Id);
-      if (!run || !current || current.Status !== expected.Status) return false;
+      if (!run || !current) return false;
+      // A retried write that finds its own earlier success (the stored form is JSON).
+      if (isDeepStrictEqual(current, copy(next))) return 'already' as const;
+      if (current.Status !== expected.Status) return false;
       if (expected.deadlines) {
         const d = current.CallbackDetails;
         if (d?.TimeoutTimestamp !== expected.deadlines.TimeoutTimestamp) return false;
@@ -238,8 +311,8 @@ export class SqliteStore implements Store {
       this.putRun(run);
       return true;
     });
-    if (written) this.changed();
-    return written;
+    if (written === true) this.changed();
+    return written !== false;
   }
 
   async commit(
@@ -269,9 +342,10 @@ export class SqliteStore implements Store {
     return () => this.listeners.delete(listener);
   }
 
-  /** Closes the database; the store is unusable afterwards. */
+  /** Closes the database (and gives up the file taken by {@link reclaimLeases}); unusable afterwards. */
   close(): void {
     this.listeners.clear();
+    this.owner?.release();
     if (this.db.open) this.db.close();
   }
 
@@ -296,13 +370,18 @@ export class SqliteStore implements Store {
     return row && (JSON.parse(row.body) as Operation);
   }
 
+  /** Writes the run, its due-index key set from its own fields first (in place). */
   private putRun(run: RunRecord): void {
+    const dueAt = dueAtOf(run);
+    if (dueAt === undefined) delete run.dueAt;
+    else run.dueAt = dueAt;
     this.sql.putRun.run(
       run.runId,
       run.functionName,
       run.status,
       run.createdAt,
       run.expiresAt ?? null,
+      dueAt ?? null,
       JSON.stringify(run),
     );
   }

@@ -123,6 +123,7 @@ export class TimerWaker implements Waker {
     try {
       await this.fire(request);
     } catch (error) {
+      // Forgotten all the same: a run the failed firing left due is left to the reconciler.
       this.onError(error, request);
     }
     this.firing.delete(key);
