@@ -1,4 +1,4 @@
-import { createControlApi, operationToWire, runToWire } from '@durable-lambda/api';
+import { createControlApi, operationToWire, runToWire, toLambdaHandler } from '@durable-lambda/api';
 import { type Engine, issueCallbackId, wakeEvent } from '@durable-lambda/engine';
 import { describe, expect, it } from 'vitest';
 import { ApiFixture, durable, runWaitingOnCallback } from './support';
@@ -84,7 +84,7 @@ describe('POST /v1/runs', () => {
     expect(f.invoked).toHaveLength(2);
   });
 
-  it('answers 502 invoke_failed when neither the invoker nor the waker can start the run', async () => {
+  it('answers 201 when neither the invoker nor the waker can start the run: the run is due, left to the reconciler', async () => {
     const f = new ApiFixture();
     f.invokerImpl = async () => {
       throw new Error('throttled');
@@ -95,9 +95,10 @@ describe('POST /v1/runs', () => {
       },
     };
     const answer = await f.call('POST', '/v1/runs', { body: { function: 'fn', runKey: 'k' } });
-    expect(answer.status).toBe(502);
-    expect(answer.json.error.code).toBe('invoke_failed');
-    expect(answer.json.error.message).toContain('throttled');
+    expect(answer.status).toBe(201);
+    expect(answer.json).toMatchObject({ status: 'RUNNING', invocations: 0 });
+    expect(f.errors.map(String)).toEqual(['Error: throttled', 'Error: scheduler down']);
+    expect(await f.store.findDueRuns(f.clock.now(), 10)).toEqual([{ runId: answer.json.runId, dueAt: f.clock.now() }]);
   });
 
   it('without any invoker, asks the engine waker to wake the new run', async () => {
@@ -477,6 +478,36 @@ describe('routing and errors', () => {
     expect((await f.call('POST', '/v1/runs', { body: `{"function":"fn","input":"${'é'.repeat(25)}"}` })).status).toBe(
       413,
     );
+  });
+
+  it('refuses JSON nested deeper than 256 levels: 400 naming the field, where serializing it would overflow the stack', async () => {
+    const f = new ApiFixture();
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    // Deep enough to overflow JSON.stringify, and still under the default 1 MiB body limit.
+    const deep = await f.call('POST', '/v1/runs', { body: `{"function":"fn","input":${nested(200_000)}}` });
+    expect(deep).toMatchObject({ status: 400, json: { error: { code: 'invalid_argument' } } });
+    expect(deep.json.error.message).toMatch(/^input: nests arrays and objects deeper than 256 levels/);
+    expect(f.store.runIds()).toEqual([]);
+    const { callbackId } = await runWaitingOnCallback(f);
+    const result = await f.call('POST', `/v1/callbacks/${callbackId}/succeed`, { body: `{"result":${nested(256)}}` });
+    expect(result.json.error.message).toMatch(/^result: /);
+    // 256 levels, the body's own included, are accepted.
+    expect(
+      (await f.call('POST', `/v1/callbacks/${callbackId}/succeed`, { body: `{"result":${nested(255)}}` })).status,
+    ).toBe(200);
+    expect(f.errors).toEqual([]);
+  });
+
+  it('takes a query parameter named __proto__ as an unknown parameter, through the adapters too', async () => {
+    const f = new ApiFixture();
+    const lambda = toLambdaHandler(f.api);
+    const answer = await lambda({
+      rawPath: '/v1/runs',
+      rawQueryString: '__proto__=a&__proto__=b',
+      requestContext: { http: { method: 'GET' } },
+    });
+    expect(answer.statusCode).toBe(400);
+    expect(JSON.parse(answer.body).error.message).toMatch(/^__proto__: unknown query parameter/);
   });
 
   it('answers 500 internal_error for unexpected errors, hiding them, and reports them', async () => {

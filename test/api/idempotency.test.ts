@@ -136,26 +136,23 @@ describe('Idempotency-Key on POST', () => {
     expect(f.errors).toHaveLength(1);
   });
 
-  it('releases the key after 502 invoke_failed as well', async () => {
+  it('keeps the success of a run created but not started (invoker and waker down): a retry replays it, no second run', async () => {
     const f = new ApiFixture();
-    let down = true;
     f.invokerImpl = async () => {
-      if (down) throw new Error('throttled');
+      throw new Error('throttled');
     };
-    const waker = f.engine.waker;
     (f.engine as { waker: Engine['waker'] }).waker = {
-      wakeAt: async (w) => {
-        if (down) throw new Error('scheduler down');
-        return waker.wakeAt(w);
+      wakeAt: async () => {
+        throw new Error('scheduler down');
       },
     };
-    const body = { function: 'fn', runKey: 'order-9' };
-    expect((await f.call('POST', '/v1/runs', { body, headers: key('k') })).status).toBe(502);
-    down = false;
+    const body = { function: 'fn' };
+    const first = await f.call('POST', '/v1/runs', { body, headers: key('k') });
+    expect(first.status).toBe(201);
     const retry = await f.call('POST', '/v1/runs', { body, headers: key('k') });
-    expect(retry.status).toBe(200);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
-    expect(f.invoked).toHaveLength(2);
+    expect(retry).toMatchObject({ status: 201, body: first.body });
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(f.store.runIds()).toEqual([first.json.runId]);
   });
 
   it('20 concurrent duplicate POSTs with one key create exactly one run', async () => {

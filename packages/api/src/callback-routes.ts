@@ -1,4 +1,5 @@
 import type { RouteDeps } from './deps';
+import { afterDurableWrite, callbackCompletedAs } from './durable-outcome';
 import { invalidArgument } from './errors';
 import { jsonResponse } from './http';
 import type { Route } from './router';
@@ -23,7 +24,17 @@ export function callbackRoutes(deps: RouteDeps): Route[] {
         rejectUnknownFields(body, ['result']);
         // Any JSON value; the callback receives its JSON text.
         const result = body.result === undefined ? undefined : JSON.stringify(body.result);
-        await deps.engine.sendCallbackSuccess(callbackId, result);
+        // A completion stored whose wake-up failed is done: the run is due (its event is
+        // unhandled), so the wake-up is left to the reconciler.
+        await afterDurableWrite(
+          deps,
+          () => deps.engine.sendCallbackSuccess(callbackId, result).then(() => true as const),
+          () =>
+            callbackCompletedAs(deps, callbackId, {
+              status: 'SUCCEEDED',
+              ...(result === undefined ? {} : { result }),
+            }),
+        );
         return ack(callbackId, 'succeeded');
       },
     },
@@ -39,10 +50,13 @@ export function callbackRoutes(deps: RouteDeps): Route[] {
         rejectUnknownFields(error, ['code', 'message'], 'error.');
         if (typeof error.message !== 'string') throw invalidArgument('error.message', 'is required (a string)');
         const code = optionalString(error.code, 'error.code', MAX_CODE);
-        await deps.engine.sendCallbackFailure(callbackId, {
-          ErrorMessage: error.message,
-          ...(code === undefined ? {} : { ErrorCode: code }),
-        });
+        const failure = { ErrorMessage: error.message, ...(code === undefined ? {} : { ErrorCode: code }) };
+        // As for succeed: once the failure is stored, a failed wake-up is left to the reconciler.
+        await afterDurableWrite(
+          deps,
+          () => deps.engine.sendCallbackFailure(callbackId, failure).then(() => true as const),
+          () => callbackCompletedAs(deps, callbackId, { status: 'FAILED', error: failure }),
+        );
         return ack(callbackId, 'failed');
       },
     },

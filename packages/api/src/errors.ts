@@ -40,6 +40,20 @@ export const ENGINE_ERROR_STATUS: Readonly<Record<string, number>> = {
 };
 
 /**
+ * Every error code the control API answers, with its HTTP status: the engine's codes it passes
+ * on and its own. A code never changes its meaning or status.
+ */
+export const API_ERROR_STATUS: Readonly<Record<string, number>> = {
+  ...ENGINE_ERROR_STATUS,
+  invalid_json: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_in_progress: 409,
+  idempotency_key_reused: 422,
+  internal_error: 500,
+};
+
+/**
  * The {@link ApiError} for a thrown error: itself, or an engine error mapped by its stable
  * `code`. Undefined for anything else (an internal error).
  */

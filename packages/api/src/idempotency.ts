@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Clock, IdempotencyRecord, Store } from '@durable-lambda/engine';
 import { ApiError } from './errors';
 import { type ApiRequest, type ApiResponse, errorResponse, headerValue } from './http';
@@ -11,6 +11,9 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
+
+/** Delays before a store call of the key's record that threw is tried again, ms. */
+const RECORD_RETRY_MS = [50, 250];
 
 /** What idempotent handling needs. */
 export interface IdempotencyDeps {
@@ -49,10 +52,12 @@ export function requestHash(method: string, path: string, body: string | undefin
 
 /**
  * Runs `execute` at most once per key (until the record expires). The first request claims the
- * key; its answer is stored when it is 2xx or 4xx and replayed to repeats with
- * `idempotent-replayed: true`; on a 5xx or a thrown error the key is released so a retry runs
- * again. A repeat while the first is running answers `409 idempotency_in_progress`; the same
- * key with another method, path or body answers `422 idempotency_key_reused`.
+ * key with a fresh `claimToken` (a claim retried after a lost response is its own); its answer
+ * is stored when it is 2xx or 4xx and replayed to repeats with `idempotent-replayed: true`; on a
+ * 5xx or a thrown error the key is released so a retry runs again (routes never answer 5xx for
+ * work already durable: see `afterDurableWrite`). A repeat while the first is running answers
+ * `409 idempotency_in_progress`; the same key with another method, path or body answers
+ * `422 idempotency_key_reused`.
  */
 export async function withIdempotency(
   deps: IdempotencyDeps,
@@ -66,10 +71,14 @@ export async function withIdempotency(
     key,
     requestHash: hash,
     state: 'IN_PROGRESS',
+    // This request's own mark: a claim the store retries after a lost response finds it and is
+    // granted, instead of answering this very request `409 idempotency_in_progress`.
+    claimToken: randomUUID(),
     createdAt: now,
     expiresAt: now + deps.ttlMs,
   };
-  const claim = await deps.store.claimIdempotencyKey(record);
+  // Retried with the same token: a claim that landed although it threw is recognised as ours.
+  const claim = await retried(deps, () => deps.store.claimIdempotencyKey(record));
   if (!claim.claimed) return answerRepeat(claim.existing, hash);
 
   let response: ApiResponse;
@@ -84,16 +93,33 @@ export async function withIdempotency(
     return response;
   }
   try {
-    await deps.store.completeIdempotencyKey(key, {
-      status: response.status,
-      body: response.body,
-      headers: response.headers,
-    });
+    // Retried a few times (it only overwrites the record); after that the work is still done, so
+    // it is answered, and a repeat sees the key in progress until it expires (never runs twice).
+    await retried(deps, () =>
+      deps.store.completeIdempotencyKey(key, {
+        status: response.status,
+        body: response.body,
+        headers: response.headers,
+      }),
+    );
   } catch (error) {
-    // The work is done: answer it. A repeat will see the key in progress until it expires.
     deps.report(error);
   }
   return response;
+}
+
+/** Runs `call`, trying again after {@link RECORD_RETRY_MS} when it throws. */
+async function retried<T>(deps: IdempotencyDeps, call: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const delay = RECORD_RETRY_MS[attempt];
+      if (delay === undefined) throw error;
+      deps.report(error);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 function answerRepeat(existing: IdempotencyRecord, hash: string): ApiResponse {

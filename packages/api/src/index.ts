@@ -13,7 +13,7 @@ export type { ControlApi, ControlApiOptions } from './control-api';
 export { createControlApi, DEFAULT_MAX_BODY_BYTES } from './control-api';
 export { errorToWire, operationToWire, parsePayload, runToWire } from './convert';
 export type { ControlEngine } from './deps';
-export { ApiError, ENGINE_ERROR_STATUS } from './errors';
+export { API_ERROR_STATUS, ApiError, ENGINE_ERROR_STATUS } from './errors';
 export type { ApiRequest, ApiResponse, MultiValue } from './http';
 export {
   DEFAULT_IDEMPOTENCY_TTL_MS,

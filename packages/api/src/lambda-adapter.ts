@@ -33,7 +33,7 @@ export function toLambdaHandler(api: ControlApi): (event: LambdaHttpEvent) => Pr
       const stage = event.requestContext?.stage;
       if (stage && stage !== '$default' && path.startsWith(`/${stage}/`)) path = path.slice(stage.length + 1);
       const { query } = splitTarget(`?${event.rawQueryString ?? ''}`);
-      const headers: Record<string, MultiValue> = {};
+      const headers: Record<string, MultiValue> = Object.create(null);
       for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
       const body =
         event.body === undefined || event.body === null || event.body === ''

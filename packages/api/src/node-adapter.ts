@@ -6,7 +6,8 @@ import { type ApiResponse, errorResponse, type MultiValue } from './http';
 export function splitTarget(target: string): { path: string; query: Record<string, MultiValue> } {
   const mark = target.indexOf('?');
   const path = mark === -1 ? target : target.slice(0, mark);
-  const query: Record<string, MultiValue> = {};
+  // No prototype: a parameter named `__proto__` is a parameter like any other.
+  const query: Record<string, MultiValue> = Object.create(null);
   if (mark !== -1) {
     const params = new URLSearchParams(target.slice(mark + 1));
     for (const name of new Set(params.keys())) {

@@ -1,6 +1,7 @@
 import { type RunRecord, wakeEvent } from '@durable-lambda/engine';
 import { operationToWire, runToWire } from './convert';
 import type { RouteDeps } from './deps';
+import { afterDurableWrite, runMovedTo } from './durable-outcome';
 import { ApiError } from './errors';
 import { jsonResponse } from './http';
 import type { Route } from './router';
@@ -12,17 +13,17 @@ import type { FunctionListWire, OperationListWire, RunListWire } from './wire';
 const MAX_NAME = 256;
 
 /**
- * Gets a run going: through the invoker with its wake-up event, or, without an invoker or when
- * the invoke fails, by asking the waker to wake it now. `502 invoke_failed` when neither works.
+ * Gets a new run going: through the invoker with its wake-up event, or, without an invoker or
+ * when the invoke fails, by asking the waker to wake it now. When neither works the run is still
+ * created and due (`nextWakeAt` is its creation), so its start is left to the reconciler: the
+ * request succeeded and is answered so (a 5xx would invite a retry that starts a second run).
  */
 async function kick(deps: RouteDeps, run: RunRecord): Promise<void> {
-  let invokeError: unknown;
   if (deps.invoker) {
     try {
       await deps.invoker.invoke(run.functionName, wakeEvent(run.runId));
       return;
     } catch (error) {
-      invokeError = error;
       deps.report(error);
     }
   }
@@ -34,12 +35,8 @@ async function kick(deps: RouteDeps, run: RunRecord): Promise<void> {
       reason: 'event',
     });
   } catch (error) {
-    const cause = (invokeError ?? error) as Error;
-    throw new ApiError(
-      502,
-      'invoke_failed',
-      `run ${run.runId} was created but ${run.functionName} could not be invoked (${cause.message}); start it again with the same runKey to retry`,
-    );
+    // Left to the reconciler (the run is due from its creation).
+    deps.report(error);
   }
 }
 
@@ -81,7 +78,7 @@ export function runRoutes(deps: RouteDeps): Route[] {
           ...(input === undefined ? {} : { input }),
           ...(runKey === undefined ? {} : { runKey }),
         });
-        // A run never invoked (new, or found again after its first invoke failed) is invoked now.
+        // A run never invoked (new, or found again after its first start failed) is started now.
         if (run.status === 'RUNNING' && run.invocations === 0) await kick(deps, run);
         return created
           ? jsonResponse(201, runToWire(run), { location: `/v1/runs/${encodeURIComponent(run.runId)}` })
@@ -121,14 +118,32 @@ export function runRoutes(deps: RouteDeps): Route[] {
     {
       method: 'POST',
       pattern: '/v1/runs/{runId}/cancel',
-      handle: async ({ params }) => jsonResponse(200, runToWire(await deps.engine.cancelRun(params.runId as string))),
+      handle: async ({ params }) => {
+        const before = await requireRun(deps, params.runId as string);
+        // A cancel stored whose parent notification failed is done: the ended child stays due
+        // until its parent has heard, so the notification is left to the reconciler.
+        const run = await afterDurableWrite(
+          deps,
+          () => deps.engine.cancelRun(before.runId),
+          () => runMovedTo(deps, before, 'CANCELLED'),
+        );
+        return jsonResponse(200, runToWire(run));
+      },
     },
     {
       method: 'POST',
       pattern: '/v1/runs/{runId}/retry',
       handle: async ({ params }) => {
-        const run = await deps.engine.retryRun(params.runId as string);
-        // The engine has asked the waker; a direct invoke starts it sooner (best effort).
+        const before = await requireRun(deps, params.runId as string);
+        // A retry stored whose wake-up failed is done: the run is due now, so its wake-up is left
+        // to the reconciler.
+        const run = await afterDurableWrite(
+          deps,
+          () => deps.engine.retryRun(before.runId),
+          () => runMovedTo(deps, before, 'RUNNING'),
+        );
+        // The engine has asked the waker; a direct invoke starts it sooner (best effort: the
+        // run is due, so a failure is left to the reconciler).
         if (deps.invoker) await deps.invoker.invoke(run.functionName, wakeEvent(run.runId)).catch(deps.report);
         return jsonResponse(200, runToWire(run));
       },

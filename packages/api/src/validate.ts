@@ -1,5 +1,11 @@
 import { ApiError, invalidArgument } from './errors';
 
+/**
+ * Deepest nesting of arrays and objects a body may have. Deeper JSON parses, but serializing it
+ * again (to store an input, to answer a run) overflows the stack: it is refused up front.
+ */
+export const MAX_JSON_DEPTH = 256;
+
 /** A parsed JSON object body. */
 export type JsonObject = Record<string, unknown>;
 
@@ -11,7 +17,8 @@ export function isJsonObject(value: unknown): value is JsonObject {
 /**
  * Parses a request body that must be a JSON object. An absent or blank body is `undefined`
  * when `required` is false, else `400 invalid_argument`; text that is not JSON is
- * `400 invalid_json`.
+ * `400 invalid_json`; a field nested deeper than {@link MAX_JSON_DEPTH} is `400 invalid_argument`
+ * naming it.
  */
 export function parseObjectBody(body: string | undefined, required: true): JsonObject;
 export function parseObjectBody(body: string | undefined, required: boolean): JsonObject | undefined;
@@ -27,7 +34,24 @@ export function parseObjectBody(body: string | undefined, required: boolean): Js
     throw new ApiError(400, 'invalid_json', `body: not valid JSON (${(error as Error).message})`);
   }
   if (!isJsonObject(value)) throw invalidArgument('body', 'must be a JSON object');
+  for (const [name, field] of Object.entries(value)) {
+    if (nestedDeeperThan(field, MAX_JSON_DEPTH - 1)) {
+      throw invalidArgument(name, `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (the body included)`);
+    }
+  }
   return value;
+}
+
+/** True when a parsed JSON value nests arrays and objects deeper than `limit` (walked without recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** Refuses fields other than `allowed` (`prefix` names the enclosing field, as `error.`). */
