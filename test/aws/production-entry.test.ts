@@ -113,6 +113,8 @@ describe('createProductionBackend: configuration from the environment', () => {
       ['DURABLE_SCHEDULE_GROUP', 'has spaces'],
       ['DURABLE_SCHEDULER_ROLE_ARN', 'durable-scheduler'],
       ['DURABLE_TABLE_NAME', 'x'],
+      ['DURABLE_SCHEDULE_DLQ_ARN', 'durable-dead-letters'],
+      ['DURABLE_SCHEDULE_DLQ_ARN', 'arn:aws:sqs:us-east-1:123456789012:wake-ups.fifo'],
     ];
     for (const [name, value] of cases) {
       expect(() => createProductionBackend(env({ [name]: value }))).toThrow(
@@ -127,6 +129,7 @@ describe('createProductionBackend: configuration from the environment', () => {
       scheduleGroup: 'DURABLE_SCHEDULE_GROUP',
       schedulerRoleArn: 'DURABLE_SCHEDULER_ROLE_ARN',
       retentionDays: 'DURABLE_RETENTION_DAYS',
+      scheduleDeadLetterArn: 'DURABLE_SCHEDULE_DLQ_ARN',
       region: 'AWS_REGION',
     });
   });
@@ -150,6 +153,36 @@ describe('createProductionBackend: configuration from the environment', () => {
     const other = createProductionBackend(env({ DURABLE_TABLE_NAME: 'once-per-container', AWS_REGION: 'eu-west-1' }));
     expect(other).not.toBe(first);
     expect(await other.scheduler.config.region()).toBe('eu-west-1');
+  });
+});
+
+describe('ProductionBackend: wake-up schedules', () => {
+  const DLQ = `arn:aws:sqs:us-east-1:${ACCOUNT}:durable-wake-up-dead-letters`;
+
+  it('retry for a day, then go to the dead-letter queue DURABLE_SCHEDULE_DLQ_ARN names', async () => {
+    const backend = createProductionBackend(env({ DURABLE_TABLE_NAME: 'with-dlq', DURABLE_SCHEDULE_DLQ_ARN: DLQ }));
+    const sent = capture(backend);
+    const handler = withDurableExecution(async () => 'done', { backend });
+    expect(await handler({}, lambdaContext(ORDERS_LIVE))).toMatchObject({ Status: 'SUCCEEDED' });
+    // The lease safety wake-up is a schedule.
+    expect(sent.schedules).toHaveLength(1);
+    expect(sent.schedules[0].Target).toMatchObject({
+      Arn: ORDERS_LIVE,
+      DeadLetterConfig: { Arn: DLQ },
+      RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+    });
+  });
+
+  it('still work without one (a configuration from before the dead-letter queue)', async () => {
+    const backend = createProductionBackend(env({ DURABLE_TABLE_NAME: 'without-dlq' }));
+    const sent = capture(backend);
+    const handler = withDurableExecution(async () => 'done', { backend });
+    expect(await handler({}, lambdaContext(ORDERS_LIVE))).toMatchObject({ Status: 'SUCCEEDED' });
+    expect(sent.schedules[0].Target).not.toHaveProperty('DeadLetterConfig');
+    expect(sent.schedules[0].Target.RetryPolicy).toEqual({
+      MaximumEventAgeInSeconds: 86_400,
+      MaximumRetryAttempts: 185,
+    });
   });
 });
 

@@ -12,6 +12,7 @@ const AT_EXPRESSION = /^at\((\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\)$/;
 
 const GROUP = 'durable-orders';
 const ROLE = 'arn:aws:iam::123456789012:role/durable-orders-scheduler';
+const DLQ = 'arn:aws:sqs:us-east-1:123456789012:durable-wake-up-dead-letters';
 const targetArn = (name: string) => `arn:aws:lambda:us-east-1:123456789012:function:${name}:live`;
 const NOW = Date.UTC(2026, 0, 15, 10, 20, 30, 250);
 const RUN = runIdFor('order-42');
@@ -48,7 +49,7 @@ beforeEach(() => {
   server.respond(answer);
 });
 
-function setup(options: { now?: number } = {}) {
+function setup(options: { now?: number; deadLetterArn?: string } = {}) {
   const client = new SchedulerClient({ region: 'us-east-1', endpoint, credentials: FAKE_CREDENTIALS, maxAttempts: 1 });
   const invoker = new RecordingInvoker();
   const sleeps: number[] = [];
@@ -56,6 +57,7 @@ function setup(options: { now?: number } = {}) {
     client,
     groupName: GROUP,
     roleArn: ROLE,
+    ...(options.deadLetterArn === undefined ? {} : { deadLetterArn: options.deadLetterArn }),
     targetArn,
     invoker,
     clock: { now: () => options.now ?? NOW },
@@ -127,6 +129,17 @@ describe('SchedulerWaker: a later wake-up becomes a one-time schedule', () => {
     expect(input).toEqual(wakeEvent(RUN));
     expect(isWakeEvent(input)).toBe(true);
     // Documented ranges: MaximumEventAgeInSeconds 60..86400, MaximumRetryAttempts 0..185.
+    expect(body.Target.RetryPolicy).toEqual({ MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 });
+  });
+
+  it('sends the events it could not deliver after a day of retries to the dead-letter queue, when given one', async () => {
+    const { waker } = setup({ deadLetterArn: DLQ });
+    await waker.wakeAt(request({ reason: 'lease' }));
+    const body = createBody(server.requests[0]);
+    expect(Object.keys(body.Target).sort()).toEqual(['Arn', 'DeadLetterConfig', 'Input', 'RetryPolicy', 'RoleArn']);
+    expect(body.Target.DeadLetterConfig).toEqual({ Arn: DLQ });
+    // AWS's DeadLetterConfig.Arn pattern (a standard queue).
+    expect(body.Target.DeadLetterConfig.Arn).toMatch(/^arn:aws(-[a-z]+)?:sqs:[a-z0-9-]+:\d{12}:[a-zA-Z0-9_-]+$/);
     expect(body.Target.RetryPolicy).toEqual({ MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 });
   });
 
@@ -216,6 +229,7 @@ describe('SchedulerWaker: schedule names and client tokens', () => {
       base,
       request({ reason: 'lease' }),
       request({ reason: 'event' }),
+      request({ reason: 'reconcile' }),
       request({ at: base.at + 1_000 }),
       request({ at: base.at + 86_400_000 }),
       request({ runId: runIdFor('order-43') }),
@@ -229,10 +243,11 @@ describe('SchedulerWaker: schedule names and client tokens', () => {
     const farFuture = Date.UTC(2286, 0, 1);
     const runs = [runIdFor('key'), runIdFor(undefined)];
     for (const runId of runs) {
-      for (const reason of ['due', 'lease', 'event'] as const) {
+      for (const reason of ['due', 'lease', 'event', 'reconcile'] as const) {
         const name = scheduleName({ runId, at: farFuture, reason });
         expect(name).toMatch(NAME);
-        expect(name.startsWith(runId)).toBe(true);
+        // Readable in the console: the run, then the reason as it is.
+        expect(name.startsWith(`${runId}-${reason}-`)).toBe(true);
       }
     }
     const odd = await sent(request({ runId: 'a run/id with spaces and a very long tail'.repeat(3) }));

@@ -94,9 +94,10 @@ describe('the examples app', () => {
       expect(fn.Environment.Variables.DURABLE_TABLE_NAME).toEqual({ Ref: table });
       expect(fn.Environment.Variables.DURABLE_SCHEDULE_GROUP).toMatchObject({ Ref: expect.any(String) });
     }
-    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', EXAMPLES.length);
-    // Every example, the control API, the shared watchdog, the demo services.
-    template.resourceCountIs('AWS::Lambda::Function', EXAMPLES.length + 3);
+    // One per example, and the reconciler's.
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', EXAMPLES.length + 1);
+    // Every example, the control API, the shared watchdog and reconciler, the demo services.
+    template.resourceCountIs('AWS::Lambda::Function', EXAMPLES.length + 4);
   });
 
   it('gives every example the URLs of exactly the services its code reads (requireEnv)', () => {
@@ -157,6 +158,18 @@ describe('the examples app', () => {
       reminder: hours(240),
       'report-job': hours(2),
     });
+  });
+
+  it('reconciles the shared table once, for every example, every minute', () => {
+    const reconcilers = Object.entries(resources(template)).filter(
+      ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith('DurableReconciler'),
+    );
+    expect(reconcilers).toHaveLength(1);
+    const served = JSON.stringify(reconcilers[0]?.[1].Properties?.Environment.Variables.DURABLE_RECONCILER_FUNCTIONS);
+    for (const name of EXAMPLES) expect(served).toContain(JSON.stringify({ Ref: fnId(name) }));
+    const queue = arnOf(logicalId(template, 'AWS::SQS::Queue', 'DurableReconciler'));
+    for (const name of EXAMPLES) expect(fnProps(name).Environment.Variables.DURABLE_SCHEDULE_DLQ_ARN).toEqual(queue);
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
   });
 
   it('removes everything with the stack (demo data)', () => {

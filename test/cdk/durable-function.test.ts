@@ -31,6 +31,7 @@ describe('DURABLE_ENV', () => {
     expect(DURABLE_ENV.scheduleGroup).toBe(PRODUCTION_ENV.scheduleGroup);
     expect(DURABLE_ENV.schedulerRoleArn).toBe(PRODUCTION_ENV.schedulerRoleArn);
     expect(DURABLE_ENV.retentionDays).toBe(PRODUCTION_ENV.retentionDays);
+    expect(DURABLE_ENV.scheduleDeadLetterArn).toBe(PRODUCTION_ENV.scheduleDeadLetterArn);
   });
 });
 
@@ -67,17 +68,17 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
     for (const r of Object.values(resources(template))) counts[r.Type] = (counts[r.Type] ?? 0) + 1;
     expect(counts).toEqual({
       'AWS::DynamoDB::Table': 1, // shared
-      'AWS::Lambda::Function': 3, // saga, payments, the table's watchdog
-      'AWS::Logs::LogGroup': 3,
-      'AWS::IAM::Role': 5, // per function: execution + scheduler; the watchdog's
-      'AWS::IAM::Policy': 7, // per function: execution, invokes, scheduler; the watchdog's
-      'AWS::Scheduler::ScheduleGroup': 2,
-      'AWS::SQS::Queue': 2, // failure destinations
-      'AWS::SQS::QueuePolicy': 2, // TLS only
-      'AWS::Lambda::EventInvokeConfig': 2,
-      'AWS::CloudWatch::Alarm': 8, // 4 per function
-      'AWS::Events::Rule': 1, // the watchdog's 5-minute schedule
-      'AWS::Lambda::Permission': 1, // EventBridge may invoke the watchdog
+      'AWS::Lambda::Function': 4, // saga, payments, the table's watchdog and reconciler
+      'AWS::Logs::LogGroup': 4,
+      'AWS::IAM::Role': 7, // per function and the reconciler: execution + scheduler; the watchdog's
+      'AWS::IAM::Policy': 9, // per function: execution, invokes, scheduler; the watchdog's; the reconciler's two
+      'AWS::Scheduler::ScheduleGroup': 3, // per function, and the reconciler's
+      'AWS::SQS::Queue': 3, // failure destinations, the table's wake-up dead-letter queue
+      'AWS::SQS::QueuePolicy': 3, // TLS only
+      'AWS::Lambda::EventInvokeConfig': 3, // per function ($LATEST), the reconciler's (no retries)
+      'AWS::CloudWatch::Alarm': 11, // 4 per function, 3 of the reconciler
+      'AWS::Events::Rule': 2, // the watchdog's 5-minute and the reconciler's 1-minute schedule
+      'AWS::Lambda::Permission': 2, // EventBridge may invoke the watchdog and the reconciler
     });
   });
 
@@ -108,6 +109,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       DURABLE_TABLE_NAME: { Ref: id('AWS::DynamoDB::Table', 'RunsTable') },
       DURABLE_SCHEDULE_GROUP: { Ref: id('AWS::Scheduler::ScheduleGroup', 'SagaScheduleGroup') },
       DURABLE_SCHEDULER_ROLE_ARN: arnOf(id('AWS::IAM::Role', 'SagaSchedulerRole')),
+      DURABLE_SCHEDULE_DLQ_ARN: arnOf(id('AWS::SQS::Queue', 'DurableReconciler')),
       DURABLE_RETENTION_DAYS: '7',
       DURABLE_IN_PROCESS_WAIT_MS: '10000',
     });
@@ -207,7 +209,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
     expect(dependsOn).not.toContain(id('AWS::IAM::Policy', 'SagaInvokePolicy'));
   });
 
-  it('gives EventBridge Scheduler a role trusted only by Scheduler, for this account and this group, that may invoke only this function', () => {
+  it('gives EventBridge Scheduler a role trusted only by Scheduler, for this account and this group, that may invoke only this function and dead-letter its wake-ups', () => {
     const role = id('AWS::IAM::Role', 'SagaSchedulerRole');
     expect(resources(template)[role]?.Properties?.AssumeRolePolicyDocument).toEqual({
       Version: '2012-10-17',
@@ -226,6 +228,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
     const fn = id('AWS::Lambda::Function', 'SagaFunction');
     expect(statementsOfRole(template, role)).toEqual([
       { Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: [arnOf(fn), qualifiedArnOf(fn)] },
+      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(id('AWS::SQS::Queue', 'DurableReconciler')) },
     ]);
   });
 
@@ -275,7 +278,8 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       metric: { Namespace, MetricName, Dimensions, Statistic },
       rest,
     });
-    const metrics = alarms.map((a) => {
+    const single = alarms.filter((a) => !a.Metrics);
+    const metrics = single.map((a) => {
       const { metric, rest } = pick(a);
       expect(rest).toMatchObject(common);
       return metric;
@@ -286,24 +290,41 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
         { Namespace: 'DurableLambda', MetricName: 'RunsFailed', Dimensions: byFunction, Statistic: 'Sum' },
         { Namespace: 'DurableLambda', MetricName: 'StuckRuns', Dimensions: byFunction, Statistic: 'Maximum' },
         { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: byFunction, Statistic: 'Sum' },
-        {
-          Namespace: 'AWS/SQS',
-          MetricName: 'ApproximateNumberOfMessagesVisible',
-          Dimensions: [
-            {
-              Name: 'QueueName',
-              Value: { 'Fn::GetAtt': [id('AWS::SQS::Queue', 'SagaFailedInvocations'), 'QueueName'] },
-            },
-          ],
-          Statistic: 'Maximum',
-        },
       ]),
     );
-    expect(metrics).toHaveLength(4);
+    expect(metrics).toHaveLength(3);
+    // Async failures: events in the failure queue, or dropped by any version or alias (Lambda sums
+    // every qualifier under the FunctionName dimension).
+    const [asyncFailures, ...others] = alarms.filter((a) => a.Metrics);
+    expect(others).toEqual([]);
+    const { Metrics, ...rest } = asyncFailures as { Metrics: Array<Record<string, any>> };
+    const { Period: _period, ...commonMath } = common;
+    expect(rest).toMatchObject(commonMath);
+    expect(Metrics.find((m) => m.Expression)).toMatchObject({
+      Expression: 'FILL(queued, 0) + FILL(dropped, 0)',
+      ReturnData: true,
+    });
+    const stat = (name: string) => Metrics.find((m) => m.Id === name)?.MetricStat;
+    expect(stat('queued')).toEqual({
+      Metric: {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [
+          { Name: 'QueueName', Value: { 'Fn::GetAtt': [id('AWS::SQS::Queue', 'SagaFailedInvocations'), 'QueueName'] } },
+        ],
+      },
+      Period: 300,
+      Stat: 'Maximum',
+    });
+    expect(stat('dropped')).toEqual({
+      Metric: { Namespace: 'AWS/Lambda', MetricName: 'AsyncEventsDropped', Dimensions: byFunction },
+      Period: 300,
+      Stat: 'Sum',
+    });
     expect(saga.alarms.stuckRuns.node.defaultChild).toBeDefined();
   });
 
-  it("has one watchdog per table that counts each function's stuck runs with a Query on the byFunction index only", () => {
+  it("has one watchdog per table that counts each function's stuck runs (every alias and version) with a Query on the byFunction index only", () => {
     const watchdogRole = id('AWS::IAM::Role', 'DurableRunWatchdog');
     const table = id('AWS::DynamoDB::Table', 'RunsTable');
     expect(statementsOfRole(template, watchdogRole)).toEqual([
@@ -316,6 +337,14 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
         Action: 'dynamodb:Query',
         Effect: 'Allow',
         Resource: { 'Fn::Join': ['', [arnOf(table), '/index/byFunction']] },
+      },
+      {
+        Action: ['lambda:ListAliases', 'lambda:ListVersionsByFunction'],
+        Effect: 'Allow',
+        Resource: [
+          arnOf(id('AWS::Lambda::Function', 'PaymentsFunction')),
+          arnOf(id('AWS::Lambda::Function', 'SagaFunction')),
+        ],
       },
     ]);
     const fn = resources(template)[id('AWS::Lambda::Function', 'DurableRunWatchdog')]?.Properties ?? {};
@@ -388,7 +417,9 @@ describe('DurableFunction: options', () => {
       alarmActions: [new cloudwatchActions.SnsAction(topic)],
     });
     const template = Template.fromStack(stack);
-    template.resourceCountIs('AWS::SQS::Queue', 0);
+    // Only the wake-ups' dead-letter queue, which the table's reconciler owns.
+    template.resourceCountIs('AWS::SQS::Queue', 1);
+    logicalId(template, 'AWS::SQS::Queue', 'DurableReconciler');
     expect(fn.failureQueue).toBeUndefined();
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       DestinationConfig: { OnFailure: { Destination: { Ref: logicalId(template, 'AWS::SNS::Topic', 'Failures') } } },
@@ -401,9 +432,11 @@ describe('DurableFunction: options', () => {
       'AsyncEventsDropped',
       'DestinationDeliveryFailures',
     ]);
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmActions: [{ Ref: logicalId(template, 'AWS::SNS::Topic', 'Failures') }],
-    });
+    const topicRef = { Ref: logicalId(template, 'AWS::SNS::Topic', 'Failures') };
+    // Every alarm, the reconciler's included, goes to the actions given.
+    const alarms = Object.values(resources(template)).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(7);
+    for (const alarm of alarms) expect(alarm.Properties?.AlarmActions).toEqual([topicRef]);
   });
 
   it('refuses to let functions of different tables invoke each other, and to keep runs for 0 days', () => {

@@ -158,6 +158,46 @@ describe('stuck-runs watchdog', () => {
     );
   });
 
+  it('counts the runs of every alias and version (recorded as name:qualifier) with the unqualified ones', async () => {
+    const lines: string[] = [];
+    const asked: string[] = [];
+    const running: Record<string, number> = {
+      checkout: 1,
+      'checkout:live': 2,
+      'checkout:7': 4,
+      'checkout:$LATEST': 100,
+    };
+    const counts = await checkStuckRuns(
+      [{ name: 'checkout', thresholdMs: 60_000 }],
+      async (name) => {
+        asked.push(name);
+        return running[name] ?? 0;
+      },
+      {
+        now: 1_000_000,
+        write: (line) => lines.push(line),
+        listQualifiers: async () => ['live', '$LATEST', '6', '7', 'live'],
+      },
+    );
+    expect(counts).toEqual({ checkout: 7 });
+    expect(asked.sort()).toEqual(['checkout', 'checkout:6', 'checkout:7', 'checkout:live']);
+    expect(lines).toEqual([emfLine('checkout', { StuckRuns: [7, 'Count'] }, 1_000_000)]);
+  });
+
+  it('still counts the unqualified runs when the aliases and versions cannot be listed, and says so', async () => {
+    const warnings: string[] = [];
+    const counts = await checkStuckRuns([{ name: 'checkout', thresholdMs: 60_000 }], async () => 2, {
+      now: 1_000_000,
+      write: () => {},
+      warn: (line) => warnings.push(line),
+      listQualifiers: async () => {
+        throw new Error('AccessDeniedException');
+      },
+    });
+    expect(counts).toEqual({ checkout: 2 });
+    expect(warnings).toEqual([expect.stringContaining('cannot list the aliases and versions of checkout')]);
+  });
+
   it('refuses a malformed configuration', () => {
     expect(() => readWatchedFunctions({})).toThrow(/DURABLE_WATCHDOG_FUNCTIONS/);
     expect(() => readWatchedFunctions({ DURABLE_WATCHDOG_FUNCTIONS: '[{"name":"a","thresholdMs":0}]' })).toThrow();

@@ -97,11 +97,14 @@ describe('npx cdk synth (offline, no credentials)', () => {
     expect(synth.stderr).not.toMatch(/docker/i);
     const template = readTemplate(templates[0] as string);
     const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(10);
+    expect(functions).toHaveLength(11);
     for (const fn of functions) {
       const asset = join(outdir, `asset.${String(fn.Properties?.Code.S3Key).replace(/\.zip$/, '')}`);
       expect(statSync(join(asset, 'index.js')).size, asset).toBeGreaterThan(1_000);
-      const durable = fn.Properties?.Environment?.Variables?.DURABLE_SCHEDULE_GROUP !== undefined;
+      // The reconciler imports the backend statically: only handlers need the shim.
+      const variables = fn.Properties?.Environment?.Variables ?? {};
+      const durable =
+        variables.DURABLE_SCHEDULE_GROUP !== undefined && variables.DURABLE_RECONCILER_FUNCTIONS === undefined;
       expect(existsSync(join(asset, 'node_modules/@durable-lambda/aws/package.json')), asset).toBe(durable);
     }
   });
@@ -116,6 +119,16 @@ describe('npx cdk synth (offline, no credentials)', () => {
         awsRequestId: 'req-1',
         invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:order-saga',
       },
+    );
+    expect(outcome.error?.name).toBe('ConfigurationError');
+    expect(outcome.error?.message).toMatch(/missing environment variables DURABLE_TABLE_NAME, DURABLE_SCHEDULE_GROUP/);
+  });
+
+  it('makes a reconciler bundle that builds its backend at the first invocation and names what is missing', () => {
+    const outcome = callBundle(
+      assetOf({ idPrefix: 'DurableReconciler' }),
+      {},
+      { functionName: 'reconciler', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:reconciler' },
     );
     expect(outcome.error?.name).toBe('ConfigurationError');
     expect(outcome.error?.message).toMatch(/missing environment variables DURABLE_TABLE_NAME, DURABLE_SCHEDULE_GROUP/);

@@ -14,9 +14,26 @@ export {
 } from './dynamodb';
 export { FunctionNotFoundError, LambdaInvoker, type LambdaInvokerOptions } from './lambda-invoker';
 export { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
-export { createProductionBackend, ProductionBackend } from './production';
+export { createProductionBackend, ProductionBackend, type ProductionWiring } from './production';
 export type { ProductionConfig, ProductionEnvironment } from './production-config';
 export { ConfigurationError, DEFAULT_RETENTION_DAYS, PRODUCTION_ENV, readProductionConfig } from './production-config';
+export {
+  DEFAULT_RECONCILE_LIMIT,
+  RECONCILER_ENV,
+  type ReconcilerConfig,
+  readReconcilerConfig,
+} from './reconciler-config';
+export {
+  createReconcilerHandler,
+  type ReconcilerHandler,
+  type ReconcilerHandlerOptions,
+} from './reconciler-handler';
+export {
+  RECONCILER_METRIC,
+  RECONCILER_METRICS_NAMESPACE,
+  type ReconcilerStop,
+  type ReconcilerSummary,
+} from './reconciler-summary';
 export {
   atExpression,
   CLIENT_TOKEN_PATTERN,
@@ -25,4 +42,5 @@ export {
   scheduledSecond,
   scheduleName,
 } from './schedule-names';
-export { SchedulerWaker, type SchedulerWakerOptions } from './scheduler-waker';
+export { SCHEDULE_RETRY_POLICY, SchedulerWaker, type SchedulerWakerOptions } from './scheduler-waker';
+export { ServedFunctions } from './served-functions';

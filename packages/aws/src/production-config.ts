@@ -11,6 +11,12 @@ export const PRODUCTION_ENV = {
   schedulerRoleArn: 'DURABLE_SCHEDULER_ROLE_ARN',
   /** Optional: days a finished run is kept (DynamoDB TTL). Default {@link DEFAULT_RETENTION_DAYS}. */
   retentionDays: 'DURABLE_RETENTION_DAYS',
+  /**
+   * Optional: the SQS queue a wake-up schedule sends its event to when every delivery attempt
+   * failed (EventBridge Scheduler's dead-letter queue). Without it such an event is dropped, and
+   * only the reconciler finds the run again.
+   */
+  scheduleDeadLetterArn: 'DURABLE_SCHEDULE_DLQ_ARN',
   /** Required (Lambda sets it): the region of the table, the schedule group and the functions. */
   region: 'AWS_REGION',
 } as const;
@@ -25,6 +31,8 @@ export interface ProductionConfig {
   schedulerRoleArn: string;
   retentionDays: number;
   region: string;
+  /** The wake-up schedules' dead-letter queue, when configured. */
+  scheduleDeadLetterArn?: string;
 }
 
 /** The environment the production backend is configured from (`process.env` by default). */
@@ -48,6 +56,8 @@ const REQUIRED = ['tableName', 'scheduleGroup', 'schedulerRoleArn', 'region'] as
 const SCHEDULE_GROUP = /^[0-9a-zA-Z_.-]{1,64}$/;
 const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
 const ROLE_ARN = /^arn:[a-z0-9-]+:iam::\d{12}:role\/\S+$/;
+// EventBridge Scheduler's DeadLetterConfig.Arn pattern (a standard queue: FIFO queues are refused).
+const QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[a-zA-Z0-9_-]{1,80}$/;
 
 /**
  * Reads the production configuration from `env`; every required variable missing is named in one
@@ -76,6 +86,11 @@ export function readProductionConfig(env: ProductionEnvironment): ProductionConf
   check(TABLE_NAME.test(config.tableName), 'tableName', 'a DynamoDB table name (3-255 of [a-zA-Z0-9_.-])');
   check(SCHEDULE_GROUP.test(config.scheduleGroup), 'scheduleGroup', 'a schedule group name (1-64 of [0-9a-zA-Z-_.])');
   check(ROLE_ARN.test(config.schedulerRoleArn), 'schedulerRoleArn', 'an IAM role ARN');
+  const deadLetterArn = value('scheduleDeadLetterArn');
+  if (deadLetterArn !== undefined) {
+    config.scheduleDeadLetterArn = deadLetterArn;
+    check(QUEUE_ARN.test(deadLetterArn), 'scheduleDeadLetterArn', 'the ARN of a standard SQS queue');
+  }
   const days = value('retentionDays');
   if (days !== undefined) {
     config.retentionDays = Number(days);

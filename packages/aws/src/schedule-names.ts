@@ -9,7 +9,8 @@ export const CLIENT_TOKEN_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 // Engine run ids are `k` or `r` + 32 hex digits; anything else is hashed so names stay valid.
 const PLAIN_RUN_ID = /^[0-9a-zA-Z]{1,40}$/;
-const PLAIN_REASON = /^[0-9a-zA-Z]{1,8}$/;
+// Every WakeRequest reason (`due`, `lease`, `event`, `reconcile`) is kept as it is.
+const PLAIN_REASON = /^[0-9a-zA-Z]{1,9}$/;
 
 /** The whole UTC second a wake-up is scheduled for: `at` rounded up, so it never fires early. */
 export function scheduledSecond(at: number): number {
@@ -23,9 +24,9 @@ export function atExpression(at: number): string {
 
 /**
  * The schedule name of a wake-up: `<runId>-<reason>-<epoch second>`, for example
- * `k0123…cdef-due-1767225600` (at most 50 characters for engine run ids). It is derived from the
- * run, the reason and the scheduled second only, so asking for the same wake-up again names the
- * same schedule, and Scheduler refuses the duplicate (`ConflictException`).
+ * `k0123…cdef-due-1767225600` (at most 54 characters for engine run ids, reason `reconcile`).
+ * It is derived from the run, the reason and the scheduled second only, so asking for the same
+ * wake-up again names the same schedule, and Scheduler refuses the duplicate (`ConflictException`).
  */
 export function scheduleName(request: Pick<WakeRequest, 'runId' | 'at' | 'reason'>): string {
   const run = PLAIN_RUN_ID.test(request.runId) ? request.runId : `h${sha256(request.runId).slice(0, 32)}`;

@@ -13,8 +13,16 @@ export interface SchedulerWakerOptions {
   client: SchedulerClient;
   /** The schedule group the one-time schedules are created in. */
   groupName: string;
-  /** The role EventBridge Scheduler assumes to invoke the target (needs `lambda:InvokeFunction`). */
+  /**
+   * The role EventBridge Scheduler assumes to invoke the target (needs `lambda:InvokeFunction`,
+   * and `sqs:SendMessage` on `deadLetterArn` when one is given).
+   */
   roleArn: string;
+  /**
+   * The SQS queue a schedule sends its event to once every delivery attempt failed. Without it,
+   * Scheduler drops such an event; either way the run stays due and the reconciler wakes it.
+   */
+  deadLetterArn?: string;
   /** The Lambda ARN a wake-up of `functionName` targets. */
   targetArn(functionName: string): string;
   /** Sends the wake-ups that are due now (an asynchronous Lambda invoke). */
@@ -30,14 +38,22 @@ export interface SchedulerWakerOptions {
   sleep?(ms: number): Promise<void>;
 }
 
-/** How long a schedule keeps retrying a failed invoke (the longest AWS allows). */
-const RETRY_POLICY = { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 };
+/**
+ * How long a schedule keeps retrying a failed invoke: the most the Scheduler API accepts
+ * (`MaximumEventAgeInSeconds` 60-86400, `MaximumRetryAttempts` 0-185), so a throttled or briefly
+ * unavailable target is retried for a whole day before the event goes to the dead-letter queue.
+ */
+export const SCHEDULE_RETRY_POLICY = { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 } as const;
 
 /**
  * The {@link Waker} of the production backend. A wake-up due now, or within `immediateWithinMs`,
  * is sent at once through the invoker (EventBridge Scheduler cannot schedule in the past); a
  * later one becomes a one-time EventBridge Scheduler schedule `at(...)` that invokes the target
  * Lambda asynchronously with the wake event and deletes itself after it ran.
+ *
+ * Every schedule retries a failed delivery for up to a day ({@link SCHEDULE_RETRY_POLICY}) and
+ * then sends the event to `deadLetterArn`, when given; the run it was for stays due in the store,
+ * so the reconciler wakes it whether or not the event arrived.
  *
  * Schedules are named after the run, the reason and the scheduled second
  * ({@link scheduleName}), so asking for the same wake-up twice is harmless: the duplicate's
@@ -51,6 +67,7 @@ export class SchedulerWaker implements Waker {
   private readonly client: SchedulerClient;
   private readonly groupName: string;
   private readonly roleArn: string;
+  private readonly deadLetterArn: string | undefined;
   private readonly targetArn: (functionName: string) => string;
   private readonly invoker: Invoker;
   private readonly clock: Clock;
@@ -68,6 +85,7 @@ export class SchedulerWaker implements Waker {
     this.client = options.client;
     this.groupName = options.groupName;
     this.roleArn = options.roleArn;
+    this.deadLetterArn = options.deadLetterArn;
     this.targetArn = (functionName) => options.targetArn(functionName);
     this.invoker = options.invoker;
     this.clock = options.clock ?? systemClock;
@@ -121,7 +139,8 @@ export class SchedulerWaker implements Waker {
         Arn: this.targetArn(request.functionName),
         RoleArn: this.roleArn,
         Input: JSON.stringify(wakeEvent(request.runId)),
-        RetryPolicy: RETRY_POLICY,
+        RetryPolicy: { ...SCHEDULE_RETRY_POLICY },
+        ...(this.deadLetterArn === undefined ? {} : { DeadLetterConfig: { Arn: this.deadLetterArn } }),
       },
     };
   }

@@ -7,28 +7,17 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DurableReconciler } from './durable-reconciler';
 import { DurableTable, FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable } from './durable-table';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
 import { runtimeFile } from './paths';
+import { coverQualifiedInvocations } from './qualified-invocations';
 import { RunWatchdog, WATCHDOG_PERIOD } from './run-watchdog';
 import { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
+import { DURABLE_ENV, SCHEDULER_SERVICE, schedulerRole } from './scheduler-access';
 import { DEFAULTS, serviceFunction } from './service-function';
 
-/**
- * The environment variables the production backend (`@durable-lambda/aws`, `PRODUCTION_ENV`)
- * reads; `AWS_REGION` is set by Lambda. A test keeps them equal to the runtime's.
- */
-export const DURABLE_ENV = {
-  tableName: 'DURABLE_TABLE_NAME',
-  scheduleGroup: 'DURABLE_SCHEDULE_GROUP',
-  schedulerRoleArn: 'DURABLE_SCHEDULER_ROLE_ARN',
-  retentionDays: 'DURABLE_RETENTION_DAYS',
-  /** Set when `inProcessWaitThreshold` is given: waits due this soon (ms) sleep in the invocation. */
-  inProcessWaitMs: 'DURABLE_IN_PROCESS_WAIT_MS',
-} as const;
-
-/** The service principal of EventBridge Scheduler. */
-const SCHEDULER_SERVICE = 'scheduler.amazonaws.com';
+export { DURABLE_ENV } from './scheduler-access';
 
 /** Properties of a {@link DurableFunction}. */
 export interface DurableFunctionProps {
@@ -72,8 +61,9 @@ export interface DurableFunctionProps {
    */
   readonly invokes?: DurableFunction[];
   /**
-   * Where asynchronous invocations that failed all their attempts go. Default: an SQS queue of
-   * this function (SSE, TLS only, 14 days), with an alarm when it is not empty.
+   * Where asynchronous invocations that failed all their attempts go, for `$LATEST` and for every
+   * version and alias of the function defined in the stack. Default: an SQS queue of this function
+   * (SSE, TLS only, 14 days), with an alarm when it is not empty.
    */
   readonly onFailure?: lambda.IDestination;
   /** Retries of a failed asynchronous invocation by Lambda (0-2). Default 2. */
@@ -85,11 +75,12 @@ export interface DurableFunctionProps {
    * the stuck-runs alarm fires. Default 1 day.
    */
   readonly expectedRunDuration?: Duration;
-  /** Actions of every alarm (an SNS topic, say). Default: none. */
+  /** Actions of every alarm (an SNS topic, say), the table reconciler's included. Default: none. */
   readonly alarmActions?: cloudwatch.IAlarmAction[];
   /**
    * Removal policy of what this construct owns and keeps data: its log group, its failure queue,
-   * and the table when it creates one. Default `RemovalPolicy.RETAIN`.
+   * and the table when it creates one (the first function of a table in a stack also decides the
+   * reconciler's). Default `RemovalPolicy.RETAIN`.
    */
   readonly removalPolicy?: RemovalPolicy;
   /** esbuild options (merged; `inject`, `commandHooks` are extended, not replaced). */
@@ -109,7 +100,10 @@ export interface DurableFunctionAlarms {
   readonly stuckRuns: cloudwatch.Alarm;
   /** Lambda throttled an invocation (`Throttles` ≥ 1 in 5 minutes). */
   readonly throttles: cloudwatch.Alarm;
-  /** An asynchronous invocation failed every attempt (it reached the failure destination, or was dropped). */
+  /**
+   * An asynchronous invocation of any version or alias failed every attempt (it reached the
+   * failure destination, or was dropped).
+   */
   readonly asyncFailures: cloudwatch.Alarm;
 }
 
@@ -122,8 +116,12 @@ export interface DurableFunctionAlarms {
  *   invoke it (trusted only by Scheduler, for this account and this group);
  * - the environment variables `DURABLE_TABLE_NAME`, `DURABLE_SCHEDULE_GROUP`,
  *   `DURABLE_SCHEDULER_ROLE_ARN`, `DURABLE_RETENTION_DAYS`;
- * - a failure destination for asynchronous invocations;
- * - alarms: failed runs, stuck runs, throttles, asynchronous invocation failures.
+ * - a failure destination for asynchronous invocations, of `$LATEST` and of every version and
+ *   alias defined in the stack (see `coverQualifiedInvocations`);
+ * - alarms: failed runs, stuck runs, throttles, asynchronous invocation failures;
+ * - shared by the functions of its table in the stack: the stuck-runs {@link RunWatchdog}, and the
+ *   {@link DurableReconciler} (every minute, wakes runs whose wake-up was lost; owns the wake-up
+ *   schedules' dead-letter queue, `DURABLE_SCHEDULE_DLQ_ARN`).
  *
  * Every grant is as narrow as AWS allows: its table's items, schedules of its group only,
  * `iam:PassRole` of its scheduler role to Scheduler only, `lambda:InvokeFunction` of itself and
@@ -139,6 +137,8 @@ export class DurableFunction extends Construct {
   readonly scheduleGroupName: string;
   /** The role EventBridge Scheduler assumes to invoke the function for a wake-up. */
   readonly schedulerRole: iam.Role;
+  /** The reconciler of the function's table in its stack (shared with the table's other functions). */
+  readonly reconciler: DurableReconciler;
   /** The default failure destination (absent when `onFailure` is given). */
   readonly failureQueue?: sqs.Queue;
   readonly alarms: DurableFunctionAlarms;
@@ -155,15 +155,21 @@ export class DurableFunction extends Construct {
 
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'ScheduleGroup', {});
     this.scheduleGroupName = this.scheduleGroup.ref;
-    this.schedulerRole = new iam.Role(this, 'SchedulerRole', {
-      description: 'Assumed by EventBridge Scheduler to invoke a durable-lambda function for its wake-ups',
-      assumedBy: new iam.ServicePrincipal(SCHEDULER_SERVICE, {
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.attrArn },
-        },
-      }),
-    });
+    this.schedulerRole = schedulerRole(this, this.scheduleGroup);
+
+    const bundling = props.bundling ?? {};
+    // The reconciler and the watchdog share the function's build settings (tsconfig, …), not its
+    // handler's injections or hooks.
+    const { inject: _inject, commandHooks: _hooks, ...serviceBundling } = bundling;
+    const serviceOptions = {
+      bundling: serviceBundling,
+      ...(props.projectRoot === undefined ? {} : { projectRoot: props.projectRoot }),
+      ...(props.depsLockFilePath === undefined ? {} : { depsLockFilePath: props.depsLockFilePath }),
+      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      ...(props.architecture === undefined ? {} : { architecture: props.architecture }),
+      removalPolicy,
+    };
+    this.reconciler = DurableReconciler.of(this, this.table, serviceOptions);
 
     const retention = props.retention ?? Duration.days(30);
     const retentionDays = retention.toDays({ integral: false });
@@ -173,13 +179,13 @@ export class DurableFunction extends Construct {
       [DURABLE_ENV.tableName]: this.table.tableName,
       [DURABLE_ENV.scheduleGroup]: this.scheduleGroupName,
       [DURABLE_ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
+      [DURABLE_ENV.scheduleDeadLetterArn]: this.reconciler.deadLetterQueue.queueArn,
       [DURABLE_ENV.retentionDays]: String(retentionDays),
       ...(props.inProcessWaitThreshold === undefined
         ? {}
         : { [DURABLE_ENV.inProcessWaitMs]: String(props.inProcessWaitThreshold.toMilliseconds()) }),
     };
 
-    const bundling = props.bundling ?? {};
     const userHooks = bundling.commandHooks;
     const shim = runtimeFile('write-backend-shim.mjs');
     const { fn, role, logGroup } = serviceFunction(this, {
@@ -274,24 +280,19 @@ export class DurableFunction extends Construct {
         },
       };
     }
-    fn.configureAsyncInvoke({
+    const asyncInvoke: lambda.EventInvokeConfigOptions = {
       onFailure: destination,
       retryAttempts: props.retryAttempts ?? 2,
       maxEventAge: props.maxEventAge ?? Duration.hours(6),
-    });
+    };
+    fn.configureAsyncInvoke(asyncInvoke);
+    coverQualifiedInvocations(fn, asyncInvoke);
 
     const expected = props.expectedRunDuration ?? Duration.days(1);
-    // The watchdog shares the function's build settings (tsconfig, …), not its handler's injections or hooks.
-    const { inject: _inject, commandHooks: _hooks, ...watchdogBundling } = bundling;
-    RunWatchdog.of(this, this.table, {
-      bundling: watchdogBundling,
-      ...(props.projectRoot === undefined ? {} : { projectRoot: props.projectRoot }),
-      ...(props.depsLockFilePath === undefined ? {} : { depsLockFilePath: props.depsLockFilePath }),
-      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
-      ...(props.architecture === undefined ? {} : { architecture: props.architecture }),
-      removalPolicy,
-    }).watch(fn.functionName, expected);
+    RunWatchdog.of(this, this.table, serviceOptions).watch(fn, expected);
     this.alarms = this.createAlarms(expected, props.alarmActions ?? []);
+    this.reconciler.serve(this);
+    if (props.alarmActions?.length) this.reconciler.addAlarmActions(...props.alarmActions);
 
     for (const target of props.invokes ?? []) this.invokes(target);
   }
@@ -379,14 +380,22 @@ export class DurableFunction extends Construct {
       return created;
     };
     const period = WATCHDOG_PERIOD;
+    // By `FunctionName` Lambda's metrics sum every version and alias, so an event dropped by a
+    // qualifier defined outside the stack (no destination of ours) alarms as well.
+    const dropped = this.function.metric('AsyncEventsDropped', { period, statistic: 'Sum' });
+    const undelivered = this.function.metric('DestinationDeliveryFailures', { period, statistic: 'Sum' });
     const asyncFailures: cloudwatch.IMetric = this.failureQueue
-      ? this.failureQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' })
+      ? new cloudwatch.MathExpression({
+          expression: 'FILL(queued, 0) + FILL(dropped, 0)',
+          usingMetrics: {
+            queued: this.failureQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+            dropped,
+          },
+          period,
+        })
       : new cloudwatch.MathExpression({
           expression: 'FILL(dropped, 0) + FILL(undelivered, 0)',
-          usingMetrics: {
-            dropped: this.function.metric('AsyncEventsDropped', { period, statistic: 'Sum' }),
-            undelivered: this.function.metric('DestinationDeliveryFailures', { period, statistic: 'Sum' }),
-          },
+          usingMetrics: { dropped, undelivered },
           period,
         });
     return {

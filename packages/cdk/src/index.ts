@@ -9,6 +9,13 @@ export {
   type DurableFunctionProps,
 } from './durable-function';
 export {
+  DurableReconciler,
+  type DurableReconcilerAlarms,
+  type DurableReconcilerOptions,
+  RECONCILE_PERIOD,
+  type ReconciledFunction,
+} from './durable-reconciler';
+export {
   API_TABLE_ACTIONS,
   DURABLE_TABLE_LAYOUT,
   DurableTable,
@@ -17,6 +24,7 @@ export {
   FUNCTION_TABLE_ACTIONS,
   type IDurableTable,
 } from './durable-table';
+export { coverQualifiedInvocations } from './qualified-invocations';
 export { RunWatchdog, type RunWatchdogOptions, WATCHDOG_PERIOD } from './run-watchdog';
 export { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
 export { RUNTIME } from './service-function';

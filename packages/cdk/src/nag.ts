@@ -49,6 +49,10 @@ export const REASONS = {
   failureQueue:
     "This queue is the failure destination of the function's asynchronous invocations: the end of the line " +
     'for events that failed every attempt. It is watched by an alarm and kept 14 days; a DLQ of a DLQ adds nothing.',
+  deadLetterQueue:
+    "This queue is the dead-letter queue of the table's wake-up schedules: EventBridge Scheduler sends it the " +
+    'events it gave up delivering after a day of retries. It is the end of the line, watched by an alarm and kept ' +
+    '14 days; the runs those events were for stay due, and the reconciler wakes them.',
   qualifiedInvoke:
     'The `:*` suffix covers the versions and aliases of this one function and nothing else: a run started ' +
     'through an alias or version is woken and resumed through that same qualified ARN, so the code that started ' +
@@ -56,6 +60,6 @@ export const REASONS = {
   schedules:
     'Wake-up schedules are created at run time with names derived from the run and the wake-up ' +
     '(`<runId>-<reason>-<second>`), so they cannot be listed in advance. The wildcard is confined to this ' +
-    "function's own schedule group, the narrowest resource EventBridge Scheduler's CreateSchedule and " +
+    "function's (or the table reconciler's) own schedule group, the narrowest resource EventBridge Scheduler's CreateSchedule and " +
     'DeleteSchedule accept.',
 } as const;

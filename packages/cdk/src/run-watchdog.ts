@@ -1,7 +1,7 @@
 import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -26,8 +26,11 @@ export interface RunWatchdogOptions {
 /**
  * Counts, every 5 minutes, the runs of each watched function still RUNNING past the function's
  * expected duration, and publishes them as the `StuckRuns` metric (`DurableLambda` namespace).
- * One per stack and table, shared by the `DurableFunction`s using that table there; its only
- * table grant is `dynamodb:Query` on the `byFunction` index.
+ * Runs started through an alias or version are recorded under `name:qualifier`, so it counts
+ * those of every alias and version the function has (listed at run time: versions outlive the
+ * deployment that made them) with the unqualified ones. One per stack and table, shared by the
+ * `DurableFunction`s using that table there; its only grants are `dynamodb:Query` on the
+ * `byFunction` index and listing the watched functions' aliases and versions.
  */
 export class RunWatchdog extends Construct {
   /** The watchdog of `table` in the stack of `scope`, created on first use. */
@@ -41,6 +44,7 @@ export class RunWatchdog extends Construct {
   readonly role: iam.Role;
   readonly rule: events.Rule;
   private readonly watched: Array<{ name: string; thresholdMs: number }> = [];
+  private readonly listStatement: iam.PolicyStatement;
 
   private constructor(scope: Construct, id: string, table: IDurableTable, options: RunWatchdogOptions) {
     super(scope, id);
@@ -62,6 +66,11 @@ export class RunWatchdog extends Construct {
       ...(options.depsLockFilePath === undefined ? {} : { depsLockFilePath: options.depsLockFilePath }),
     });
     grantTable(table, role, ['dynamodb:Query'], [indexArn(table, 'byFunction')]);
+    this.listStatement = new iam.PolicyStatement({
+      actions: ['lambda:ListAliases', 'lambda:ListVersionsByFunction'],
+      resources: [],
+    });
+    role.addToPolicy(this.listStatement);
     this.function = fn;
     this.role = role;
     this.rule = new events.Rule(this, 'Schedule', {
@@ -71,8 +80,13 @@ export class RunWatchdog extends Construct {
     });
   }
 
-  /** Watches `functionName`: its runs still RUNNING after `expected` count as stuck. */
-  watch(functionName: string, expected: Duration): void {
-    this.watched.push({ name: functionName, thresholdMs: expected.toMilliseconds() });
+  /**
+   * Watches `fn`: its runs (of any alias or version) still RUNNING after `expected` count as
+   * stuck. Watching a function again changes nothing.
+   */
+  watch(fn: lambda.IFunction, expected: Duration): void {
+    if (this.watched.some((w) => w.name === fn.functionName)) return;
+    this.watched.push({ name: fn.functionName, thresholdMs: expected.toMilliseconds() });
+    this.listStatement.addResources(fn.functionArn);
   }
 }

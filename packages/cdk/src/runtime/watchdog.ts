@@ -17,6 +17,12 @@ export interface WatchedFunction {
 /** Counts the RUNNING runs of a function created before `createdBefore` (epoch ms). */
 export type CountRunning = (functionName: string, createdBefore: number) => Promise<number>;
 
+/** The aliases and published versions of a function (`$LATEST` excluded). */
+export type ListQualifiers = (functionName: string) => Promise<string[]>;
+
+/** How many counting queries of one function run at once. */
+const COUNT_CONCURRENCY = 8;
+
 /** Reads the watched functions from the environment; throws naming what is wrong. */
 export function readWatchedFunctions(env: Readonly<Record<string, string | undefined>>): WatchedFunction[] {
   const raw = env[WATCHDOG_ENV.functions];
@@ -43,19 +49,36 @@ export function readWatchedFunctions(env: Readonly<Record<string, string | undef
 
 /**
  * Publishes `StuckRuns` for each watched function: its RUNNING runs older than its threshold
- * (0 when none, so the alarm sees data). Returns the counts.
+ * (0 when none, so the alarm sees data), those recorded under `name` and under `name:qualifier`
+ * for each of its aliases and versions (`listQualifiers`). A listing that fails is reported
+ * (`warn`) and the unqualified runs are still counted. Returns the counts.
  */
 export async function checkStuckRuns(
   functions: readonly WatchedFunction[],
   countRunning: CountRunning,
-  options: { now?: number; write?: LineWriter } = {},
+  options: { now?: number; write?: LineWriter; listQualifiers?: ListQualifiers; warn?: LineWriter } = {},
 ): Promise<Record<string, number>> {
   const now = options.now ?? Date.now();
   const write = options.write ?? stdoutWriter;
+  const warn = options.warn ?? ((line: string) => console.warn(line));
   const counts: Record<string, number> = {};
   await Promise.all(
     functions.map(async ({ name, thresholdMs }) => {
-      const count = await countRunning(name, now - thresholdMs);
+      let qualifiers: string[] = [];
+      try {
+        qualifiers = (await options.listQualifiers?.(name)) ?? [];
+      } catch (error) {
+        warn(`durable-lambda watchdog: cannot list the aliases and versions of ${name}: ${String(error)}`);
+      }
+      // Runs are recorded under `name` ($LATEST) or `name:qualifier` (an alias or a version).
+      const recorded = [name, ...[...new Set(qualifiers)].filter((q) => q !== '$LATEST').map((q) => `${name}:${q}`)];
+      let count = 0;
+      for (let i = 0; i < recorded.length; i += COUNT_CONCURRENCY) {
+        const batch = recorded.slice(i, i + COUNT_CONCURRENCY);
+        for (const n of await Promise.all(batch.map((recordedName) => countRunning(recordedName, now - thresholdMs)))) {
+          count += n;
+        }
+      }
       counts[name] = count;
       write(emfLine(name, { [METRIC.stuckRuns]: [count, 'Count'] }, now));
     }),

@@ -1,0 +1,266 @@
+import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';
+import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
+import { runtimeFile } from './paths';
+import { DURABLE_ENV, RECONCILER_FUNCTIONS_ENV, SCHEDULER_SERVICE, schedulerRole } from './scheduler-access';
+import { DEFAULTS, serviceFunction } from './service-function';
+
+/** How often the reconciler runs. */
+export const RECONCILE_PERIOD = Duration.minutes(1);
+
+/** Options of the reconciler (the first `DurableFunction` of a table in a stack decides them). */
+export interface DurableReconcilerOptions {
+  readonly bundling?: nodejs.BundlingOptions;
+  readonly projectRoot?: string;
+  readonly depsLockFilePath?: string;
+  readonly logRetention?: logs.RetentionDays;
+  /** Of its log group and of the wake-ups' dead-letter queue. Default `RemovalPolicy.RETAIN`. */
+  readonly removalPolicy?: RemovalPolicy;
+  readonly architecture?: lambda.Architecture;
+}
+
+/** A durable function as the reconciler serves it. */
+export interface ReconciledFunction {
+  /** The function (its unqualified ARN; every version and alias is covered). */
+  readonly function: lambda.IFunction;
+  /** The role its wake-up schedules are delivered with: it may send to the dead-letter queue. */
+  readonly schedulerRole: iam.IRole;
+}
+
+/** The alarms of a {@link DurableReconciler}. */
+export interface DurableReconcilerAlarms {
+  /** The reconciler itself failed (`Errors` ≥ 1 in 5 minutes): due runs may not be woken. */
+  readonly errors: cloudwatch.Alarm;
+  /** Runs the reconciler could not wake or notify, 10 minutes in a row (`Failed` ≥ 1 in 2 of 2 periods). */
+  readonly failedRuns: cloudwatch.Alarm;
+  /** A wake-up schedule gave up delivering its event (a message in the dead-letter queue). */
+  readonly deadLetteredWakeUps: cloudwatch.Alarm;
+}
+
+/**
+ * The reconciler of one table's runs in one stack, created by the first `DurableFunction` that
+ * uses the table there and shared by the others: a Lambda function run every minute
+ * (`rate(1 minute)`) that reads the table's `due` index and wakes every run that is due and not
+ * held by a live lease, and tells the parent of every ended child run that was not told. It is
+ * what makes a lost wake-up (a throttled Scheduler or Lambda call, a dropped event, a killed
+ * process) a delay instead of a stranded run.
+ *
+ * It also owns the dead-letter queue of every wake-up schedule of these functions (SQS, SSE, TLS
+ * only, 14 days, alarmed when not empty): an event Scheduler gave up on lands there, and the run
+ * it was for stays due, so the reconciler wakes it anyway.
+ *
+ * Its role may use the table's items and query its `due` index, invoke only the functions it
+ * serves (any version or alias), and create schedules in its own schedule group only, passing
+ * only its own scheduler role.
+ */
+export class DurableReconciler extends Construct {
+  /** The reconciler of `table` in the stack of `scope`, created on first use. */
+  static of(scope: Construct, table: IDurableTable, options: DurableReconcilerOptions = {}): DurableReconciler {
+    const stack = Stack.of(scope);
+    const id = `DurableReconciler${table.node.addr}`;
+    return (
+      (stack.node.tryFindChild(id) as DurableReconciler | undefined) ?? new DurableReconciler(stack, id, table, options)
+    );
+  }
+
+  readonly function: nodejs.NodejsFunction;
+  /** The reconciler's execution role. */
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+  readonly rule: events.Rule;
+  readonly table: IDurableTable;
+  /** The schedule group of the (rare) wake-ups the reconciler schedules rather than sends. */
+  readonly scheduleGroup: scheduler.CfnScheduleGroup;
+  readonly schedulerRole: iam.Role;
+  /** Where wake-up schedules of the served functions send an event they could not deliver. */
+  readonly deadLetterQueue: sqs.Queue;
+  readonly alarms: DurableReconcilerAlarms;
+  private readonly served: ReconciledFunction[] = [];
+  private readonly invokeStatement: iam.PolicyStatement;
+  private readonly schedulerInvokeStatement: iam.PolicyStatement;
+  private readonly alarmActions = new Set<cloudwatch.IAlarmAction>();
+
+  private constructor(scope: Construct, id: string, table: IDurableTable, options: DurableReconcilerOptions) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const removalPolicy = options.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.table = table;
+
+    this.deadLetterQueue = new sqs.Queue(this, 'WakeUpDeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy,
+    });
+    acknowledge(this.deadLetterQueue, 'AwsSolutions-SQS3', REASONS.deadLetterQueue);
+
+    this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'ScheduleGroup', {});
+    this.schedulerRole = schedulerRole(this, this.scheduleGroup);
+    this.schedulerInvokeStatement = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [] });
+    this.schedulerRole.addToPolicy(this.schedulerInvokeStatement);
+    this.allowDeadLetters(this.schedulerRole);
+
+    const { fn, role, logGroup } = serviceFunction(this, {
+      entry: runtimeFile('reconciler-entry.ts'),
+      description: 'durable-lambda: wakes due runs whose wake-up was lost, tells parents of ended child runs',
+      environment: {
+        [DURABLE_ENV.tableName]: table.tableName,
+        [DURABLE_ENV.scheduleGroup]: this.scheduleGroup.ref,
+        [DURABLE_ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
+        [DURABLE_ENV.scheduleDeadLetterArn]: this.deadLetterQueue.queueArn,
+        [RECONCILER_FUNCTIONS_ENV]: Lazy.string({
+          produce: () => stack.toJsonString(this.served.map((served) => served.function.functionName)),
+        }),
+      },
+      // A pass stops well before the next minute's begins (it keeps twice its slowest pass in hand).
+      timeout: RECONCILE_PERIOD,
+      memorySize: 512,
+      architecture: options.architecture ?? DEFAULTS.architecture,
+      logRetention: options.logRetention ?? DEFAULTS.logRetention,
+      logRemovalPolicy: removalPolicy,
+      ...(options.bundling === undefined ? {} : { bundling: options.bundling }),
+      ...(options.projectRoot === undefined ? {} : { projectRoot: options.projectRoot }),
+      ...(options.depsLockFilePath === undefined ? {} : { depsLockFilePath: options.depsLockFilePath }),
+    });
+    this.function = fn;
+    this.role = role;
+    this.logGroup = logGroup;
+    // A failed pass is not retried: the next minute's pass is the retry.
+    fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: RECONCILE_PERIOD });
+
+    // The store reads runs and the due index, and writes what a durable function writes (repairs,
+    // a parent's chained-invoke result).
+    grantTable(table, role, FUNCTION_TABLE_ACTIONS);
+    grantTable(table, role, ['dynamodb:Query'], [indexArn(table, 'due')]);
+    const schedules = stack.formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.scheduleGroup.ref}/*`,
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [schedules],
+      }),
+    );
+    acknowledgeWildcardResource(role, schedules, REASONS.schedules);
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': SCHEDULER_SERVICE } },
+      }),
+    );
+    this.invokeStatement = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [] });
+    role.addToPolicy(this.invokeStatement);
+
+    this.rule = new events.Rule(this, 'Schedule', {
+      description: 'durable-lambda: run the reconciler',
+      schedule: events.Schedule.rate(RECONCILE_PERIOD),
+      targets: [new targets.LambdaFunction(fn, { retryAttempts: 0 })],
+    });
+    this.alarms = this.createAlarms();
+  }
+
+  /**
+   * Serves `target`: the reconciler may wake its runs (any version or alias), and its wake-up
+   * schedules may send to the dead-letter queue. Idempotent.
+   */
+  serve(target: ReconciledFunction): this {
+    if (this.served.some((s) => s.function === target.function)) return this;
+    this.served.push(target);
+    const resources = [target.function.functionArn, `${target.function.functionArn}:*`];
+    this.invokeStatement.addResources(...resources);
+    this.schedulerInvokeStatement.addResources(...resources);
+    acknowledgeWildcardResource(this.role, resources[1] as string, REASONS.qualifiedInvoke);
+    acknowledgeWildcardResource(this.schedulerRole, resources[1] as string, REASONS.qualifiedInvoke);
+    this.allowDeadLetters(target.schedulerRole);
+    return this;
+  }
+
+  /** Adds actions to every alarm of the reconciler (each action once). */
+  addAlarmActions(...actions: cloudwatch.IAlarmAction[]): this {
+    const fresh = actions.filter((action) => !this.alarmActions.has(action));
+    for (const action of fresh) this.alarmActions.add(action);
+    if (fresh.length > 0) {
+      for (const alarm of Object.values(this.alarms)) alarm.addAlarmAction(...fresh);
+    }
+    return this;
+  }
+
+  /** Runs the reconciler could not wake or notify, summed per 5 minutes. */
+  metricFailed(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric('Failed', options);
+  }
+
+  /** Runs the reconciler woke again (their own wake-up was lost or late), summed per 5 minutes. */
+  metricRunsWoken(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric('RunsWoken', options);
+  }
+
+  /** Ended child runs whose parent the reconciler told, summed per 5 minutes. */
+  metricParentsNotified(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric('ParentsNotified', options);
+  }
+
+  private metric(metricName: string, options: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'DurableLambda',
+      metricName,
+      dimensionsMap: { FunctionName: this.function.functionName },
+      period: Duration.minutes(5),
+      statistic: 'Sum',
+      ...options,
+    });
+  }
+
+  private allowDeadLetters(role: iam.IRole): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn] }),
+    );
+  }
+
+  private createAlarms(): DurableReconcilerAlarms {
+    const period = Duration.minutes(5);
+    const alarm = (id: string, metric: cloudwatch.IMetric, description: string, periods = 1) =>
+      new cloudwatch.Alarm(this, id, {
+        metric,
+        threshold: 1,
+        evaluationPeriods: periods,
+        datapointsToAlarm: periods,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+    return {
+      errors: alarm(
+        'ErrorsAlarm',
+        this.function.metricErrors({ period, statistic: 'Sum' }),
+        'The durable-lambda reconciler failed: runs whose wake-up was lost are not woken',
+      ),
+      // One failed pass (a throttled invoke) is retried a minute later; only a run that keeps
+      // failing for 10 minutes (a deleted function, a missing permission) is worth a page.
+      failedRuns: alarm(
+        'FailedRunsAlarm',
+        this.metricFailed({ period }),
+        'The durable-lambda reconciler could not wake or notify runs for 10 minutes',
+        2,
+      ),
+      deadLetteredWakeUps: alarm(
+        'DeadLetteredWakeUpsAlarm',
+        this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        'A durable-lambda wake-up schedule gave up delivering its event (the reconciler wakes the run)',
+      ),
+    };
+  }
+}
