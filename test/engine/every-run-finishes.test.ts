@@ -184,4 +184,29 @@ describe('every run finishes after faults AWS documents as normal', () => {
     expect(w.woken()).toContainEqual({ runId, reason: 'lease_lapsed' });
     expect(run.lostInvocations).toBe(1);
   });
+
+  it('the reconciler pages past a run it cannot help (its wake-up keeps failing): the runs behind it are woken', async () => {
+    const w = new WakeWorld();
+    w.register(
+      'fn',
+      withDurableExecution(async (_e, ctx) => ctx.wait('pause', { minutes: 1 })),
+    );
+    // Two runs whose every wake-up is dropped, so only the reconciler can find them.
+    w.rule = (p) =>
+      p.kind === 'invoke' || (p.kind === 'wakeAt' && p.request.reason !== 'reconcile') ? 'drop' : undefined;
+    const stuck = await w.start('fn');
+    w.clock.advanceBy(1);
+    const behind = await w.start('fn');
+    w.clock.advanceBy(10 * 60_000);
+    w.rule = (p) => {
+      if (p.kind !== 'wakeAt') return undefined;
+      return p.request.runId === stuck ? 'throw' : 'drop';
+    };
+    const first = await w.engine.reconcile({ limit: 1 });
+    expect(first).toMatchObject({ examined: 1, failed: [{ runId: stuck }], more: true, cursor: { runId: stuck } });
+    const second = await w.engine.reconcile({ limit: 1, ...(first.cursor ? { after: first.cursor } : {}) });
+    expect(second.woken).toEqual([{ runId: behind, reason: 'due' }]);
+    const third = await w.engine.reconcile({ limit: 1, ...(second.cursor ? { after: second.cursor } : {}) });
+    expect(third).toMatchObject({ examined: 0, more: false });
+  });
 });

@@ -85,7 +85,7 @@ describe('SqliteStore due index', () => {
     const source = (store as unknown as { sql: { findDue: { source: string } } }).sql.findDue.source;
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN ${source}`)
-      .all(T0, T0, 10)
+      .all(T0, T0 - 5, T0 - 5, 'run-a', T0, 10)
       .map((row) => (row as { detail: string }).detail)
       .join('\n');
     expect(plan).toMatch(/SEARCH runs USING INDEX runs_by_due/);

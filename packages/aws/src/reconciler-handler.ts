@@ -1,3 +1,4 @@
+import type { DueRun } from '@durable-lambda/engine';
 import type { LambdaContextLike } from '@durable-lambda/protocol';
 import { ProductionBackend } from './production';
 import type { ProductionEnvironment } from './production-config';
@@ -22,10 +23,7 @@ export interface ReconcilerHandlerOptions {
    * Default 5000.
    */
   marginMs?: number;
-  /**
-   * Pause between passes, ms, so the runs just woken take their leases (and leave the due index)
-   * before the next pass reads it. Default 2000.
-   */
+  /** Pause between passes, ms (each pass pages on from the last, so none is needed). Default 0. */
   pauseMs?: number;
   /** Most passes per invocation. Default 25. */
   maxPasses?: number;
@@ -55,7 +53,7 @@ export function createReconcilerHandler(options: ReconcilerHandlerOptions = {}):
   const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const passOptions = options.graceMs === undefined ? {} : { graceMs: options.graceMs };
   const marginMs = options.marginMs ?? 5_000;
-  const pauseMs = options.pauseMs ?? 2_000;
+  const pauseMs = options.pauseMs ?? 0;
   const maxPasses = options.maxPasses ?? 25;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
@@ -80,20 +78,20 @@ export function createReconcilerHandler(options: ReconcilerHandlerOptions = {}):
     let failure: string | undefined;
     let slowestPass = 0;
     try {
+      let after: DueRun | undefined;
       for (let pass = 1; ; pass++) {
         const passStarted = now();
         served.drain();
-        const report = await backend.engine.reconcile({ limit, ...passOptions });
+        const report = await backend.engine.reconcile({ limit, ...passOptions, ...(after ? { after } : {}) });
         slowestPass = Math.max(slowestPass, now() - passStarted);
-        const fresh = passes.add(report, served.drain());
-        if (!report.more) break;
-        // The due index has no cursor: a pass that met only runs already handled (woken but not
-        // yet leased, or failing) would meet them again.
-        if (fresh === 0) stoppedBy = 'no_progress';
-        else if (pass >= maxPasses) stoppedBy = 'passes';
+        passes.add(report, served.drain());
+        // Each pass pages on from the last: runs that could not be helped never block the rest.
+        if (!report.more || !report.cursor) break;
+        after = report.cursor;
+        if (pass >= maxPasses) stoppedBy = 'passes';
         else if (remaining() < pauseMs + 2 * slowestPass + marginMs) stoppedBy = 'time';
         if (stoppedBy !== 'done') break;
-        await sleep(pauseMs);
+        if (pauseMs > 0) await sleep(pauseMs);
       }
     } catch (error) {
       stoppedBy = 'error';

@@ -6,8 +6,6 @@ export type ReconcilerStop =
   | 'done'
   /** More runs may be due, but the invocation had too little time left for another pass. */
   | 'time'
-  /** More runs are due, but the last pass found only runs this invocation had handled already. */
-  | 'no_progress'
   /** The pass limit was reached. */
   | 'passes'
   /** A pass failed as a whole (the due index could not be read); the invocation fails. */

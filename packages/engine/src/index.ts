@@ -36,7 +36,7 @@ export type {
   WakeRequest,
   Waker,
 } from './ports';
-export { dueAtOf, systemClock } from './ports';
+export { dueAfter, dueAtOf, systemClock } from './ports';
 export type { ReconcileOptions, ReconcileReport } from './reconciler';
 export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';

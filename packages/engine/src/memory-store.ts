@@ -4,6 +4,7 @@ import { takeLease } from './lease';
 import { checkOperationPayloads, checkRunPayloads } from './payload-limit';
 import {
   type DueRun,
+  dueAfter,
   dueAtOf,
   type IdempotencyRecord,
   type LeaseGrant,
@@ -120,11 +121,13 @@ export class MemoryStore implements Store {
     this.changed();
   }
 
-  async findDueRuns(before: number, limit: number): Promise<DueRun[]> {
+  async findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]> {
     const due: DueRun[] = [];
     for (const runId of this.dueIndex) {
       const run = this.live(runId);
-      if (run?.dueAt !== undefined && run.dueAt <= before) due.push({ runId, dueAt: run.dueAt });
+      if (run?.dueAt === undefined || run.dueAt > before) continue;
+      const entry = { runId, dueAt: run.dueAt };
+      if (!after || dueAfter(entry, after)) due.push(entry);
     }
     return due.sort((a, b) => a.dueAt - b.dueAt || (a.runId < b.runId ? -1 : 1)).slice(0, limit);
   }

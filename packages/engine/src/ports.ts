@@ -79,7 +79,7 @@ export function dueAtOf(
   return undefined;
 }
 
-/** A run in the due index: its id and due time. */
+/** A run in the due index: its id and due time (also a position in the index, for paging). */
 export interface DueRun {
   runId: string;
   dueAt: number;
@@ -165,11 +165,13 @@ export interface Store {
    */
   acquireLease(runId: string, now: number, leaseExpiresAt: number, leaseToken: string): Promise<LeaseGrant | undefined>;
   /**
-   * The due index: runs whose `dueAt` is at or before `before`, earliest first, at most `limit`.
-   * Found without scanning every run (a sparse index); may lag behind writes (DynamoDB's indexes
-   * are eventually consistent), so callers read each run again before acting on it.
+   * The due index: runs whose `dueAt` is at or before `before`, in (`dueAt`, `runId`) order,
+   * at most `limit`, starting after the entry `after` when given (a page's last entry, so a
+   * caller pages past runs it could not help, never stuck behind them). Found without scanning
+   * every run (a sparse index); may lag behind writes (DynamoDB's indexes are eventually
+   * consistent), so callers read each run again before acting on it.
    */
-  findDueRuns(before: number, limit: number): Promise<DueRun[]>;
+  findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]>;
   /** Every operation of the run, in id order of creation. */
   loadOperations(runId: string): Promise<Operation[]>;
   /** One operation, or undefined. */
@@ -266,3 +268,8 @@ export interface Clock {
 
 /** The system clock. */
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** Whether due-index entry `a` comes after `b` in the index's (`dueAt`, `runId`) order. */
+export function dueAfter(a: DueRun, b: DueRun): boolean {
+  return a.dueAt > b.dueAt || (a.dueAt === b.dueAt && a.runId > b.runId);
+}

@@ -1,6 +1,6 @@
 import { EngineInputError } from './errors';
 import type { OutsideEvents } from './outside-events';
-import { type Clock, dueAtOf, type RunRecord, type Store, type Waker } from './ports';
+import { type Clock, type DueRun, dueAtOf, type RunRecord, type Store, type Waker } from './ports';
 
 /** Options of one {@link reconcile} pass. */
 export interface ReconcileOptions {
@@ -12,6 +12,8 @@ export interface ReconcileOptions {
    * `reconcileGraceMs`.
    */
   graceMs?: number;
+  /** Start after this due-index entry: the previous pass's `cursor`, to page on. */
+  after?: DueRun;
 }
 
 /** What one {@link reconcile} pass did. */
@@ -28,6 +30,11 @@ export interface ReconcileReport {
   failed: { runId: string; error: string }[];
   /** True when `limit` entries were found: more due runs may be waiting. */
   more: boolean;
+  /**
+   * With `more`: the last entry looked at; pass it as `after` to look at the next ones (runs that
+   * could not be helped, e.g. of a deleted function, never block the runs behind them).
+   */
+  cursor?: DueRun;
 }
 
 /** What a reconcile pass needs from the engine. */
@@ -60,7 +67,8 @@ export async function reconcile(deps: ReconcilerDeps, options: ReconcileOptions 
     throw new EngineInputError('graceMs', 'must be a number of ms, 0 or more');
   }
   const now = deps.clock.now();
-  const due = await deps.store.findDueRuns(now - graceMs, limit);
+  const due = await deps.store.findDueRuns(now - graceMs, limit, options.after);
+  const last = due[due.length - 1];
   const report: ReconcileReport = {
     examined: due.length,
     woken: [],
@@ -68,6 +76,7 @@ export async function reconcile(deps: ReconcilerDeps, options: ReconcileOptions 
     repaired: [],
     failed: [],
     more: due.length >= limit,
+    ...(due.length >= limit && last ? { cursor: last } : {}),
   };
   const queue = [...due];
   const worker = async () => {

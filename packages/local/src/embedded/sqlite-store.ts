@@ -62,7 +62,7 @@ export class SqliteStore implements Store {
   private readonly sql: {
     getRun: Statement<[string], RunRow>;
     putRun: Statement<[string, string, string, number, number | null, number | null, string]>;
-    findDue: Statement<[number, number, number], { run_id: string; due_at: number }>;
+    findDue: Statement<[number, number, number, string, number, number], { run_id: string; due_at: number }>;
     running: Statement<[], { record: string }>;
     deleteOperations: Statement<[string]>;
     putOperation: Statement<[string, string, string, string, string]>;
@@ -93,7 +93,8 @@ export class SqliteStore implements Store {
       // `due_at IS NOT NULL` lets SQLite use the partial index runs_by_due (no scan of every run).
       findDue: this.db.prepare(
         `SELECT run_id, due_at FROM runs INDEXED BY runs_by_due
-         WHERE due_at IS NOT NULL AND due_at <= ? AND (expires_at IS NULL OR expires_at > ?)
+         WHERE due_at IS NOT NULL AND due_at <= ? AND (due_at > ? OR (due_at = ? AND run_id > ?))
+           AND (expires_at IS NULL OR expires_at > ?)
          ORDER BY due_at, run_id LIMIT ?`,
       ),
       running: this.db.prepare(`SELECT record FROM runs WHERE status = 'RUNNING'`),
@@ -156,10 +157,11 @@ export class SqliteStore implements Store {
     return grant;
   }
 
-  async findDueRuns(before: number, limit: number): Promise<DueRun[]> {
+  async findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]> {
     if (!(limit > 0)) return [];
+    const from = after ?? { dueAt: Number.NEGATIVE_INFINITY, runId: '' };
     return this.sql.findDue
-      .all(before, this.clock.now(), Math.floor(limit))
+      .all(before, from.dueAt, from.dueAt, from.runId, this.clock.now(), Math.floor(limit))
       .map((row) => ({ runId: row.run_id, dueAt: row.due_at }));
   }
 
