@@ -66,7 +66,7 @@ async function requests(action: () => Promise<unknown>): Promise<Record<string, 
 
 async function leased(runId = 'r1'): Promise<number> {
   await store.createRun(runRecord(runId), executionOp());
-  const grant = await store.acquireLease(runId, T0, T0 + 60_000);
+  const grant = await store.acquireLease(runId, T0, T0 + 60_000, 'token-1');
   if (!grant) throw new Error('no lease');
   return grant.run.fence;
 }
@@ -102,7 +102,7 @@ describe('DynamoDbStore: requests per operation', () => {
     let fence = 0;
     expect(
       await requests(async () => {
-        fence = (await store.acquireLease('r1', T0, T0 + 60_000))?.run.fence ?? 0;
+        fence = (await store.acquireLease('r1', T0, T0 + 60_000, 'token-1'))?.run.fence ?? 0;
       }),
     ).toEqual({ UpdateItemCommand: 1 });
     expect(await requests(() => store.loadOperations('r1'))).toEqual({ QueryCommand: 1 });
@@ -130,7 +130,7 @@ describe('DynamoDbStore: requests per operation', () => {
   it('a lapsed lease costs one more update; a stale commit one failed transaction', async () => {
     const stale = await leased();
     t = T0 + 60_000;
-    expect(await requests(() => store.acquireLease('r1', t, t + 60_000))).toEqual({ UpdateItemCommand: 2 });
+    expect(await requests(() => store.acquireLease('r1', t, t + 60_000, 'token-2'))).toEqual({ UpdateItemCommand: 2 });
     expect(
       await requests(() => store.commit('r1', stale, { operations: [stepOp('1', '1')] }).catch(() => undefined)),
     ).toEqual({ TransactWriteItemsCommand: 1 });
@@ -162,11 +162,11 @@ describe('DynamoDbStore: requests per operation', () => {
 });
 
 describe('DynamoDbStore: layout', () => {
-  it('creates the table with keys, the two run indexes and TTL on ttl', async () => {
+  it('creates the table with keys, the two run indexes, the due index and TTL on ttl', async () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.KeySchema).toEqual(durableTableDefinition(tableName).KeySchema);
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual(
-      [BY_FUNCTION_INDEX, BY_STATUS_INDEX].sort(),
+      [BY_FUNCTION_INDEX, BY_STATUS_INDEX, 'due'].sort(),
     );
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
@@ -272,7 +272,7 @@ describe('DynamoDbStore: chunk crash safety', () => {
   it('a crash in the middle of the chunks does the same, for a run result too', async () => {
     const small = new DynamoDbStore({ client, tableName, clock, maxItemBytes: 8_192 });
     await small.createRun(runRecord('r1'), executionOp());
-    const fence = (await small.acquireLease('r1', T0, T0 + 60_000))?.run.fence ?? 0;
+    const fence = (await small.acquireLease('r1', T0, T0 + 60_000, 'token-1'))?.run.fence ?? 0;
     const before = payload(300_000, 'before');
     await small.commit('r1', fence, { operations: [], run: { result: before } });
     // ~300 KB in 7 KB chunks is two BatchWriteItem requests: the second one fails.

@@ -39,6 +39,23 @@ describe('DurableTable', () => {
     expect(DURABLE_TABLE_LAYOUT.timeToLiveAttribute).toBe(TTL_ATTRIBUTE);
   });
 
+  it('has the due index the reconciler reads: partition dueShard, sort dueAt, keys and expiresAt projected', () => {
+    const stack = newStack();
+    new DurableTable(stack, 'Runs');
+    const { table } = tableProperties(stack);
+    const due = ((table.Properties?.GlobalSecondaryIndexes ?? []) as Array<Record<string, unknown>>).find(
+      (index) => index.IndexName === 'due',
+    );
+    expect(due).toEqual({
+      IndexName: 'due',
+      KeySchema: [
+        { AttributeName: 'dueShard', KeyType: 'HASH' },
+        { AttributeName: 'dueAt', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['expiresAt'] },
+    });
+  });
+
   it('has point-in-time recovery, KMS encryption at rest, and is retained by default', () => {
     const stack = newStack();
     new DurableTable(stack, 'Runs');

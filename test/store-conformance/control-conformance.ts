@@ -16,10 +16,11 @@ import {
   type ConformanceOptions,
   callbackOp,
   executionOp,
+  leaseToken,
   runRecord,
   stepOp,
   T0,
-} from './conformance';
+} from './fixtures';
 import { conformanceTest } from './support';
 
 export function describeControlConformance(
@@ -61,7 +62,7 @@ export function describeControlConformance(
 
     async function leased(runId: string, overrides: Partial<RunRecord> = {}): Promise<number> {
       await store.createRun(runRecord(runId, overrides), executionOp());
-      const grant = await store.acquireLease(runId, clock.now(), clock.now() + 60_000);
+      const grant = await store.acquireLease(runId, clock.now(), clock.now() + 60_000, leaseToken());
       if (!grant) throw new Error('lease not granted');
       return grant.run.fence;
     }
@@ -86,7 +87,7 @@ export function describeControlConformance(
 
       test('returns whole run records, as getRun does', async () => {
         await createRuns([{ id: 'r1', at: T0, runKey: 'k', parent: { runId: 'p', operationId: '2' } }]);
-        const fence = (await store.acquireLease('r1', T0, T0 + 60_000))?.run.fence ?? 0;
+        const fence = (await store.acquireLease('r1', T0, T0 + 60_000, leaseToken()))?.run.fence ?? 0;
         await store.commit('r1', fence, { operations: [], run: { nextWakeAt: T0 + 5 } });
         const { runs } = await store.listRuns({});
         expect(runs).toEqual([await store.getRun('r1')]);
@@ -302,7 +303,7 @@ export function describeControlConformance(
         const fence = await leased('r1');
         await store.commit('r1', fence, { operations: [], run: { status: 'FAILED', leaseExpiresAt: null } });
         await store.reviseRun('r1', 'FAILED', { status: 'RUNNING' }, []);
-        const grant = await store.acquireLease('r1', T0 + 1, T0 + 60_000);
+        const grant = await store.acquireLease('r1', T0 + 1, T0 + 60_000, leaseToken());
         expect(grant?.previousLost).toBe(false);
         expect(grant?.run).toMatchObject({ fence: fence + 2, lostInvocations: 0 });
       });
@@ -311,7 +312,7 @@ export function describeControlConformance(
         await leased('r1');
         const revised = await store.reviseRun('r1', 'RUNNING', { nextWakeAt: T0 }, []);
         expect(revised?.status).toBe('RUNNING');
-        const grant = await store.acquireLease('r1', T0 + 1, T0 + 60_000);
+        const grant = await store.acquireLease('r1', T0 + 1, T0 + 60_000, leaseToken());
         expect(grant?.previousLost).toBe(false);
       });
 

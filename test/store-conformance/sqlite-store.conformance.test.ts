@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { encodeRunCursor, MemoryStore } from '@durable-lambda/engine';
 import { SqliteStore } from '@durable-lambda/local';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { describeStoreConformance, executionOp, runRecord, T0 } from './conformance';
+import { describeStoreConformance, executionOp, leaseToken, runRecord, T0 } from './conformance';
 import { describeControlConformance } from './control-conformance';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-sqlite-conformance-'));
@@ -61,7 +61,7 @@ describe('SqliteStore specifics', () => {
     const path = tempFile();
     const first = (await setup(() => path)).store;
     await first.createRun(runRecord('r1'), executionOp());
-    const grant = await first.acquireLease('r1', T0, T0 + 1_000);
+    const grant = await first.acquireLease('r1', T0, T0 + 1_000, leaseToken());
     await first.claimIdempotencyKey({
       key: 'k',
       requestHash: 'h',
@@ -93,8 +93,8 @@ describe('SqliteStore specifics', () => {
     await store.createRun(runRecord('r1'), executionOp());
     await store.createRun(runRecord('r1'), executionOp());
     await store.getRun('r1');
-    const grant = await store.acquireLease('r1', T0, T0 + 1_000);
-    await store.acquireLease('r1', T0, T0 + 1_000);
+    const grant = await store.acquireLease('r1', T0, T0 + 1_000, leaseToken());
+    await store.acquireLease('r1', T0, T0 + 1_000, leaseToken());
     await store.commit('r1', grant?.run.fence ?? 0, { operations: [] });
     await store.commit('r1', 99, { operations: [] }).catch(() => undefined);
     expect(calls).toBe(3);

@@ -31,6 +31,14 @@ export const DURABLE_TABLE_LAYOUT = {
         { name: 'runId', type: 'S' },
       ],
     },
+    /**
+     * The due index the reconciler reads (sparse: only runs with a `dueAt`): partition `dueShard`
+     * (`due#0`…`due#15`, so its writes spread over 16 partition keys), sort `dueAt`.
+     */
+    due: {
+      partitionKeys: [{ name: 'dueShard', type: 'S' }],
+      sortKeys: [{ name: 'dueAt', type: 'N' }],
+    },
   },
   /** The indexes project their keys and these attributes. */
   projectedAttributes: ['expiresAt'],
@@ -67,8 +75,8 @@ export interface DurableTableProps {
 
 /**
  * The DynamoDB table of runs and operations (`packages/aws/TABLE.md`): on-demand billing, TTL on
- * `ttl`, point-in-time recovery, KMS encryption at rest, and the `byFunction` / `byStatus`
- * indexes with multi-attribute keys. Share one between any number of `DurableFunction`s (a
+ * `ttl`, point-in-time recovery, KMS encryption at rest, the `byFunction` / `byStatus` indexes
+ * with multi-attribute keys and the sharded `due` index of runs the reconciler must look at. Share one between any number of `DurableFunction`s (a
  * function and the functions it invokes must share one).
  */
 export class DurableTable extends Construct implements IDurableTable {
@@ -136,7 +144,8 @@ export class DurableTable extends Construct implements IDurableTable {
  * The DynamoDB actions the runtime's `DynamoDbStore` sends for a durable function (start, lease,
  * load, commit, outside events; transactions are authorized per item action, so
  * `TransactWriteItems` is `PutItem`/`UpdateItem`/`ConditionCheckItem`). No Scan, no DeleteItem,
- * no index reads, no streams, no table management.
+ * no index reads (a function that reconciles also needs `Query` on `indexArn(table, 'due')`), no
+ * streams, no table management.
  */
 export const FUNCTION_TABLE_ACTIONS = [
   'dynamodb:BatchGetItem',

@@ -32,6 +32,12 @@ export class Expressions {
     return this;
   }
 
+  /** `SET path = expression`, the expression built with {@link name} and {@link value} (`if_not_exists(…)`). */
+  setToExpression(path: string, expression: string): this {
+    this.set.push(`${this.name(path)} = ${expression}`);
+    return this;
+  }
+
   /** `REMOVE path`. */
   removes(path: string): this {
     this.remove.push(this.name(path));

@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FencedError } from '@durable-lambda/protocol';
 import { failedConditionAt, isConditionFailure, retryConflicts } from './errors';
 import { PK, RUN_SK, SK } from './layout';
+import { cancelledItem, conditionFailureItem } from './returned-items';
 import type { StoreContext } from './store-context';
 import type { Item, TransactItem } from './table-access';
 
@@ -14,21 +15,23 @@ const TRANSACTION_BYTES = 3_500_000;
  * Writes operation items with a conditional update of the run item: one UpdateItem without
  * operations, else one TransactWriteItems per 99 operations (and under 4 MB), each conditioned
  * on the run as the update is (earlier ones by a ConditionCheck), the update itself with the
- * last, so a run never shows an outcome before its operations. A failed run condition is a
- * {@link FencedError} (from `fenced`), and then the transaction wrote nothing.
+ * last, so a run never shows an outcome before its operations. A failed run condition throws
+ * what `fenced` makes of the run item as it is (returned with the failure, no read: undefined when
+ * there is none), a {@link FencedError} by default; then the transaction wrote nothing.
  */
 export async function writeFenced(
   ctx: StoreContext,
   pk: string,
   operations: ReadonlyArray<{ item: Item; size: number }>,
   runUpdate: NonNullable<TransactItem['Update']>,
-  fenced: () => Error = () => new FencedError(),
+  fenced: (current: Item | undefined) => Error = () => new FencedError(),
 ): Promise<void> {
+  const update = { ...runUpdate, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
   if (operations.length === 0) {
     try {
-      await retryConflicts(() => ctx.access.client.send(new UpdateCommand(runUpdate)));
+      await retryConflicts(() => ctx.access.client.send(new UpdateCommand(update)));
     } catch (error) {
-      if (isConditionFailure(error)) throw fenced();
+      if (isConditionFailure(error)) throw fenced(conditionFailureItem(error));
       throw error;
     }
     return;
@@ -48,19 +51,20 @@ export async function writeFenced(
   for (const [index, batch] of batches.entries()) {
     const runEntry: TransactItem =
       index === batches.length - 1
-        ? { Update: runUpdate }
+        ? { Update: update }
         : {
             ConditionCheck: {
               TableName: ctx.table,
               Key: { [PK]: pk, [SK]: RUN_SK },
               ConditionExpression: runUpdate.ConditionExpression as string,
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               ...conditionAttributes(runUpdate),
             },
           };
     try {
       await ctx.access.transact([runEntry, ...batch.map((item) => ({ Put: { TableName: ctx.table, Item: item } }))]);
     } catch (error) {
-      if (failedConditionAt(error, 0)) throw fenced();
+      if (failedConditionAt(error, 0)) throw fenced(cancelledItem(error, 0));
       throw error;
     }
   }

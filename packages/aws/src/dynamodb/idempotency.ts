@@ -6,6 +6,7 @@ import { Expressions } from './expressions';
 import type { ItemLimits } from './items';
 import { chunkBytes } from './items';
 import { IDEMPOTENCY_SK, idempotencyPk, PK, SK, TTL, ttlSeconds } from './layout';
+import { conditionFailureItem } from './returned-items';
 import type { Item, TableAccess } from './table-access';
 
 /** On an idempotency item: the record (its response body moved out when large). */
@@ -26,6 +27,11 @@ export class IdempotencyRecords {
     private readonly limits: ItemLimits,
   ) {}
 
+  /**
+   * A PutItem conditioned on no live record. A failed claim gets the live record back with the
+   * failure (no read); a record holding this claim's own `claimToken` is its own earlier success
+   * (the SDK sent the PutItem again after its response was lost), so it is claimed, not refused.
+   */
   async claim(
     record: IdempotencyRecord,
     now: number,
@@ -35,22 +41,27 @@ export class IdempotencyRecords {
     await this.access.writeChunks(chunks);
     for (let attempt = 0; attempt < 5; attempt++) {
       const e = new Expressions();
+      let existing: Item | undefined;
       try {
         await this.access.client.send(
           new PutCommand({
             TableName: this.access.tableName,
             Item: item,
             ConditionExpression: `attribute_not_exists(${e.name(PK)}) OR ${e.name('expiresAt')} <= ${e.value(now)}`,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             ...e.attributes(),
           }),
         );
         return { claimed: true };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
+        existing = conditionFailureItem(error) ?? (await this.access.getItem(pk, IDEMPOTENCY_SK));
       }
-      const existing = await this.access.getItem(pk, IDEMPOTENCY_SK);
-      if (existing && Number(existing.expiresAt) > now)
+      if (existing && Number(existing.expiresAt) > now) {
+        const stored = existing[RECORD] as IdempotencyRecord;
+        if (record.claimToken !== undefined && stored.claimToken === record.claimToken) return { claimed: true };
         return { claimed: false, existing: await this.read(existing, now) };
+      }
     }
     throw new Error(`idempotency key ${record.key}: the stored record kept changing`);
   }

@@ -9,7 +9,7 @@ import {
   chunkItems,
   splitField,
 } from './chunks';
-import { operationSk, PK, RUN_SK, runPk, SK, TTL, ttlSeconds } from './layout';
+import { DUE_SHARD, dueShard, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlSeconds } from './layout';
 
 /** The attributes of a run item that are fields of the {@link RunRecord}. */
 const RUN_FIELDS = [
@@ -32,6 +32,9 @@ const RUN_FIELDS = [
   'eventSeq',
   'handledEventSeq',
   'parent',
+  'parentNotified',
+  'leaseToken',
+  'dueAt',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /** Run fields that may be large: each moves into chunks on its own when over the inline budget. */
@@ -49,6 +52,16 @@ export function refAttribute(field: LargeRunField): string {
  * old incarnation's operations, until TTL deletes them, are ignored by every read.
  */
 export const EPOCH = 'epoch';
+/**
+ * On run items, written by every lease: the lease it replaced (`leaseExpiresAt` before, 0 when
+ * there was none), so a lease recognised after a lost response knows whether it took over from a
+ * lost invocation.
+ */
+export const LEASE_PREVIOUS = 'leasePrev';
+/** On run items: the fence whose lost invocation is counted, so it is counted once, retries or not. */
+export const LOST_COUNTED = 'lostCounted';
+/** On run items: the id of the last revision (`reviseRun`), so a retried revision knows its own write. */
+export const REVISION = 'revision';
 /** On operation items: the fence of the write (see {@link EPOCH}). */
 export const OP_FENCE = 'f';
 /** On operation items: the operation, with large fields moved out. */
@@ -122,6 +135,7 @@ export function runItem(
     }
   }
   if (run.expiresAt !== undefined) item[TTL] = ttlSeconds(run.expiresAt);
+  if (run.dueAt !== undefined) item[DUE_SHARD] = dueShard(run.runId);
   return { item, chunks, size: approximateSize(item) };
 }
 
@@ -232,4 +246,17 @@ export function operationFromItem(item: Record<string, unknown>, pool: ChunkPool
 export function itemRefs(item: Record<string, unknown>): ChunkRef[] {
   if (item[SK] === RUN_SK) return runRefs(item).map(([, ref]) => ref);
   return Object.values((item[OP_REFS] as Record<string, ChunkRef> | undefined) ?? {});
+}
+
+/** Operation items to write, the last of each id only, checked against the payload limit. */
+export function operationItems(
+  runId: string,
+  operations: readonly Operation[],
+  fence: number,
+  ttl: number,
+  limits: ItemLimits,
+): Array<Prepared<Record<string, unknown>>> {
+  const latest = new Map<string, Operation>();
+  for (const op of operations) latest.set(op.Id, op);
+  return [...latest.values()].map((op) => operationItem(runId, op, fence, ttl, limits));
 }

@@ -17,6 +17,20 @@ export const TTL = 'ttl';
 export const BY_FUNCTION_INDEX = 'byFunction';
 /** The index listing runs of every function by status: `status`, then (`createdAt`, `runId`). */
 export const BY_STATUS_INDEX = 'byStatus';
+/**
+ * The due index (sparse): partition key {@link DUE_SHARD} (`due#<n>`), sort key `dueAt` (N). Only
+ * run items whose `dueAt` is set carry the two, so ended runs drop out of it by themselves.
+ */
+export const DUE_INDEX = 'due';
+/** The due index's partition key attribute, on run items only while `dueAt` is set. */
+export const DUE_SHARD = 'dueShard';
+/**
+ * Partitions of the due index. Every run write that moves `dueAt` writes the index, so one
+ * partition key would take the writes of every run in the table (~1,000 writes/s per partition
+ * key); 16 shards spread them, and a reader queries all 16 (in parallel) and merges. Changing it
+ * moves every run's shard: a table's runs must all be written by code with the same count.
+ */
+export const DUE_SHARDS = 16;
 /** Key prefix (and sort key) of idempotency records: `pk=IDEM#<key>`, `sk=IDEM`. */
 export const IDEMPOTENCY_SK = 'IDEM';
 
@@ -30,6 +44,24 @@ export const CHUNK_PREFIX = 'CHUNK#';
 /** The partition of a run: its run item, operation items and chunk items. */
 export function runPk(runId: string): string {
   return `RUN#${runId}`;
+}
+
+/**
+ * The due-index shard of a run: `due#<n>`, n a stable hash (FNV-1a, 32 bits) of the run id modulo
+ * {@link DUE_SHARDS}, so every write of one run lands on the same shard.
+ */
+export function dueShard(runId: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < runId.length; i++) {
+    hash ^= runId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `due#${hash % DUE_SHARDS}`;
+}
+
+/** Every shard of the due index, `due#0` to `due#15`. */
+export function dueShards(): string[] {
+  return Array.from({ length: DUE_SHARDS }, (_, n) => `due#${n}`);
 }
 
 /** The partition of an idempotency record. */

@@ -1,9 +1,11 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { OperationDeadlines } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import { failedAnyCondition } from './errors';
+import { failedAnyCondition, failedConditionAt } from './errors';
 import { Expressions } from './expressions';
 import { OP, OP_REFS, operationItem } from './items';
-import { operationSk, PK, RUN_SK, runPk, SK, TTL } from './layout';
+import { DUE_SHARD, dueShard, operationSk, PK, RUN_SK, runPk, SK, TTL } from './layout';
+import { getOperation } from './operation-reads';
 import type { StoreContext } from './store-context';
 
 /** What an outside write expects of the operation. */
@@ -13,8 +15,14 @@ export type OutsideExpectation = Pick<Operation, 'Status'> & { deadlines?: Opera
  * Writes an operation from outside the run's invocations (a callback completed, timed out or
  * heartbeated, a chained invoke's child run ended), without the run's fence: one transaction
  * updating the operation while it is as `expected` and its item's TTL has not passed, and the run
- * item while the run is live (adding one to `eventSeq` when `event`). Returns false, having
- * written nothing but unreferenced chunks, when either condition fails.
+ * item while the run is live (adding one to `eventSeq` when `event`, and making the run due:
+ * `dueAt` = the lease's expiry while one is held, else now). Returns false, having written
+ * nothing but unreferenced chunks, when either condition fails.
+ *
+ * A retry is recognised as its own earlier success: the SDK resends a transaction whose response
+ * was lost with the same ClientRequestToken, which DynamoDB answers as the success it was; and a
+ * write whose operation condition fails because the operation already equals `next` (a retry
+ * from further up, or after the token's 10 minutes) is true.
  */
 export async function writeOutsideEvent(
   ctx: StoreContext,
@@ -49,7 +57,14 @@ export async function writeOutsideEvent(
   const run = new Expressions();
   const runCondition = `attribute_exists(${run.name(PK)}) AND ${ctx.liveCondition(run, now)}`;
   run.setTo('updatedAt', now);
-  if (event) run.adds('eventSeq', 1);
+  if (event) {
+    run.adds('eventSeq', 1);
+    // Due at once, unless an invocation holds the lease: it handles the event before it ends,
+    // and its commit moves `dueAt` on. An ended run gets an entry too, which the reconciler
+    // finds not due and removes (the write does not read the run to know).
+    run.setToExpression('dueAt', `if_not_exists(${run.name('leaseExpiresAt')}, ${run.value(now)})`);
+    run.setTo(DUE_SHARD, dueShard(runId));
+  }
   try {
     await ctx.access.transact([
       {
@@ -73,7 +88,16 @@ export async function writeOutsideEvent(
     ]);
     return true;
   } catch (error) {
-    if (failedAnyCondition(error)) return false;
-    throw error;
+    if (!failedAnyCondition(error)) throw error;
+    if (!failedConditionAt(error, 0)) return false;
+    return alreadyWritten(ctx, runId, next);
   }
+}
+
+/** The stored operation already equals `next` (as DynamoDB stores it: no undefined fields). */
+async function alreadyWritten(ctx: StoreContext, runId: string, next: Operation): Promise<boolean> {
+  const stored = await getOperation(ctx, runId, next.Id);
+  return (
+    stored !== undefined && isDeepStrictEqual(JSON.parse(JSON.stringify(stored)), JSON.parse(JSON.stringify(next)))
+  );
 }

@@ -2,7 +2,7 @@ import type { RunPatch, RunRecord } from '@durable-lambda/engine';
 import type { ChunkItem } from './chunks';
 import type { Expressions } from './expressions';
 import { type ItemLimits, LARGE_RUN_FIELDS, type LargeRunField, prepareRunField, refAttribute } from './items';
-import { runPk, TTL, ttlSeconds } from './layout';
+import { DUE_SHARD, dueShard, runPk, TTL, ttlSeconds } from './layout';
 
 /** Run fields besides the large ones that a {@link RunPatch} may set or remove. */
 const PATCHABLE = new Set<string>([
@@ -12,12 +12,14 @@ const PATCHABLE = new Set<string>([
   'nextWakeAt',
   'expiresAt',
   'handledEventSeq',
+  'parentNotified',
 ] satisfies (keyof RunPatch)[]);
 
 /**
  * Adds a {@link RunPatch} to an update of the run item: values SET, `null` REMOVEs, large values
  * go to chunks (returned, to be written first) with a reference in `<field>Ref`; `expiresAt`
- * also moves the item's `ttl`. Keys in `skip` are left out.
+ * also moves the item's `ttl`, `dueAt` the item's due-index shard ({@link setDueAt}). Keys in
+ * `skip` are left out.
  */
 export function applyRunPatch(
   e: Expressions,
@@ -42,6 +44,10 @@ export function applyRunPatch(
       chunks.push(...stored.chunks);
       continue;
     }
+    if (key === 'dueAt') {
+      setDueAt(e, runId, value as number | null);
+      continue;
+    }
     if (!PATCHABLE.has(key)) throw new Error(`run patch: ${key} is not a field a commit may change`);
     if (value === null) e.removes(key);
     else e.setTo(key, value);
@@ -51,4 +57,13 @@ export function applyRunPatch(
     }
   }
   return chunks;
+}
+
+/**
+ * Puts the run in the due index at `dueAt`, or takes it out (`null`): `dueAt` and `dueShard` are
+ * set together or removed together, so the sparse index holds exactly the runs with a `dueAt`.
+ */
+export function setDueAt(e: Expressions, runId: string, dueAt: number | null): void {
+  if (dueAt === null) e.removes('dueAt').removes(DUE_SHARD);
+  else e.setTo('dueAt', dueAt).setTo(DUE_SHARD, dueShard(runId));
 }

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
+  DueRun,
   IdempotencyRecord,
   LeaseGrant,
   RunPage,
@@ -10,12 +11,15 @@ import type {
   Store,
 } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
+import { findDueRuns } from './due-index';
 import { IdempotencyRecords } from './idempotency';
 import { RUN_SK, runPk } from './layout';
 import { getOperation, loadOperations } from './operation-reads';
 import { type OutsideExpectation, writeOutsideEvent } from './outside-events';
+import { commit } from './run-commit';
+import { acquireLease } from './run-lease';
 import { listRuns } from './run-listing';
-import { acquireLease, commit, createRun, reviseRun } from './run-writes';
+import { createRun, reviseRun } from './run-writes';
 import { StoreContext } from './store-context';
 import { TableAccess } from './table-access';
 
@@ -47,17 +51,21 @@ const DEFAULT_ITEM_TTL_CEILING_MS = 400 * 24 * 60 * 60 * 1000;
  * The {@link Store} on one DynamoDB table, in the single-table layout of `packages/aws/TABLE.md`:
  * per run a partition `pk=RUN#<runId>` holding the run item (`sk=RUN`: lease, fence, outcome),
  * one item per operation (`sk=OP#<sortable id>`) and chunk items for large values
- * (`sk=CHUNK#<hash>#<n>`); idempotency records at `pk=IDEM#<key>`; TTL on `ttl` (seconds).
+ * (`sk=CHUNK#<hash>#<n>`); idempotency records at `pk=IDEM#<key>`; TTL on `ttl` (seconds); the
+ * sparse, sharded `due` index of runs by `dueAt`, which every run write keeps current.
  *
  * Every write is conditional: a commit only while the run's fence is the committer's (one
  * TransactWriteItems for up to 99 operations, one UpdateItem without operations), a lease only
  * when free or lapsed, an outside event only while the operation is as expected. Reads are
  * strongly consistent (listing, on an index, is eventually consistent) and ignore items whose
- * retention has passed, as DynamoDB deletes expired items only eventually.
+ * retention has passed, as DynamoDB deletes expired items only eventually. A conditional write
+ * the SDK sent again after a lost response recognises its own earlier success (a lease by its
+ * token, a claim by its token, a revision by its id, an outside event by the operation it wrote).
  *
  * The class only checks its options and delegates, one module per concern: `run-writes.ts`
- * (creating, leasing, revising, committing), `fenced-writes.ts` (the transactions behind a
- * commit), `operation-reads.ts`, `outside-events.ts`, `run-listing.ts` and `idempotency.ts`.
+ * (creating, revising), `run-lease.ts`, `run-commit.ts`, `fenced-writes.ts` (the transactions
+ * behind a commit), `operation-reads.ts`, `outside-events.ts`, `run-listing.ts`, `due-index.ts`
+ * and `idempotency.ts`.
  */
 export class DynamoDbStore implements Store {
   private readonly ctx: StoreContext;
@@ -90,8 +98,17 @@ export class DynamoDbStore implements Store {
     return item && this.ctx.live(item) ? this.ctx.runOf(item) : undefined;
   }
 
-  acquireLease(runId: string, now: number, leaseExpiresAt: number): Promise<LeaseGrant | undefined> {
-    return acquireLease(this.ctx, runId, now, leaseExpiresAt);
+  acquireLease(
+    runId: string,
+    now: number,
+    leaseExpiresAt: number,
+    leaseToken: string,
+  ): Promise<LeaseGrant | undefined> {
+    return acquireLease(this.ctx, runId, now, leaseExpiresAt, leaseToken);
+  }
+
+  findDueRuns(before: number, limit: number): Promise<DueRun[]> {
+    return findDueRuns(this.ctx.access, before, limit, this.ctx.clock.now());
   }
 
   loadOperations(runId: string): Promise<Operation[]> {

@@ -6,18 +6,21 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BY_FUNCTION_INDEX, BY_STATUS_INDEX, PK, SK, TTL } from './layout';
+import { BY_FUNCTION_INDEX, BY_STATUS_INDEX, DUE_INDEX, DUE_SHARD, PK, SK, TTL } from './layout';
 
 /**
  * The CreateTable input of a durable-lambda table (layout: `packages/aws/TABLE.md`): on-demand
- * billing, string keys `pk`/`sk`, and two indexes listing runs, both with multi-attribute keys on
- * the run item's own attributes (only run items have them all, so nothing else is indexed):
+ * billing, string keys `pk`/`sk`, two indexes listing runs, both with multi-attribute keys on
+ * the run item's own attributes (only run items have them all, so nothing else is indexed), and
+ * the due index the reconciler reads:
  *
  * - `byFunction`: partition `functionName`, sort (`status`, `createdAt`, `runId`);
- * - `byStatus`: partition `status`, sort (`createdAt`, `runId`).
+ * - `byStatus`: partition `status`, sort (`createdAt`, `runId`);
+ * - `due`: partition `dueShard` (`due#0`…`due#15`), sort `dueAt` (N); sparse, as only run items
+ *   with a `dueAt` carry the two.
  *
- * They project keys and `expiresAt` only (so the frequent run writes, which change neither, cost
- * no index writes); a listing reads the runs it returns by key. TTL on `ttl` is a separate request
+ * They project keys and `expiresAt` only (so the frequent run writes cost no listing-index
+ * writes); a reader reads the runs it returns by key. TTL on `ttl` is a separate request
  * ({@link createDurableTable} makes it).
  */
 export function durableTableDefinition(tableName: string): CreateTableCommandInput {
@@ -32,6 +35,8 @@ export function durableTableDefinition(tableName: string): CreateTableCommandInp
       { AttributeName: 'status', AttributeType: 'S' },
       { AttributeName: 'createdAt', AttributeType: 'N' },
       { AttributeName: 'runId', AttributeType: 'S' },
+      { AttributeName: DUE_SHARD, AttributeType: 'S' },
+      { AttributeName: 'dueAt', AttributeType: 'N' },
     ],
     KeySchema: [
       { AttributeName: PK, KeyType: 'HASH' },
@@ -54,6 +59,14 @@ export function durableTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: 'status', KeyType: 'HASH' },
           { AttributeName: 'createdAt', KeyType: 'RANGE' },
           { AttributeName: 'runId', KeyType: 'RANGE' },
+        ],
+        Projection: projection,
+      },
+      {
+        IndexName: DUE_INDEX,
+        KeySchema: [
+          { AttributeName: DUE_SHARD, KeyType: 'HASH' },
+          { AttributeName: 'dueAt', KeyType: 'RANGE' },
         ],
         Projection: projection,
       },

@@ -1,0 +1,51 @@
+import { type DueRun, EngineInputError } from '@durable-lambda/engine';
+import { Expressions } from './expressions';
+import { DUE_INDEX, DUE_SHARD, dueShards, PK } from './layout';
+import type { TableAccess } from './table-access';
+
+/** Most entries one {@link findDueRuns} returns. */
+export const MAX_DUE_RUNS = 1_000;
+
+const RUN_PREFIX = 'RUN#';
+
+/**
+ * The due index, earliest first: runs whose `dueAt` is at or before `before`, at most `limit`.
+ * One Query per shard of the sparse `due` index (all in parallel), each ascending on `dueAt` and
+ * stopped once it has `limit` live entries; the shards' entries are merged, ties broken by run id.
+ * Entries carry keys and `expiresAt`, so a run past its retention (which DynamoDB deletes only
+ * eventually) is skipped here and can never hold back the runs behind it. The index is eventually
+ * consistent: a run made due a moment ago may show late, one moved on may still show; callers
+ * read each run before acting.
+ */
+export async function findDueRuns(access: TableAccess, before: number, limit: number, now: number): Promise<DueRun[]> {
+  if (!Number.isFinite(before)) throw new EngineInputError('before', 'must be a time (epoch ms)');
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DUE_RUNS) {
+    throw new EngineInputError('limit', `must be a whole number from 1 to ${MAX_DUE_RUNS}`);
+  }
+  const perShard = await Promise.all(
+    dueShards().map(async (shard) => {
+      const e = new Expressions();
+      const found: DueRun[] = [];
+      const pages = access.queryPages({
+        IndexName: DUE_INDEX,
+        KeyConditionExpression: `${e.name(DUE_SHARD)} = ${e.value(shard)} AND ${e.name('dueAt')} <= ${e.value(before)}`,
+        ScanIndexForward: true,
+        Limit: limit,
+        ...e.attributes(),
+      });
+      for await (const page of pages) {
+        for (const item of page) {
+          if (typeof item.expiresAt === 'number' && item.expiresAt <= now) continue;
+          const pk = String(item[PK]);
+          if (pk.startsWith(RUN_PREFIX)) found.push({ runId: pk.slice(RUN_PREFIX.length), dueAt: Number(item.dueAt) });
+          if (found.length >= limit) return found;
+        }
+      }
+      return found;
+    }),
+  );
+  return perShard
+    .flat()
+    .sort((a, b) => a.dueAt - b.dueAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
+    .slice(0, limit);
+}
