@@ -7,12 +7,11 @@
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { createDurableTable, DynamoDbStore, runPk } from '@durable-lambda/aws';
+import { createDurableTable, DUE_INDEX, DUE_SHARDS, DynamoDbStore, dueShard, runPk } from '@durable-lambda/aws';
 import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // Not (yet) exported by the package's entry point; the store's own module says them.
-import { DUE_INDEX, DUE_SHARDS, dueShard } from '../../packages/aws/src/dynamodb/layout';
 import { callbackOp, executionOp, runRecord, stepOp, T0 } from '../store-conformance/conformance';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
 

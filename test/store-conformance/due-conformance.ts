@@ -233,6 +233,20 @@ export function describeDueConformance(
       const bound = expected[20]?.dueAt ?? 0;
       expect(await s.store.findDueRuns(bound, 100)).toEqual(expected.filter((due) => due.dueAt <= bound));
       expect(await s.store.findDueRuns(T0 - 1, 100)).toEqual([]);
+      // Paging: each page starts after the last entry of the one before, ties included.
+      const paged: typeof expected = [];
+      let after: (typeof expected)[number] | undefined;
+      for (let page = 0; page < 20; page++) {
+        const entries = await s.store.findDueRuns(Number.MAX_SAFE_INTEGER, 3, after);
+        paged.push(...entries);
+        after = entries[entries.length - 1];
+        if (entries.length < 3) break;
+      }
+      expect(paged).toEqual(expected);
+      const middle = expected[10] as (typeof expected)[number];
+      expect(await s.store.findDueRuns(bound, 100, middle)).toEqual(
+        expected.filter((due) => due.dueAt <= bound).slice(11),
+      );
     });
 
     test('findDueRuns: sparse, ended and expired runs are not in it', async () => {

@@ -1,4 +1,4 @@
-import { type DueRun, EngineInputError } from '@durable-lambda/engine';
+import { type DueRun, dueAfter, EngineInputError } from '@durable-lambda/engine';
 import { Expressions } from './expressions';
 import { DUE_INDEX, DUE_SHARD, dueShards, PK } from './layout';
 import type { TableAccess } from './table-access';
@@ -15,9 +15,16 @@ const RUN_PREFIX = 'RUN#';
  * Entries carry keys and `expiresAt`, so a run past its retention (which DynamoDB deletes only
  * eventually) is skipped here and can never hold back the runs behind it. The index is eventually
  * consistent: a run made due a moment ago may show late, one moved on may still show; callers
- * read each run before acting.
+ * read each run before acting. With `after`, only entries after it in (`dueAt`, run id) order:
+ * each shard's Query starts at its `dueAt` (ties there are told apart by run id).
  */
-export async function findDueRuns(access: TableAccess, before: number, limit: number, now: number): Promise<DueRun[]> {
+export async function findDueRuns(
+  access: TableAccess,
+  before: number,
+  limit: number,
+  now: number,
+  after?: DueRun,
+): Promise<DueRun[]> {
   if (!Number.isFinite(before)) throw new EngineInputError('before', 'must be a time (epoch ms)');
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DUE_RUNS) {
     throw new EngineInputError('limit', `must be a whole number from 1 to ${MAX_DUE_RUNS}`);
@@ -26,9 +33,13 @@ export async function findDueRuns(access: TableAccess, before: number, limit: nu
     dueShards().map(async (shard) => {
       const e = new Expressions();
       const found: DueRun[] = [];
+      const range = after
+        ? `${e.name('dueAt')} BETWEEN ${e.value(after.dueAt)} AND ${e.value(before)}`
+        : `${e.name('dueAt')} <= ${e.value(before)}`;
+      if (after && after.dueAt > before) return found;
       const pages = access.queryPages({
         IndexName: DUE_INDEX,
-        KeyConditionExpression: `${e.name(DUE_SHARD)} = ${e.value(shard)} AND ${e.name('dueAt')} <= ${e.value(before)}`,
+        KeyConditionExpression: `${e.name(DUE_SHARD)} = ${e.value(shard)} AND ${range}`,
         ScanIndexForward: true,
         Limit: limit,
         ...e.attributes(),
@@ -37,7 +48,9 @@ export async function findDueRuns(access: TableAccess, before: number, limit: nu
         for (const item of page) {
           if (typeof item.expiresAt === 'number' && item.expiresAt <= now) continue;
           const pk = String(item[PK]);
-          if (pk.startsWith(RUN_PREFIX)) found.push({ runId: pk.slice(RUN_PREFIX.length), dueAt: Number(item.dueAt) });
+          if (!pk.startsWith(RUN_PREFIX)) continue;
+          const entry = { runId: pk.slice(RUN_PREFIX.length), dueAt: Number(item.dueAt) };
+          if (!after || dueAfter(entry, after)) found.push(entry);
           if (found.length >= limit) return found;
         }
       }

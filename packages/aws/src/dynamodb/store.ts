@@ -107,8 +107,8 @@ export class DynamoDbStore implements Store {
     return acquireLease(this.ctx, runId, now, leaseExpiresAt, leaseToken);
   }
 
-  findDueRuns(before: number, limit: number): Promise<DueRun[]> {
-    return findDueRuns(this.ctx.access, before, limit, this.ctx.clock.now());
+  findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]> {
+    return findDueRuns(this.ctx.access, before, limit, this.ctx.clock.now(), after);
   }
 
   loadOperations(runId: string): Promise<Operation[]> {
