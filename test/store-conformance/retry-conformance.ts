@@ -59,6 +59,32 @@ export function describeRetryConformance(
       expect(untokened).toEqual({ claimed: false, existing: mine });
     });
 
+    test('a claim is completed (and kept longer) or released only by its own token', async () => {
+      const mine = record({ claimToken: 'claim-1' });
+      expect(await s.store.claimIdempotencyKey(mine)).toEqual({ claimed: true });
+      const response = { status: 201, body: '{"ok":true}' };
+      // Another claim's token changes nothing.
+      await s.store.completeIdempotencyKey(mine.key, response, { claimToken: 'claim-2', expiresAt: T0 + 86_400_000 });
+      await s.store.releaseIdempotencyKey(mine.key, 'claim-2');
+      expect(await s.store.claimIdempotencyKey(record({ claimToken: 'claim-3' }))).toEqual({
+        claimed: false,
+        existing: mine,
+      });
+      await s.store.completeIdempotencyKey(mine.key, response, { claimToken: 'claim-1', expiresAt: T0 + 86_400_000 });
+      const completed = await s.store.claimIdempotencyKey(record({ claimToken: 'claim-4' }));
+      expect(completed).toEqual({
+        claimed: false,
+        existing: { ...mine, state: 'COMPLETED', response, expiresAt: T0 + 86_400_000 },
+      });
+      // Past the claim's first lifetime, the completed record is still there.
+      s.clock.set(T0 + 120_000);
+      expect((await s.store.claimIdempotencyKey(record({ claimToken: 'claim-5' }))).claimed).toBe(false);
+      await s.store.releaseIdempotencyKey(mine.key, 'claim-1');
+      expect(await s.store.claimIdempotencyKey(record({ claimToken: 'claim-6', expiresAt: T0 + 999_999 }))).toEqual({
+        claimed: true,
+      });
+    });
+
     test('a claim without a token never matches a record without one', async () => {
       expect(await s.store.claimIdempotencyKey(record())).toEqual({ claimed: true });
       expect(await s.store.claimIdempotencyKey(record())).toEqual({ claimed: false, existing: record() });

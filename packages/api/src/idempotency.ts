@@ -51,6 +51,12 @@ export function requestHash(method: string, path: string, body: string | undefin
 }
 
 /**
+ * How long a claimed key is held while its request is in progress: the longest a Lambda
+ * invocation may run, so a live request never loses its key, and a dead one frees it soon.
+ */
+export const IN_PROGRESS_MS = 15 * 60_000;
+
+/**
  * Runs `execute` at most once per key (until the record expires). The first request claims the
  * key with a fresh `claimToken` (a claim retried after a lost response is its own); its answer
  * is stored when it is 2xx or 4xx and replayed to repeats with `idempotent-replayed: true`; on a
@@ -75,8 +81,11 @@ export async function withIdempotency(
     // granted, instead of answering this very request `409 idempotency_in_progress`.
     claimToken: randomUUID(),
     createdAt: now,
-    expiresAt: now + deps.ttlMs,
+    // In progress, the key is held only as long as a request can run (a request whose process
+    // died leaves it for minutes, not the whole retention); its answer keeps it for `ttlMs`.
+    expiresAt: now + Math.min(deps.ttlMs, IN_PROGRESS_MS),
   };
+  const claimed = { claimToken: record.claimToken as string, expiresAt: now + deps.ttlMs };
   // Retried with the same token: a claim that landed although it threw is recognised as ours.
   const claim = await retried(deps, () => deps.store.claimIdempotencyKey(record));
   if (!claim.claimed) return answerRepeat(claim.existing, hash);
@@ -85,22 +94,22 @@ export async function withIdempotency(
   try {
     response = await execute();
   } catch (error) {
-    await deps.store.releaseIdempotencyKey(key).catch(deps.report);
+    await deps.store.releaseIdempotencyKey(key, claimed.claimToken).catch(deps.report);
     throw error;
   }
   if (response.status >= 500) {
-    await deps.store.releaseIdempotencyKey(key).catch(deps.report);
+    await deps.store.releaseIdempotencyKey(key, claimed.claimToken).catch(deps.report);
     return response;
   }
   try {
     // Retried a few times (it only overwrites the record); after that the work is still done, so
     // it is answered, and a repeat sees the key in progress until it expires (never runs twice).
     await retried(deps, () =>
-      deps.store.completeIdempotencyKey(key, {
-        status: response.status,
-        body: response.body,
-        headers: response.headers,
-      }),
+      deps.store.completeIdempotencyKey(
+        key,
+        { status: response.status, body: response.body, headers: response.headers },
+        claimed,
+      ),
     );
   } catch (error) {
     deps.report(error);

@@ -12,6 +12,7 @@ import { runQueryLimit } from './run-query';
 import { EngineSession } from './session';
 import { callbackTimeout, settleDue } from './transitions';
 import { isWakeEvent } from './wake-event';
+import { type WakeNowReport, wakeNow } from './wake-now';
 
 /** The id of every run's EXECUTION operation. */
 export const EXECUTION_OPERATION_ID = '0';
@@ -284,6 +285,15 @@ export class Engine implements DurableBackend {
     if (session) return { opened: session };
     const run = await this.getRun(runId);
     return { response: run ? runResponse(run) : { Status: 'NOT_FOUND', runId } };
+  }
+
+  /**
+   * "Wake now": ends a RUNNING run's pending durable waits and retry backoffs at once (only
+   * `operationId`'s, when given) and wakes it. Refuses with code `nothing_to_wake` when nothing
+   * waits on time (see `wake-now.ts`).
+   */
+  wakeRun(runId: string, options: { operationId?: string } = {}): Promise<WakeNowReport> {
+    return wakeNow({ store: this.store, clock: this.clock, wake: (run) => this.outside.wakeSoon(run) }, runId, options);
   }
 }
 

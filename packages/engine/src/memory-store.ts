@@ -186,12 +186,23 @@ export class MemoryStore implements Store {
     return { claimed: true };
   }
 
-  async completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void> {
+  async completeIdempotencyKey(
+    key: string,
+    response: NonNullable<IdempotencyRecord['response']>,
+    claim?: { claimToken: string; expiresAt: number },
+  ): Promise<void> {
     const record = this.idempotency.get(key);
-    if (record) this.idempotency.set(key, { ...record, state: 'COMPLETED', response: structuredClone(response) });
+    if (!record || (claim && record.claimToken !== claim.claimToken)) return;
+    this.idempotency.set(key, {
+      ...record,
+      state: 'COMPLETED',
+      response: structuredClone(response),
+      ...(claim ? { expiresAt: claim.expiresAt } : {}),
+    });
   }
 
-  async releaseIdempotencyKey(key: string): Promise<void> {
+  async releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
+    if (claimToken !== undefined && this.idempotency.get(key)?.claimToken !== claimToken) return;
     this.idempotency.delete(key);
   }
 

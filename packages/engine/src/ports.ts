@@ -197,10 +197,22 @@ export interface Store {
   claimIdempotencyKey(
     record: IdempotencyRecord,
   ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }>;
-  /** Stores the first response of a claimed key (state COMPLETED). */
-  completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void>;
-  /** Forgets a claimed key whose request failed before answering, so a retry may run it. */
-  releaseIdempotencyKey(key: string): Promise<void>;
+  /**
+   * Stores the first response of a claimed key (state COMPLETED). With `claim`, only while the
+   * record is still that claim's (its `claimToken`), and the record then lives until
+   * `claim.expiresAt` (a claim is taken with a short lifetime, so a request that died while in
+   * progress does not hold its key for the whole retention).
+   */
+  completeIdempotencyKey(
+    key: string,
+    response: NonNullable<IdempotencyRecord['response']>,
+    claim?: { claimToken: string; expiresAt: number },
+  ): Promise<void>;
+  /**
+   * Forgets a claimed key whose request failed before answering, so a retry may run it; with
+   * `claimToken`, only while the record is that claim's (a late release never deletes another's).
+   */
+  releaseIdempotencyKey(key: string, claimToken?: string): Promise<void>;
   /**
    * An outside writer's change to one operation (a callback completed or heartbeat, a child run
    * finished), made without the lease: it applies only while the stored operation still equals

@@ -66,7 +66,12 @@ export class IdempotencyRecords {
     throw new Error(`idempotency key ${record.key}: the stored record kept changing`);
   }
 
-  async complete(key: string, response: Response, now: number): Promise<void> {
+  async complete(
+    key: string,
+    response: Response,
+    now: number,
+    claim?: { claimToken: string; expiresAt: number },
+  ): Promise<void> {
     const pk = idempotencyPk(key);
     const e = new Expressions();
     let stored: Response = response;
@@ -74,8 +79,9 @@ export class IdempotencyRecords {
       // Rare: read the record for its retention, so the body's chunks live as long as it does.
       const current = await this.access.getItem(pk, IDEMPOTENCY_SK, ['expiresAt']);
       if (!current) return;
+      const keptUntil = claim?.expiresAt ?? Number(current.expiresAt);
       const split = splitField(response.body, chunkBytes(this.limits));
-      await this.access.writeChunks(chunkItems(pk, split, ttlSeconds(Math.max(Number(current.expiresAt), now))));
+      await this.access.writeChunks(chunkItems(pk, split, ttlSeconds(Math.max(keptUntil, now))));
       const { body: _body, ...rest } = response;
       stored = rest as Response;
       e.setTo(BODY_REF, split.ref);
@@ -83,13 +89,20 @@ export class IdempotencyRecords {
       e.removes(BODY_REF);
     }
     e.setTo(`${RECORD}.state`, 'COMPLETED').setTo(`${RECORD}.response`, stored);
+    const conditions = [`attribute_exists(${e.name(PK)})`];
+    if (claim) {
+      // Only this claim's record, which now lives for the key's whole retention.
+      conditions.push(`${e.name(`${RECORD}.claimToken`)} = ${e.value(claim.claimToken)}`);
+      e.setTo(`${RECORD}.expiresAt`, claim.expiresAt).setTo('expiresAt', claim.expiresAt);
+      e.setTo(TTL, ttlSeconds(claim.expiresAt));
+    }
     try {
       await this.access.client.send(
         new UpdateCommand({
           TableName: this.access.tableName,
           Key: { [PK]: pk, [SK]: IDEMPOTENCY_SK },
           UpdateExpression: e.update(),
-          ConditionExpression: `attribute_exists(${e.name(PK)})`,
+          ConditionExpression: conditions.join(' AND '),
           ...e.attributes(),
         }),
       );
@@ -99,10 +112,25 @@ export class IdempotencyRecords {
     }
   }
 
-  async release(key: string): Promise<void> {
-    await this.access.client.send(
-      new DeleteCommand({ TableName: this.access.tableName, Key: { [PK]: idempotencyPk(key), [SK]: IDEMPOTENCY_SK } }),
-    );
+  async release(key: string, claimToken?: string): Promise<void> {
+    const e = new Expressions();
+    const condition =
+      claimToken === undefined
+        ? {}
+        : { ConditionExpression: `${e.name(`${RECORD}.claimToken`)} = ${e.value(claimToken)}` };
+    try {
+      await this.access.client.send(
+        new DeleteCommand({
+          TableName: this.access.tableName,
+          Key: { [PK]: idempotencyPk(key), [SK]: IDEMPOTENCY_SK },
+          ...condition,
+          ...e.attributes(),
+        }),
+      );
+    } catch (error) {
+      // Another claim's record (this one expired and was taken again): not ours to delete.
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   private item(

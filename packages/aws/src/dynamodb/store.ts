@@ -140,12 +140,16 @@ export class DynamoDbStore implements Store {
     return this.idempotency.claim(record, this.ctx.clock.now());
   }
 
-  completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void> {
-    return this.idempotency.complete(key, response, this.ctx.clock.now());
+  completeIdempotencyKey(
+    key: string,
+    response: NonNullable<IdempotencyRecord['response']>,
+    claim?: { claimToken: string; expiresAt: number },
+  ): Promise<void> {
+    return this.idempotency.complete(key, response, this.ctx.clock.now(), claim);
   }
 
-  releaseIdempotencyKey(key: string): Promise<void> {
-    return this.idempotency.release(key);
+  releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
+    return this.idempotency.release(key, claimToken);
   }
 
   writeOutsideEvent(runId: string, next: Operation, expected: OutsideExpectation, event: boolean): Promise<boolean> {

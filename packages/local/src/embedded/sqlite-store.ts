@@ -21,6 +21,7 @@ import {
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import Database from 'better-sqlite3';
 import { OwnerLock } from './sqlite-owner-lock';
+import { type LogLine, type RunJournalLimits, SqliteRunJournal } from './sqlite-run-journal';
 import { migrate } from './sqlite-schema';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
 
@@ -30,6 +31,8 @@ export interface SqliteStoreOptions {
   path: string;
   /** The store's notion of now (retention, `updatedAt`, idempotency expiry). Default: system time. */
   clock?: { now(): number };
+  /** Limits of each run's journal (log lines, invocations); see {@link SqliteStore.appendLog}. */
+  journal?: RunJournalLimits;
 }
 
 type Statement<P extends unknown[] = unknown[], R = unknown> = Database.Statement<P, R>;
@@ -59,6 +62,8 @@ export class SqliteStore implements Store {
   private readonly listeners = new Set<() => void>();
   /** The file's ownership, for {@link reclaimLeases}; none for a private in-memory database. */
   private readonly owner: OwnerLock | undefined;
+  /** Each run's log lines, invocations and retries (not part of the `Store` port). */
+  private readonly journal: SqliteRunJournal;
   private readonly sql: {
     getRun: Statement<[string], RunRow>;
     putRun: Statement<[string, string, string, number, number | null, number | null, string]>;
@@ -81,6 +86,7 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = NORMAL');
     migrate(this.db);
     this.wakeUps = new SqliteWakeUps(this.db);
+    this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
     this.sql = {
       getRun: this.db.prepare('SELECT record, expires_at FROM runs WHERE run_id = ?'),
       putRun: this.db.prepare(
@@ -127,6 +133,7 @@ export class SqliteStore implements Store {
       const old = row && (JSON.parse(row.record) as RunRecord);
       const stored = copy({ ...run, fence: old ? Math.max(run.fence, old.fence + 1) : run.fence });
       this.sql.deleteOperations.run(run.runId);
+      if (old) this.journal.forget(run.runId);
       this.putRun(stored);
       this.putOperation(run.runId, execution);
       return { created: true, run: stored };
@@ -151,6 +158,7 @@ export class SqliteStore implements Store {
       const taken = run && takeLease(run, now, leaseExpiresAt, leaseToken);
       if (!run || !taken) return undefined;
       this.putRun(run);
+      this.journal.opened(runId, run.fence, now, taken.previousLost);
       return { run, previousLost: taken.previousLost };
     });
     if (grant) this.changed();
@@ -247,6 +255,7 @@ export class SqliteStore implements Store {
       delete run.leaseToken;
       run.updatedAt = this.clock.now();
       this.putRun(run);
+      this.journal.revised(runId, run.updatedAt, expectStatus !== 'RUNNING' && run.status === 'RUNNING');
       return run;
     });
     if (revised) this.changed();
@@ -271,21 +280,33 @@ export class SqliteStore implements Store {
     });
   }
 
-  async completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void> {
+  async completeIdempotencyKey(
+    key: string,
+    response: NonNullable<IdempotencyRecord['response']>,
+    claim?: { claimToken: string; expiresAt: number },
+  ): Promise<void> {
     this.transaction(() => {
       const row = this.sql.getIdempotency.get(key);
       if (!row) return;
+      const stored = JSON.parse(row.record) as IdempotencyRecord;
+      if (claim && stored.claimToken !== claim.claimToken) return;
       const record: IdempotencyRecord = {
-        ...(JSON.parse(row.record) as IdempotencyRecord),
+        ...stored,
         state: 'COMPLETED',
         response,
+        ...(claim ? { expiresAt: claim.expiresAt } : {}),
       };
       this.sql.putIdempotency.run(key, record.expiresAt, JSON.stringify(record));
     });
   }
 
-  async releaseIdempotencyKey(key: string): Promise<void> {
-    this.sql.deleteIdempotency.run(key);
+  async releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
+    this.transaction(() => {
+      const row = this.sql.getIdempotency.get(key);
+      if (!row) return;
+      if (claimToken !== undefined && (JSON.parse(row.record) as IdempotencyRecord).claimToken !== claimToken) return;
+      this.sql.deleteIdempotency.run(key);
+    });
   }
 
   async writeOutsideEvent(
@@ -331,6 +352,7 @@ export class SqliteStore implements Store {
       if (write.run) applyPatch(run, copy(write.run));
       run.updatedAt = this.clock.now();
       this.putRun(run);
+      if (write.run?.leaseExpiresAt === null) this.journal.closed(runId, fence, run.updatedAt);
     });
     this.changed();
   }
@@ -342,6 +364,38 @@ export class SqliteStore implements Store {
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Keeps a log line of a run's handler (the shape of the SDK's log entries, so it can be a
+   * `logSink`), within the run's size cap: the oldest lines are dropped first, and counted. Not
+   * part of the `Store` port: the dev server's views read it back through {@link readRunJournal}.
+   */
+  appendLog(line: LogLine): void {
+    if (this.db.open) this.journal.appendLog(line);
+  }
+
+  /** A run's journal: its log lines, its invocations (lease taken to released) and its retries. */
+  readRunJournal(runId: string): ReturnType<SqliteRunJournal['read']> {
+    return this.journal.read(runId);
+  }
+
+  /**
+   * Runs whose id or run key contains `text` (case-insensitive), newest first, at most `limit`
+   * (1-100), within their retention. A scan of the runs table: for the dev server's search box.
+   */
+  searchRuns(text: string, limit: number): RunRecord[] {
+    const pattern = `%${String(text)
+      .toLowerCase()
+      .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = this.db
+      .prepare<[number, string, string, number], { record: string }>(
+        `SELECT record FROM runs WHERE (expires_at IS NULL OR expires_at > ?)
+           AND (lower(run_id) LIKE ? ESCAPE '\\' OR lower(json_extract(record, '$.runKey')) LIKE ? ESCAPE '\\')
+         ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+      )
+      .all(this.clock.now(), pattern, pattern, runQueryLimit(limit));
+    return rows.map((row) => JSON.parse(row.record) as RunRecord);
   }
 
   /** Closes the database (and gives up the file taken by {@link reclaimLeases}); unusable afterwards. */
