@@ -122,3 +122,45 @@ describe('step attempt history', () => {
     ]);
   });
 });
+
+describe('fault injection in the test runner', () => {
+  const start = Date.UTC(2030, 0, 1);
+  const faultsOf = async (seed: number) => {
+    const runner = new LocalDurableTestRunner({
+      handlerFunction: workflow,
+      startTime: start,
+      faults: { seed, defaultProbability: 0.2 },
+    });
+    const result = await runner.run({ payload: { name: 'cy' } });
+    return { result, faults: result.getFaults() };
+  };
+
+  it('gives the same result under faults, and lists the faults it injected', async () => {
+    const { result, faults } = await faultsOf(11);
+    expect(result.getResult()).toEqual({ greeting: 'hello cy', shout: 'HELLO CY' });
+    expect(faults.length).toBeGreaterThan(0);
+    expect(faults.filter((f) => f.run !== 'main' || f.runId !== result.getRunId())).toEqual([]);
+  });
+
+  it('replays the same faults for the same seed, and others for another seed', async () => {
+    const first = await faultsOf(12);
+    const again = await faultsOf(12);
+    const other = await faultsOf(13);
+    expect(again.faults).toEqual(first.faults);
+    expect(again.result.getInvocations()).toEqual(first.result.getInvocations());
+    expect(other.faults).not.toEqual(first.faults);
+  });
+
+  it('injects nothing and keeps the default path without the faults option', async () => {
+    const result = await new LocalDurableTestRunner({ handlerFunction: workflow, startTime: start }).run({
+      payload: { name: 'di' },
+    });
+    expect(result.getFaults()).toEqual([]);
+    expect(result.getInvocationCount()).toBe(3);
+  });
+
+  it('refuses bad fault options naming the field', async () => {
+    const runner = new LocalDurableTestRunner({ handlerFunction: workflow, faults: { seed: 1, race: 7 } });
+    await expect(runner.run()).rejects.toMatchObject({ field: 'faults.race', code: 'invalid_argument' });
+  });
+});

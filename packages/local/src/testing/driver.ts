@@ -1,117 +1,317 @@
 import { setImmediate } from 'node:timers';
-import { Engine, MemoryStore, type RunRecord, type wakeEvent } from '@durable-lambda/engine';
-import type { Operation } from '@durable-lambda/protocol';
-import {
-  type DurableLambdaHandler,
-  finishOpened,
-  getDurableEntry,
-  type LogEntry,
-  type RuntimeOverrides,
-} from '@durable-lambda/sdk';
+import { Engine, MemoryStore, type RunRecord, runIdFor, type Store, type WakeEvent } from '@durable-lambda/engine';
+import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import { type DurableLambdaHandler, finishOpened, getDurableEntry, type LogEntry } from '@durable-lambda/sdk';
+import type { FaultOptions, FaultRecord } from '../faults/fault-plan';
+import { isInjectedFault } from '../faults/injected-errors';
 import { VirtualClock } from '../virtual-clock';
+import { type CallbackCompletions, CallbackSender } from './callback-sender';
+import { FaultRig } from './fault-rig';
+import { type InvocationFailure, QueuedLoop } from './queued-loop';
 import type { TestInvocation } from './test-result';
 
 const INVOCATION_MS = 15 * 60_000;
 /** Turns of the event loop given to test code (sending callbacks) before time skips ahead. */
 const IDLE_TURNS = 3;
 
+/** Options of a {@link TestDriver}. */
+export interface TestDriverOptions {
+  /** Virtual start time, epoch ms. Default: the real time now. */
+  startTime?: number;
+  /** More invocations than this (every run of the test together) stop the test as a runaway. Default 10,000. */
+  maxInvocations?: number;
+  /** Also print log entries (they are always kept). Default false. */
+  printLogs?: boolean;
+  /**
+   * Builds the store runs live in, on the driver's virtual clock (use it as the store's clock,
+   * so timestamps and retention follow virtual time). Default: an in-memory store.
+   */
+  store?: (clock: VirtualClock) => Store;
+  /** Injects seeded faults; see {@link FaultOptions}. Default: none. */
+  faults?: FaultOptions;
+  /** With faults or a store given: virtual ms between passes of the reconciler when nothing else is due. Default 60,000. */
+  reconcileIntervalMs?: number;
+  /** With faults or a store given: how long past due a run must be before the reconciler wakes it. Default 120,000. */
+  reconcileGraceMs?: number;
+}
+
 /**
  * Drives every run of one test on the engine with a virtual clock: the run under test and the
- * child runs its `invoke`s start. It invokes whatever is due, and when nothing is, first lets
- * the test's own code act (complete a callback), then jumps the clock to the next due time.
+ * child runs its `invoke`s start.
+ *
+ * On the default in-memory store without faults it invokes whatever the store says is due and,
+ * when nothing is, lets the test's own code act (complete a callback), then jumps the clock to
+ * the next due time. With faults (or another store) it is driven by events alone, as Lambda is:
+ * wake-ups asked of the waker and asynchronous invokes wait in a queue in virtual time and invoke
+ * their run when they fire; when nothing is queued, the clock moves on by the reconcile interval
+ * and the engine's reconciler runs, as the deployed one does every minute. So a lost wake-up is
+ * proven to be recovered by the reconciler, never by the driver looking for due runs itself.
  */
-export class Driver {
+export class TestDriver {
   readonly clock: VirtualClock;
-  readonly store: MemoryStore;
+  readonly store: Store;
   readonly engine: Engine;
   readonly logs: LogEntry[] = [];
+  /** The invocations of each run, in the order they started. */
   readonly invocations = new Map<string, TestInvocation[]>();
-  private readonly known: string[] = [];
+  /** The in-memory store when the driver built one (read synchronously by the test runner). */
+  readonly memoryStore: MemoryStore | undefined;
+  private readonly known = new Set<string>();
+  private readonly functions: ReadonlyMap<string, DurableLambdaHandler>;
+  private readonly maxInvocations: number;
+  private readonly rig: FaultRig | undefined;
+  private readonly loop: QueuedLoop | undefined;
+  private readonly callbacks: CallbackSender;
   private kick: (() => void) | undefined;
-  private readonly overrides: RuntimeOverrides;
+  private total = 0;
+  private mainRuns = 0;
+  /** Grows at every sign of outside activity. */
+  private kicks = 0;
 
   constructor(
-    private readonly functions: ReadonlyMap<string, DurableLambdaHandler>,
-    options: { startTime: number; maxInvocations: number; printLogs: boolean },
-    private readonly maxInvocations = options.maxInvocations,
+    functions: ReadonlyMap<string, DurableLambdaHandler> | Readonly<Record<string, DurableLambdaHandler>>,
+    private readonly options: TestDriverOptions = {},
   ) {
-    this.clock = new VirtualClock(options.startTime);
-    this.store = new MemoryStore(this.clock);
+    this.functions = functions instanceof Map ? functions : new Map(Object.entries(functions));
+    for (const handler of this.functions.values()) getDurableEntry(handler);
+    this.maxInvocations = options.maxInvocations ?? 10_000;
+    this.clock = new VirtualClock(options.startTime ?? Date.now());
+    const raw = options.store ? options.store(this.clock) : new MemoryStore(this.clock);
+    this.memoryStore = options.store ? undefined : (raw as MemoryStore);
+    const queued = options.faults !== undefined || options.store !== undefined;
+    this.rig = options.faults ? new FaultRig(options.faults, this.clock, () => this.wakeUp()) : undefined;
+    const knows = (name: string) => this.functions.has(name);
+    if (!queued) {
+      this.store = raw;
+      this.engine = new Engine({
+        store: raw,
+        clock: this.clock,
+        waker: { wakeAt: async () => this.wakeUp() },
+        invoker: {
+          knows,
+          invoke: async (_name, event) => {
+            this.known.add((event as WakeEvent).durableLambda.runId);
+            this.wakeUp();
+          },
+        },
+      });
+      this.callbacks = this.callbackSender();
+      return;
+    }
+    const loop = new QueuedLoop({
+      clock: this.clock,
+      intervalMs: options.reconcileIntervalMs ?? 60_000,
+      graceMs: options.reconcileGraceMs ?? 120_000,
+      known: this.known,
+      wakeUp: () => this.wakeUp(),
+    });
+    this.store = this.rig ? this.rig.store(raw, (runId) => this.known.add(runId)) : raw;
+    const waker = loop.waker(this.store);
+    const invoker = loop.invoker(knows);
     this.engine = new Engine({
       store: this.store,
       clock: this.clock,
-      waker: { wakeAt: async () => this.wakeUp() },
-      invoker: {
-        knows: (name) => this.functions.has(name),
-        invoke: async (_name, event) => {
-          const runId = (event as ReturnType<typeof wakeEvent>).durableLambda.runId;
-          if (!this.known.includes(runId)) this.known.push(runId);
-          this.wakeUp();
-        },
-      },
+      waker: this.rig ? this.rig.waker(waker) : waker,
+      invoker: this.rig ? this.rig.invoker(invoker) : invoker,
+      reconcileGraceMs: options.reconcileGraceMs ?? 120_000,
     });
-    this.overrides = {
-      // Every wait and backoff suspends, so tests exercise replay the way Lambda will.
-      inProcessWaitMs: 0,
-      logSink: (entry) => {
-        this.logs.push(entry);
-        if (options.printLogs) process.stdout.write(`${JSON.stringify(entry)}\n`);
-      },
-    };
+    loop.attach(this.engine, this.store, (runId, race) => this.invokeQueued(runId, race));
+    this.loop = loop;
+    this.callbacks = this.callbackSender();
   }
 
-  /** Starts the run under test. */
+  private callbackSender(): CallbackSender {
+    return new CallbackSender(
+      this.engine,
+      (callbackId) => this.rig?.callbackTwice(callbackId) ?? false,
+      () => this.describeFaults(),
+      () => this.wakeUp(),
+    );
+  }
+
+  /** Every fault injected so far, in order (empty without faults). */
+  get faults(): readonly FaultRecord[] {
+    return this.rig?.plan.log ?? [];
+  }
+
+  /** A readable account of the seed and the faults injected, or undefined without faults. */
+  describeFaults(): string | undefined {
+    return this.rig?.plan.describe();
+  }
+
+  /** Invocations that threw, with faults or another store (Lambda retried their events twice). */
+  get invocationFailures(): readonly InvocationFailure[] {
+    return this.loop?.failures ?? [];
+  }
+
+  /** Passes of the reconciler the driver ran, and how many runs they woke (0 on the default path). */
+  get reconcileStats(): { passes: number; woken: number } {
+    return { passes: this.loop?.reconcilePasses ?? 0, woken: this.loop?.reconcileWoken ?? 0 };
+  }
+
+  /** The ids of every run of this test (the runs started and their child runs). */
+  runIds(): string[] {
+    return [...this.known];
+  }
+
+  /** Starts a run of a registered function. */
   async start(functionName: string, payload: unknown): Promise<RunRecord> {
+    if (!this.functions.has(functionName)) {
+      throw new Error(`no durable function registered as ${JSON.stringify(functionName)}`);
+    }
     const input = payload === undefined ? undefined : JSON.stringify(payload);
-    const { run } = await this.engine.startRun({ functionName, ...(input === undefined ? {} : { input }) });
-    this.known.push(run.runId);
-    return run;
+    const name = this.mainRuns++ === 0 ? 'main' : `main${this.mainRuns}`;
+    // With faults the start is keyed, so a retry after a lost response finds the same run, and
+    // the run id (and with it every fault record) is the same in a replay of the seed.
+    const runKey = this.rig ? `test-driver:${this.rig.plan.seed}:${name}:${this.clock.now()}` : undefined;
+    if (runKey !== undefined) this.rig?.scope.name(runIdFor(runKey), name);
+    const request = { functionName, ...(input === undefined ? {} : { input }), ...(runKey ? { runKey } : {}) };
+    let started: RunRecord | undefined;
+    for (let attempt = 1; !started; attempt++) {
+      try {
+        started = (await this.engine.startRun(request)).run;
+      } catch (error) {
+        if (!isInjectedFault(error) || attempt >= 10) throw error;
+      }
+    }
+    this.known.add(started.runId);
+    await this.loop?.started(started);
+    return started;
   }
 
   /** Runs everything until `runId` ends. */
   async runUntilDone(runId: string): Promise<RunRecord> {
-    let total = 0;
+    if (this.loop) {
+      return this.loop.runUntilDone(runId, {
+        maxInvocations: this.maxInvocations,
+        count: () => ++this.total,
+        describeFaults: () => this.describeFaults(),
+        activity: () => this.kicks,
+        waitForActivity: (since) => (this.kicks === since ? this.waitForKick() : Promise.resolve()),
+      });
+    }
+    const store = this.memoryStore as MemoryStore;
     for (;;) {
-      const main = this.store.peekRun(runId);
+      const main = store.peekRun(runId);
       if (main?.status !== 'RUNNING') return main ?? (await this.missing(runId));
-      const due = this.dueRun();
+      const due = this.dueRun(store);
       if (due) {
-        if (++total > this.maxInvocations) {
+        if (++this.total > this.maxInvocations) {
           throw new Error(`run ${runId} took more than ${this.maxInvocations} invocations; stopped as a runaway`);
         }
-        await this.invoke(due);
+        await this.invokeDirect(due);
         continue;
       }
-      if (await this.idle()) continue;
-      const next = this.nextWakeAt();
+      if (await this.idle(store)) continue;
+      const next = this.nextWakeAt(store);
       if (next !== undefined) {
         this.clock.advanceTo(next);
         continue;
       }
       // Nothing will happen on its own: wait for the test to complete a callback.
-      await new Promise<void>((resolve) => {
-        this.kick = resolve;
-      });
+      await this.waitForKick();
     }
   }
 
-  /** The operations of a run as stored now (waits past due shown as they will settle). */
+  /** The operations of a run as stored now, read synchronously (in-memory store only). */
   operations(runId: string): Operation[] {
-    return this.store.peekOperations(runId);
+    if (!this.memoryStore) throw new Error('operations(): only the in-memory store can be read synchronously');
+    return this.memoryStore.peekOperations(runId);
   }
 
-  private async invoke(run: RunRecord): Promise<void> {
+  /**
+   * Completes a callback as outside code would, through the engine. With faults, the completion
+   * may be sent twice (`callbackTwice`): the second must be refused. An injected fault that loses
+   * the first completion's response is absorbed: its write happened, and the reconciler finds the
+   * run if its wake-up was lost with it.
+   */
+  sendCallbackSuccess(callbackId: string, result?: string): Promise<void> {
+    return this.callbacks.success(callbackId, result);
+  }
+
+  /** Fails a callback as outside code would (see {@link sendCallbackSuccess}). */
+  sendCallbackFailure(callbackId: string, error: ErrorObject & { ErrorMessage: string }): Promise<void> {
+    return this.callbacks.failure(callbackId, error);
+  }
+
+  /** Sends a callback heartbeat as outside code would. */
+  sendCallbackHeartbeat(callbackId: string): Promise<void> {
+    return this.callbacks.heartbeat(callbackId);
+  }
+
+  /** The completions sent through {@link sendCallbackSuccess} and friends, by callback id. */
+  get callbackCompletions(): ReadonlyMap<string, CallbackCompletions> {
+    return this.callbacks.completions;
+  }
+
+  /** One invocation of a run, as Lambda makes it from an event (queued mode); false when it had nothing to do. */
+  private async invokeQueued(runId: string, allowRace: boolean): Promise<boolean> {
+    const session = await this.engine.openRun(runId, { remainingTimeMs: () => INVOCATION_MS });
+    if (!session) return false;
+    const handler = this.functions.get(session.functionName);
+    if (!handler) throw new Error(`no durable function registered as ${JSON.stringify(session.functionName)}`);
+    const list = this.listOf(runId);
+    const index = this.rig ? this.rig.scope.invocationStarted(runId) : list.length;
+    const record: TestInvocation = { index, startedAt: new Date(this.clock.now()), status: 'STARTED' };
+    list.push(record);
+    const opened = this.rig
+      ? this.rig.invocation(session, index, allowRace ? () => this.race(runId) : undefined)
+      : session;
+    try {
+      const result = await getDurableEntry(handler).execute(
+        opened.invocation,
+        { functionName: session.functionName, awsRequestId: `local-${runId}-${index}` },
+        this.overrides(),
+      );
+      record.status = result.type === 'completed' ? result.output.Status : 'STOPPED';
+      await finishOpened(opened, result);
+      return true;
+    } catch (error) {
+      record.status = 'FAULTED';
+      throw error;
+    } finally {
+      if (this.rig?.killed(opened)) record.status = 'KILLED';
+    }
+  }
+
+  /** The second invocation of a race: A's lease passes, then B takes the run over and runs. */
+  private async race(runId: string): Promise<void> {
+    const run = await this.store.getRun(runId);
+    if (run?.leaseExpiresAt !== undefined) this.clock.advanceTo(run.leaseExpiresAt);
+    if (++this.total > this.maxInvocations) return;
+    // B's own failure is B's: Lambda would retry its event, and the lease or reconciler covers it.
+    await this.invokeQueued(runId, false).catch(() => undefined);
+  }
+
+  private overrides() {
+    return {
+      // Every wait and backoff suspends, so tests exercise replay the way Lambda will.
+      inProcessWaitMs: 0,
+      logSink: (entry: LogEntry) => {
+        this.logs.push(entry);
+        if (this.options.printLogs) process.stdout.write(`${JSON.stringify(entry)}\n`);
+      },
+    };
+  }
+
+  private listOf(runId: string): TestInvocation[] {
+    const list = this.invocations.get(runId) ?? [];
+    this.invocations.set(runId, list);
+    return list;
+  }
+
+  /** One invocation of a due run (in-memory mode without faults). */
+  private async invokeDirect(run: RunRecord): Promise<void> {
     const handler = this.functions.get(run.functionName);
     if (!handler) throw new Error(`no durable function registered as ${JSON.stringify(run.functionName)}`);
     const session = await this.engine.openRun(run.runId, { remainingTimeMs: () => INVOCATION_MS });
     if (!session) return;
-    const list = this.invocations.get(run.runId) ?? [];
-    this.invocations.set(run.runId, list);
+    const list = this.listOf(run.runId);
     const startedAt = new Date(this.clock.now());
     const result = await getDurableEntry(handler).execute(
       session,
       { functionName: run.functionName, awsRequestId: `local-${run.runId}-${list.length}` },
-      this.overrides,
+      this.overrides(),
     );
     await finishOpened(session, result);
     list.push({
@@ -122,20 +322,20 @@ export class Driver {
   }
 
   /** The first known run with work due now. */
-  private dueRun(): RunRecord | undefined {
+  private dueRun(store: MemoryStore): RunRecord | undefined {
     const now = this.clock.now();
     for (const runId of this.known) {
-      const run = this.store.peekRun(runId);
+      const run = store.peekRun(runId);
       if (run?.status !== 'RUNNING' || (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now)) continue;
       if ((run.nextWakeAt !== undefined && run.nextWakeAt <= now) || run.eventSeq > run.handledEventSeq) return run;
     }
     return undefined;
   }
 
-  private nextWakeAt(): number | undefined {
+  private nextWakeAt(store: MemoryStore): number | undefined {
     let next: number | undefined;
     for (const runId of this.known) {
-      const run = this.store.peekRun(runId);
+      const run = store.peekRun(runId);
       if (run?.status !== 'RUNNING' || run.nextWakeAt === undefined) continue;
       if (next === undefined || run.nextWakeAt < next) next = run.nextWakeAt;
     }
@@ -143,15 +343,23 @@ export class Driver {
   }
 
   /** Lets test code run for a few turns; true if it made something due. */
-  private async idle(): Promise<boolean> {
+  private async idle(store: MemoryStore): Promise<boolean> {
     for (let i = 0; i < IDLE_TURNS; i++) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.dueRun()) return true;
+      if (this.dueRun(store)) return true;
     }
     return false;
   }
 
+  /** Resolves at the next sign of outside activity (a wake-up asked, a callback sent, a write). */
+  private waitForKick(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.kick = resolve;
+    });
+  }
+
   private wakeUp(): void {
+    this.kicks += 1;
     const kick = this.kick;
     this.kick = undefined;
     kick?.();

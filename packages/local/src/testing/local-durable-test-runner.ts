@@ -1,6 +1,7 @@
 import type { Operation } from '@durable-lambda/protocol';
 import { type DurableLambdaHandler, getDurableEntry } from '@durable-lambda/sdk';
-import { Driver } from './driver';
+import type { FaultOptions } from '../faults/fault-plan';
+import { TestDriver } from './driver';
 import { DurableOperation, type OperationSource } from './operation-view';
 import { DurableTestResult } from './test-result';
 
@@ -16,6 +17,24 @@ export interface LocalDurableTestRunnerOptions {
   maxInvocations?: number;
   /** Also print log entries (they are always kept on the result). Default false. */
   printLogs?: boolean;
+  /**
+   * Injects faults AWS documents as normal, decided by a seed, to prove the handler's runs
+   * finish anyway: wake-ups late, twice or dropped; invoke events twice or dropped; callback
+   * completions sent twice; invocations killed before a step body, after it before its
+   * checkpoint, or during a checkpoint; two invocations of a run racing; store writes that
+   * succeed but report failure; throttled Scheduler and Lambda calls (see `FAULT_KINDS`).
+   *
+   * `{ seed: 42 }` gives every kind a 3% chance at each place it can happen; name a kind to set
+   * its own chance (`{ seed: 42, wakeDropped: 0.5 }`), and `defaultProbability: 0` for the named
+   * kinds only. The same seed replays the same faults. `result.getFaults()` lists them.
+   *
+   * With faults the runner is driven by events alone, as on Lambda: wake-ups fire from a queue in
+   * virtual time, and when nothing is queued the engine's reconciler runs, once a virtual minute,
+   * as deployed. A run that cannot finish fails the run with a `TestRunStoppedError`
+   * (`run_stranded` or `run_runaway`) naming the seed and the faults. Default: no faults, and
+   * none of this machinery (the default path is unchanged).
+   */
+  faults?: FaultOptions;
 }
 
 /** What to run. */
@@ -34,7 +53,7 @@ const FUNCTION_NAME = 'handler';
 export class LocalDurableTestRunner<TResult = unknown> {
   private readonly options: LocalDurableTestRunnerOptions;
   private readonly functions = new Map<string, DurableLambdaHandler>();
-  private driver: Driver | undefined;
+  private driver: TestDriver | undefined;
   private runId: string | undefined;
   private lastOperations: readonly Operation[] = [];
   private readonly source: OperationSource;
@@ -45,14 +64,14 @@ export class LocalDurableTestRunner<TResult = unknown> {
     this.functions.set(options.functionName ?? FUNCTION_NAME, options.handlerFunction);
     this.source = {
       operations: () => (this.driver && this.runId ? this.driver.operations(this.runId) : this.lastOperations),
-      subscribe: (listener) => this.driver?.store.subscribe(listener) ?? (() => {}),
+      subscribe: (listener) => this.driver?.memoryStore?.subscribe(listener) ?? (() => {}),
       ended: () => {
-        const run = this.driver && this.runId ? this.driver.store.peekRun(this.runId) : undefined;
+        const run = this.driver && this.runId ? this.driver.memoryStore?.peekRun(this.runId) : undefined;
         return run !== undefined && run.status !== 'RUNNING';
       },
-      sendCallbackSuccess: (id, result) => this.engine().sendCallbackSuccess(id, result),
-      sendCallbackFailure: (id, error) => this.engine().sendCallbackFailure(id, error),
-      sendCallbackHeartbeat: (id) => this.engine().sendCallbackHeartbeat(id),
+      sendCallbackSuccess: (id, result) => this.current().sendCallbackSuccess(id, result),
+      sendCallbackFailure: (id, error) => this.current().sendCallbackFailure(id, error),
+      sendCallbackHeartbeat: (id) => this.current().sendCallbackHeartbeat(id),
     };
   }
 
@@ -76,10 +95,11 @@ export class LocalDurableTestRunner<TResult = unknown> {
    * `getOperation(name).waitForData()` and `sendCallbackSuccess(...)`.
    */
   async run(options: RunOptions = {}): Promise<DurableTestResult<TResult>> {
-    const driver = new Driver(this.functions, {
+    const driver = new TestDriver(this.functions, {
       startTime: this.options.startTime ?? Date.now(),
       maxInvocations: this.options.maxInvocations ?? 10_000,
       printLogs: this.options.printLogs ?? false,
+      ...(this.options.faults === undefined ? {} : { faults: this.options.faults }),
     });
     this.driver = driver;
     const started = await driver.start(this.options.functionName ?? FUNCTION_NAME, options.payload);
@@ -91,6 +111,7 @@ export class LocalDurableTestRunner<TResult = unknown> {
       this.lastOperations,
       driver.invocations.get(run.runId) ?? [],
       driver.logs,
+      driver.faults,
     );
   }
 
@@ -117,8 +138,8 @@ export class LocalDurableTestRunner<TResult = unknown> {
     return new DurableOperation((all) => all.find((op) => op.Id === id), this.source, `id ${id}`);
   }
 
-  private engine() {
+  private current(): TestDriver {
     if (!this.driver) throw new Error('no run in progress: call run() first');
-    return this.driver.engine;
+    return this.driver;
   }
 }

@@ -1,6 +1,7 @@
 import type { RunRecord, RunStatus } from '@durable-lambda/engine';
 import type { Operation, OperationStatus } from '@durable-lambda/protocol';
 import type { LogEntry } from '@durable-lambda/sdk';
+import type { FaultRecord } from '../faults/fault-plan';
 import { DurableOperation, type TestError, toTestError } from './operation-view';
 
 /** One invocation the runner made. */
@@ -9,7 +10,10 @@ export interface TestInvocation {
   index: number;
   /** Virtual time it started at. */
   startedAt: Date;
-  /** How it ended: SUCCEEDED, FAILED, PENDING, or STOPPED (fenced). */
+  /**
+   * How it ended: SUCCEEDED, FAILED, PENDING, or STOPPED (fenced). With faults also KILLED (an
+   * injected fault killed it) and FAULTED (it threw, and Lambda retried its event).
+   */
   status: string;
 }
 
@@ -20,6 +24,7 @@ export class DurableTestResult<TResult = unknown> {
     private readonly operations: readonly Operation[],
     private readonly invocations: readonly TestInvocation[],
     private readonly logs: readonly LogEntry[],
+    private readonly faults: readonly FaultRecord[] = [],
   ) {}
 
   /** SUCCEEDED, FAILED, or RUNNING when the run waits for an outside event. */
@@ -70,6 +75,14 @@ export class DurableTestResult<TResult = unknown> {
   /** How many invocations the run took (each wait or backoff ends one). */
   getInvocationCount(): number {
     return this.invocations.length;
+  }
+
+  /**
+   * The faults injected into this run (and its child runs), in order, when the runner was given
+   * `faults`; empty otherwise. Each names its kind, run, invocation and operation.
+   */
+  getFaults(): readonly FaultRecord[] {
+    return this.faults;
   }
 
   /** Log entries written by the handler and its steps. */

@@ -1,0 +1,139 @@
+import {
+  type DurableInvocation,
+  FencedError,
+  type InvocationOutput,
+  type OpenedInvocation,
+  type Operation,
+  type OperationUpdate,
+} from '@durable-lambda/protocol';
+import type { FaultScope } from './fault-scope';
+
+/** What a {@link FaultyInvocation} asks of the driver running it. */
+export interface InvocationFaultHooks {
+  /**
+   * Runs a second invocation of the same run past this one's lease, and resolves once it has
+   * ended. Absent for an invocation that is itself the second of a race.
+   */
+  race?: () => Promise<void>;
+}
+
+const STEP_ENDS = new Set(['SUCCEED', 'FAIL', 'RETRY']);
+
+/**
+ * One invocation, as the SDK sees it, that may die (`killBeforeStep`, `killAfterStep`,
+ * `killInCheckpoint`) or be overtaken by a second invocation of its run (`race`).
+ *
+ * A killed invocation is a process that died: its checkpoint never answers the SDK (it rejects
+ * with the protocol's {@link FencedError}, so the runtime stops quietly and writes nothing more),
+ * and it is never closed or aborted. Its lease must lapse, and the run be recovered by the
+ * lease's safety wake-up or by the reconciler.
+ */
+export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
+  private dead = false;
+
+  constructor(
+    private readonly inner: OpenedInvocation,
+    private readonly scope: FaultScope,
+    /** The 0-based index of this invocation of its run. */
+    readonly index: number,
+    private readonly hooks: InvocationFaultHooks = {},
+  ) {}
+
+  /** True once an injected fault killed this invocation. */
+  get killed(): boolean {
+    return this.dead;
+  }
+
+  get invocation(): DurableInvocation {
+    return this;
+  }
+
+  get runId(): string {
+    return this.inner.invocation.runId;
+  }
+
+  get functionName(): string {
+    return this.inner.invocation.functionName;
+  }
+
+  get input(): string | undefined {
+    return this.inner.invocation.input;
+  }
+
+  get operations(): readonly Operation[] {
+    return this.inner.invocation.operations;
+  }
+
+  get previousInvocationLost(): boolean {
+    return this.inner.invocation.previousInvocationLost;
+  }
+
+  get lostInvocations(): number {
+    return this.inner.invocation.lostInvocations;
+  }
+
+  now(): number {
+    return this.inner.invocation.now();
+  }
+
+  remainingTimeMs(): number {
+    return this.inner.invocation.remainingTimeMs();
+  }
+
+  async checkpoint(updates: readonly OperationUpdate[]): Promise<readonly Operation[]> {
+    if (this.dead) throw this.death();
+    const first = updates[0];
+    const key = `#${this.index}|${first?.Id}:${first?.Action}`;
+    const at = (update: OperationUpdate | undefined) => ({
+      invocation: this.index,
+      ...(update ? { operationId: update.Id, detail: `${update.Type} ${update.Action}` } : {}),
+    });
+    if (this.hooks.race && this.scope.roll('race', this.runId, key, at(first))) {
+      // Paused here past the lease while another invocation runs; the write below is then fenced.
+      await this.hooks.race();
+    }
+    const start = updates.find((u) => u.Type === 'STEP' && u.Action === 'START');
+    if (start && this.scope.roll('killBeforeStep', this.runId, `#${this.index}|${start.Id}:START`, at(start))) {
+      return this.writeThenDie(updates);
+    }
+    const end = updates.find((u) => u.Type === 'STEP' && STEP_ENDS.has(u.Action));
+    if (end && this.scope.roll('killAfterStep', this.runId, `#${this.index}|${end.Id}:${end.Action}`, at(end))) {
+      throw this.die();
+    }
+    if (this.scope.roll('killInCheckpoint', this.runId, key, at(first))) {
+      return this.writeThenDie(updates);
+    }
+    return this.inner.invocation.checkpoint(updates);
+  }
+
+  refresh(): Promise<readonly Operation[]> {
+    if (this.dead) return Promise.reject(this.death());
+    return this.inner.invocation.refresh();
+  }
+
+  /** A dead process records nothing: the lease lapses instead. */
+  async close(output: InvocationOutput): Promise<unknown> {
+    if (this.dead) return { Status: 'STOPPED', reason: 'killed by an injected fault' };
+    return this.inner.close(output);
+  }
+
+  async abort(error: unknown): Promise<void> {
+    if (this.dead) return;
+    await this.inner.abort(error);
+  }
+
+  /** The write reaches the store (or fails on its own); either way the process is gone after. */
+  private async writeThenDie(updates: readonly OperationUpdate[]): Promise<never> {
+    await this.inner.invocation.checkpoint(updates).catch(() => undefined);
+    throw this.die();
+  }
+
+  private die(): FencedError {
+    this.dead = true;
+    return this.death();
+  }
+
+  private death(): FencedError {
+    return new FencedError(`injected fault: invocation ${this.index} of run ${this.runId} was killed`);
+  }
+}

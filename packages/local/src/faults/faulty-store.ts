@@ -1,0 +1,129 @@
+import type {
+  DueRun,
+  IdempotencyRecord,
+  LeaseGrant,
+  OperationDeadlines,
+  RunPage,
+  RunPatch,
+  RunQuery,
+  RunRecord,
+  RunStatus,
+  Store,
+} from '@durable-lambda/engine';
+import type { Operation } from '@durable-lambda/protocol';
+import type { FaultScope } from './fault-scope';
+import { InjectedLostResponseError } from './injected-errors';
+
+/** What a {@link FaultyStore} tells its owner. */
+export interface FaultyStoreHooks {
+  /** After every write that reached the inner store (the driver wakes its loop). */
+  onWrite?: () => void;
+  /** Before a run is created (the driver learns of child runs here). */
+  onCreateRun?: (run: RunRecord) => void;
+}
+
+/**
+ * A {@link Store} whose writes may succeed and then report failure (`storeLostResponse`): the
+ * inner write happens, then the call throws, as when a DynamoDB response is lost and the SDK
+ * gives up. Reads pass through. Child runs get their stable names here, at creation.
+ */
+export class FaultyStore implements Store {
+  constructor(
+    private readonly inner: Store,
+    private readonly scope: FaultScope,
+    private readonly hooks: FaultyStoreHooks = {},
+  ) {}
+
+  async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
+    if (run.parent) this.scope.nameChild(run.runId, run.parent);
+    this.hooks.onCreateRun?.(run);
+    return this.written(run.runId, 'createRun', await this.inner.createRun(run, execution));
+  }
+
+  getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.inner.getRun(runId);
+  }
+
+  async acquireLease(
+    runId: string,
+    now: number,
+    leaseExpiresAt: number,
+    leaseToken: string,
+  ): Promise<LeaseGrant | undefined> {
+    return this.written(runId, 'acquireLease', await this.inner.acquireLease(runId, now, leaseExpiresAt, leaseToken));
+  }
+
+  findDueRuns(before: number, limit: number): Promise<DueRun[]> {
+    return this.inner.findDueRuns(before, limit);
+  }
+
+  loadOperations(runId: string): Promise<Operation[]> {
+    return this.inner.loadOperations(runId);
+  }
+
+  getOperation(runId: string, operationId: string): Promise<Operation | undefined> {
+    return this.inner.getOperation(runId, operationId);
+  }
+
+  listRuns(query: RunQuery): Promise<RunPage> {
+    return this.inner.listRuns(query);
+  }
+
+  async reviseRun(
+    runId: string,
+    expectStatus: RunStatus,
+    patch: RunPatch,
+    operations: readonly Operation[],
+  ): Promise<RunRecord | undefined> {
+    return this.written(runId, 'reviseRun', await this.inner.reviseRun(runId, expectStatus, patch, operations));
+  }
+
+  async claimIdempotencyKey(
+    record: IdempotencyRecord,
+  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> {
+    return this.written(record.key, 'claimIdempotencyKey', await this.inner.claimIdempotencyKey(record));
+  }
+
+  async completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void> {
+    return this.written(key, 'completeIdempotencyKey', await this.inner.completeIdempotencyKey(key, response));
+  }
+
+  async releaseIdempotencyKey(key: string): Promise<void> {
+    return this.written(key, 'releaseIdempotencyKey', await this.inner.releaseIdempotencyKey(key));
+  }
+
+  async writeOutsideEvent(
+    runId: string,
+    next: Operation,
+    expected: Pick<Operation, 'Status'> & { deadlines?: OperationDeadlines },
+    event: boolean,
+  ): Promise<boolean> {
+    const done = await this.inner.writeOutsideEvent(runId, next, expected, event);
+    return this.written(runId, 'writeOutsideEvent', done, next.Id);
+  }
+
+  async commit(
+    runId: string,
+    fence: number,
+    write: { operations: readonly Operation[]; run?: RunPatch },
+  ): Promise<void> {
+    const first = write.operations[0]?.Id;
+    return this.written(runId, 'commit', await this.inner.commit(runId, fence, write), first);
+  }
+
+  /** After a write that succeeded: maybe lose its response. */
+  private written<T>(runId: string, method: string, result: T, operationId?: string): T {
+    this.hooks.onWrite?.();
+    const invocation = this.scope.currentInvocation(runId);
+    const key = `${method}#${invocation}`;
+    if (
+      this.scope.roll('storeLostResponse', runId, key, {
+        detail: method,
+        ...(operationId === undefined ? {} : { operationId }),
+      })
+    ) {
+      throw new InjectedLostResponseError(method);
+    }
+    return result;
+  }
+}

@@ -1,0 +1,37 @@
+/** Base of the errors the fault injector throws; `injected` tells them from real failures. */
+export class InjectedFaultError extends Error {
+  /** Always true: this error was injected on purpose. */
+  readonly injected = true;
+  constructor(
+    message: string,
+    /** Stable code. */
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'InjectedFaultError';
+  }
+}
+
+/**
+ * A throttled call, thrown before the call does anything, shaped like the AWS SDK's
+ * `ThrottlingException` (EventBridge Scheduler) and `TooManyRequestsException` (Lambda).
+ */
+export class InjectedThrottlingError extends InjectedFaultError {
+  constructor(operation: string) {
+    super(`injected fault: ${operation} was throttled (Rate exceeded)`, 'throttled');
+    this.name = 'ThrottlingException';
+  }
+}
+
+/** A store write that succeeded, reported as failed: its response was lost. */
+export class InjectedLostResponseError extends InjectedFaultError {
+  constructor(operation: string) {
+    super(`injected fault: the response of ${operation} was lost after the write succeeded`, 'lost_response');
+    this.name = 'TimeoutError';
+  }
+}
+
+/** True for an error thrown by the fault injector. */
+export function isInjectedFault(error: unknown): error is InjectedFaultError {
+  return (error as { injected?: unknown } | null)?.injected === true;
+}

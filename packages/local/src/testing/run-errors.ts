@@ -1,0 +1,18 @@
+/**
+ * The test driver stopped a run that could not finish: `run_stranded` (it is RUNNING, nothing is
+ * queued to wake it, and the reconciler finds nothing to do) or `run_runaway` (it took more
+ * invocations than allowed). The message names the seed and every fault injected, so the
+ * failure replays with the same `faults` options.
+ */
+export class TestRunStoppedError extends Error {
+  constructor(
+    /** Stable code. */
+    readonly code: 'run_stranded' | 'run_runaway',
+    /** The run under test. */
+    readonly runId: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TestRunStoppedError';
+  }
+}

@@ -1,0 +1,46 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDurableTable, DynamoDbStore } from '@durable-lambda/aws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { CHAOS_FAULTS, ChaosTotals, envCount, runSeed, seeds } from './harness';
+
+/** 100 runs on DynamoDB Local fit `npm test`; DURABLE_CHAOS_DYNAMODB_RUNS=1000 for more. */
+const RUNS = envCount('DURABLE_CHAOS_DYNAMODB_RUNS', 100);
+/** Seeds run at once: each has its own driver and virtual clock, and decisions are keyed by place. */
+const CONCURRENCY = envCount('DURABLE_CHAOS_DYNAMODB_CONCURRENCY', 8);
+/** Seeds apart from the memory suite's, so a failing seed names one suite. */
+const FIRST_SEED = 500_001;
+const totals = new ChaosTotals();
+let client: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  client = localDocumentClient(await dynamoDbLocalEndpoint());
+}, 60_000);
+
+afterAll(() => {
+  process.stdout.write(`${totals.report('DynamoDB Local')}\n`);
+  client?.destroy();
+});
+
+describe('chaos on the DynamoDB store (DynamoDB Local)', () => {
+  it(`every run of the reference workflows finishes correctly under random faults (${RUNS} runs)`, async () => {
+    // One table per worker: the seeds of a worker run one after another in time order, so no
+    // reconciler of one seed meets the runs of another still in flight (as a replay would not).
+    const all = seeds(FIRST_SEED, RUNS);
+    const workers = Array.from({ length: Math.min(CONCURRENCY, all.length) }, (_, w) =>
+      all.filter((_, i) => i % CONCURRENCY === w),
+    );
+    await Promise.all(
+      workers.map(async (mine) => {
+        const tableName = uniqueTableName('chaos');
+        await createDurableTable(client, tableName);
+        const store = (clock: { now(): number }) => new DynamoDbStore({ client, tableName, clock });
+        for (const seed of mine) {
+          totals.add(await runSeed(seed, { store, storeLabel: 'dynamodb', faults: CHAOS_FAULTS }));
+        }
+      }),
+    );
+    expect(totals.runs).toBe(seeds(FIRST_SEED, RUNS).length);
+    expect(totals.report('DynamoDB Local')).not.toMatch(/violations [1-9]/);
+  }, 900_000);
+});

@@ -1,0 +1,21 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHAOS_FAULTS, ChaosTotals, envCount, runSeed, seeds } from './harness';
+
+/** 1,000 runs fit `npm test`; DURABLE_CHAOS_RUNS=20000 for a longer soak. */
+const RUNS = envCount('DURABLE_CHAOS_RUNS', 1_000);
+const totals = new ChaosTotals();
+
+afterAll(() => {
+  process.stdout.write(`${totals.report('memory store')}\n`);
+});
+
+describe('chaos on the memory store', () => {
+  it(`every run of the reference workflows finishes correctly under random faults (${RUNS} runs)`, async () => {
+    for (const seed of seeds(1, RUNS)) {
+      totals.add(await runSeed(seed, { storeLabel: 'memory', faults: CHAOS_FAULTS }));
+    }
+    expect(totals.runs).toBe(seeds(1, RUNS).length);
+    expect(Object.values(totals.faults).every((n) => n > 0) || totals.runs < 100).toBe(true);
+    expect(totals.report('memory store')).not.toMatch(/violations [1-9]/);
+  }, 600_000);
+});

@@ -1,0 +1,202 @@
+import { setImmediate } from 'node:timers';
+import type { Store } from '@durable-lambda/engine';
+import {
+  FAULT_KINDS,
+  type FaultKind,
+  type FaultOptions,
+  isInjectedFault,
+  TestDriver,
+  type VirtualClock,
+} from '@durable-lambda/local';
+import { checkInvariants } from './invariants';
+import { OutsideWorld } from './outside-world';
+import { WORKFLOWS, workflowFor } from './workflows';
+
+/** The store a chaos run uses, built on the driver's virtual clock. */
+export type StoreFactory = (clock: VirtualClock) => Store;
+
+/** What one seed did. */
+export interface SeedOutcome {
+  seed: number;
+  workflow: string;
+  violations: string[];
+  faults: Record<FaultKind, number>;
+  invocations: number;
+  reconcilePasses: number;
+  reconcileWoken: number;
+  /** The seed's faults, one a line, for a failure report. */
+  account: string;
+  /** Invocations that threw for a reason other than an injected fault, with their messages. */
+  otherErrors: string[];
+}
+
+/** Totals over a chaos suite. */
+export class ChaosTotals {
+  runs = 0;
+  invocations = 0;
+  reconcilePasses = 0;
+  reconcileWoken = 0;
+  readonly faults = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+  readonly failures: SeedOutcome[] = [];
+  /** Invocation errors not injected, by message (expected none; not a violation by itself). */
+  readonly otherErrors = new Map<string, number>();
+
+  add(outcome: SeedOutcome): void {
+    for (const e of outcome.otherErrors) this.otherErrors.set(e, (this.otherErrors.get(e) ?? 0) + 1);
+    this.runs += 1;
+    this.invocations += outcome.invocations;
+    this.reconcilePasses += outcome.reconcilePasses;
+    this.reconcileWoken += outcome.reconcileWoken;
+    for (const kind of FAULT_KINDS) this.faults[kind] += outcome.faults[kind];
+    if (outcome.violations.length) this.failures.push(outcome);
+  }
+
+  get violations(): number {
+    return this.failures.reduce((n, f) => n + f.violations.length, 0);
+  }
+
+  /** The printed summary: runs, faults by kind, violations (and each failing seed). */
+  report(label: string): string {
+    const total = Object.values(this.faults).reduce((a, b) => a + b, 0);
+    const kinds = FAULT_KINDS.map((k) => `${k}=${this.faults[k]}`).join(' ');
+    const lines = [
+      `chaos ${label}: ${this.runs} runs, ${this.invocations} invocations, ${total} faults (${kinds}), ` +
+        `${this.reconcilePasses} reconciler passes woke ${this.reconcileWoken} runs, violations ${this.violations}`,
+    ];
+    for (const [message, n] of this.otherErrors) lines.push(`  invocation error not injected (${n}x): ${message}`);
+    for (const f of this.failures.slice(0, 20)) {
+      lines.push(`  seed ${f.seed} (${f.workflow}):`, ...f.violations.map((v) => `    ${v}`), f.account);
+    }
+    return lines.join('\n');
+  }
+}
+
+/**
+ * The suites' fault mix: 4% at each place, more for kinds with few places per run (a run starts
+ * one child and hands out two callbacks at most), so each kind is seen often.
+ */
+export const CHAOS_FAULTS: Omit<FaultOptions, 'seed'> = {
+  // DURABLE_CHAOS_PROBABILITY=0.15 for a harsher mix.
+  defaultProbability: Number(process.env.DURABLE_CHAOS_PROBABILITY || 0.04),
+  callbackTwice: 0.3,
+  eventTwice: 0.2,
+  eventDropped: 0.1,
+  throttleInvoker: 0.1,
+};
+
+const START = Date.UTC(2030, 0, 1);
+const DAY = 86_400_000;
+/** A loop shows long before this; a sane run takes a few dozen invocations. */
+const MAX_INVOCATIONS = 1_000;
+
+/** Fault-free invocation counts per workflow, measured once per store kind. */
+const baselines = new Map<string, number>();
+
+/**
+ * Runs one seed: its workflow under its faults on a fresh driver, the outside completing every
+ * callback the run hands out, then every invariant.
+ */
+export async function runSeed(
+  seed: number,
+  options: { store?: StoreFactory; faults?: Omit<FaultOptions, 'seed'>; storeLabel: string },
+): Promise<SeedOutcome> {
+  const baseline = await baselineFor(seed, options);
+  const { driver, world, workflow } = makeRun(seed, options, { seed, ...(options.faults ?? {}) });
+  let violations: string[];
+  try {
+    const started = await driver.start(workflow.main, workflow.input);
+    const main = await driver.runUntilDone(started.runId);
+    await settle();
+    violations = [
+      ...world.completionErrors,
+      ...(await checkInvariants({ driver, world, workflow, main, baselineInvocations: baseline })),
+    ];
+  } catch (error) {
+    violations = [`the run did not finish: ${error instanceof Error ? error.message : String(error)}`];
+  }
+  let invocations = 0;
+  for (const list of driver.invocations.values()) invocations += list.length;
+  const counts = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+  for (const f of driver.faults) counts[f.kind] += 1;
+  return {
+    seed,
+    workflow: workflow.name,
+    violations,
+    faults: counts,
+    invocations,
+    reconcilePasses: driver.reconcileStats.passes,
+    reconcileWoken: driver.reconcileStats.woken,
+    account: driver.describeFaults() ?? '',
+    otherErrors: driver.invocationFailures
+      .filter((f) => !isInjectedFault(f.error))
+      .map((f) => (f.error instanceof Error ? `${f.error.name}: ${f.error.message}` : String(f.error))),
+  };
+}
+
+async function baselineFor(seed: number, options: { store?: StoreFactory; storeLabel: string }): Promise<number> {
+  const workflowIndex = seed % WORKFLOWS.length;
+  const id = `${options.storeLabel}:${workflowIndex}`;
+  const known = baselines.get(id);
+  if (known !== undefined) return known;
+  // Its own seed (same workflow), so its run never shares an id with a seed's run on one table.
+  const own = seed + WORKFLOWS.length * 1_000_000;
+  const { driver, workflow } = makeRun(own, options, { seed: own, defaultProbability: 0 });
+  const started = await driver.start(workflow.main, workflow.input);
+  const main = await driver.runUntilDone(started.runId);
+  if (main.status !== 'SUCCEEDED')
+    throw new Error(`the ${workflow.name} workflow fails without faults: ${main.error?.ErrorMessage}`);
+  let n = 0;
+  for (const list of driver.invocations.values()) n += list.length;
+  baselines.set(id, n);
+  return n;
+}
+
+function makeRun(seed: number, options: { store?: StoreFactory }, faults: FaultOptions) {
+  let driver: TestDriver | undefined;
+  const world = new ChaosWorld(
+    () => driver?.clock.now() ?? 0,
+    (callback) => {
+      // The outside answers a moment later, from outside any invocation.
+      setImmediate(() => {
+        driver?.sendCallbackSuccess(callback.callbackId, callback.payload).catch((error: unknown) => {
+          world.completionErrors.push(`completing callback ${callback.callbackId} failed: ${String(error)}`);
+        });
+      });
+    },
+  );
+  const workflow = workflowFor(seed, world);
+  driver = new TestDriver(workflow.functions, {
+    // Each seed in its own stretch of time, so runs sharing a table never overlap.
+    startTime: START + (seed % 10_000) * 30 * DAY,
+    maxInvocations: MAX_INVOCATIONS,
+    faults,
+    ...(options.store ? { store: options.store } : {}),
+  });
+  return { driver, world, workflow };
+}
+
+/** An outside world that also keeps the errors of its callback completions. */
+class ChaosWorld extends OutsideWorld {
+  readonly completionErrors: string[] = [];
+}
+
+/** Lets completions in flight (sent by the outside) settle before checking. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** A whole number from the environment, or the fallback. */
+export function envCount(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** The seeds to run: DURABLE_CHAOS_SEED replays one seed, else `count` seeds from `first`. */
+export function seeds(first: number, count: number): number[] {
+  const one = process.env.DURABLE_CHAOS_SEED;
+  if (one !== undefined && one.trim() !== '') return [envCount('DURABLE_CHAOS_SEED', 0)];
+  return Array.from({ length: count }, (_, i) => first + i);
+}

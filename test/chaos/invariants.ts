@@ -1,0 +1,111 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { RunRecord } from '@durable-lambda/engine';
+import type { TestDriver } from '@durable-lambda/local';
+import type { Operation } from '@durable-lambda/protocol';
+import type { Execution, OutsideWorld } from './outside-world';
+import type { ReferenceWorkflow } from './workflows';
+
+/** What one chaos run left behind, to check. */
+export interface RunEvidence {
+  driver: TestDriver;
+  world: OutsideWorld;
+  workflow: ReferenceWorkflow;
+  main: RunRecord;
+  /** Invocations of the same workflow without faults. */
+  baselineInvocations: number;
+}
+
+/** Invocations allowed per injected fault, above twice the fault-free count: more is a loop. */
+const INVOCATIONS_PER_FAULT = 6;
+
+/**
+ * The guarantees every run keeps under faults. Returns one message per violation (none when
+ * all hold): the run finished with the expected status and result; no completed step ran
+ * again; an at-most-once step ran at most once per attempt; attempt numbers only grew; no
+ * idempotency key was executed twice; each callback accepted exactly one completion and refused
+ * every duplicate; the run took a sane number of invocations.
+ */
+export async function checkInvariants(evidence: RunEvidence): Promise<string[]> {
+  const { driver, world, workflow, main } = evidence;
+  const violations: string[] = [];
+  const result = main.result === undefined ? undefined : JSON.parse(main.result);
+  if (main.status !== 'SUCCEEDED' || !isDeepStrictEqual(result, workflow.expected)) {
+    violations.push(
+      `finished ${main.status} with ${main.result ?? JSON.stringify(main.error)}; expected SUCCEEDED with ${JSON.stringify(workflow.expected)}`,
+    );
+  }
+  const ops = new Map<string, Operation>();
+  for (const runId of driver.runIds()) {
+    for (const op of await driver.engine.getOperations(runId)) ops.set(`${runId}|${op.Id}`, op);
+  }
+  const byStep = new Map<string, Execution[]>();
+  const keys = new Map<string, number>();
+  for (const e of world.executions) {
+    const id = `${e.runId}|${e.operationId}`;
+    byStep.set(id, [...(byStep.get(id) ?? []), e]);
+    keys.set(e.idempotencyKey, (keys.get(e.idempotencyKey) ?? 0) + 1);
+  }
+  for (const [key, n] of keys) {
+    if (n > 1) violations.push(`idempotency key ${key} was executed ${n} times (one attempt, one execution)`);
+  }
+  for (const [id, runs] of byStep) {
+    const op = ops.get(id);
+    const name = runs[0]?.step;
+    if (!op) {
+      violations.push(`step ${name} (${id}) ran but has no stored operation`);
+      continue;
+    }
+    for (let i = 1; i < runs.length; i++) {
+      const before = runs[i - 1] as Execution;
+      const now = runs[i] as Execution;
+      if (now.attempt <= before.attempt) {
+        violations.push(
+          `step ${name} (${id}) ran attempt ${now.attempt} after attempt ${before.attempt}: attempts must grow`,
+        );
+      }
+    }
+    if (world.atMostOnce.has(id)) {
+      const perAttempt = new Map<number, number>();
+      for (const e of runs) perAttempt.set(e.attempt, (perAttempt.get(e.attempt) ?? 0) + 1);
+      for (const [attempt, n] of perAttempt) {
+        if (n > 1) violations.push(`at-most-once step ${name} (${id}) ran attempt ${attempt} ${n} times`);
+      }
+    }
+    if (op.Status === 'SUCCEEDED') {
+      const final = op.StepDetails?.Attempt ?? 1;
+      const end = op.EndTimestamp ?? Number.POSITIVE_INFINITY;
+      const after = runs.filter((e) => e.attempt > final || e.at > end);
+      if (after.length) {
+        violations.push(
+          `completed step ${name} (${id}, attempt ${final}) ran again: attempts ${after.map((e) => e.attempt).join(', ')}`,
+        );
+      }
+      if (!runs.some((e) => e.attempt === final)) {
+        violations.push(`step ${name} (${id}) succeeded at attempt ${final}, which never ran`);
+      }
+    }
+  }
+  for (const { callbackId, payload } of world.callbacks.values()) {
+    const tally = driver.callbackCompletions.get(callbackId);
+    if (!tally || tally.accepted + tally.lost !== 1) {
+      violations.push(
+        `callback ${callbackId} landed ${tally ? tally.accepted + tally.lost : 0} completions; expected 1`,
+      );
+    }
+    const op = [...ops.values()].find((o) => o.CallbackDetails?.CallbackId === callbackId);
+    if (op?.Status !== 'SUCCEEDED' || op.CallbackDetails?.Result !== payload) {
+      violations.push(
+        `callback ${callbackId} ended ${op?.Status} with ${op?.CallbackDetails?.Result}; expected ${payload}`,
+      );
+    }
+  }
+  let invocations = 0;
+  for (const list of driver.invocations.values()) invocations += list.length;
+  const allowed = 2 * evidence.baselineInvocations + INVOCATIONS_PER_FAULT * driver.faults.length;
+  if (invocations > allowed) {
+    violations.push(
+      `took ${invocations} invocations (${evidence.baselineInvocations} without faults, ${driver.faults.length} faults): a loop`,
+    );
+  }
+  return violations;
+}
