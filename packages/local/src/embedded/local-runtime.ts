@@ -12,6 +12,11 @@ import {
   systemClock,
 } from '@durable-lambda/engine';
 import { type DurableLambdaHandler, finishOpened, getDurableEntry, type RuntimeOverrides } from '@durable-lambda/sdk';
+import { type FaultOptions, FaultPlan } from '../faults/fault-plan';
+import { FaultScope } from '../faults/fault-scope';
+import { FaultyInvoker, FaultyWaker } from '../faults/faulty-delivery';
+import { FaultyInvocation } from '../faults/faulty-invocation';
+import { FaultyStore } from '../faults/faulty-store';
 import { FunctionNotFoundError, InProcessInvoker } from './in-process-invoker';
 import { ReconcileLoop } from './reconcile-loop';
 import type { WakeUpTable } from './sqlite-wake-ups';
@@ -54,6 +59,14 @@ export interface LocalRuntimeOptions {
   reconcileEveryMs?: number;
   /** SDK settings applied to every invocation (e.g. `logSink`); left out, each function's own apply. */
   overrides?: RuntimeOverrides;
+  /**
+   * Seeded fault injection, as in the test runner (see `FaultOptions`): wake-ups late, twice or
+   * dropped, events twice or dropped, invocations killed around steps, lost store responses,
+   * throttled wake-ups and invokes, on the real clock. Racing invocations are not injected here
+   * (`race` must be 0). A killed invocation holds its lease until `invocationMs` has passed, so
+   * keep that short (e.g. a minute) while injecting faults.
+   */
+  faults?: FaultOptions;
   /** Where failures go (an invocation that threw, a wake-up that failed). Default: `console.error`. */
   onError?(error: unknown, where: { runId?: string; functionName?: string }): void;
 }
@@ -111,6 +124,9 @@ export class LocalRuntime {
   private readonly unknownReported = new Set<string>();
   private started = false;
   private starting: Promise<void> | undefined;
+  /** With `faults`: the plan, whose records say what was injected. */
+  readonly faultPlan: FaultPlan | undefined;
+  private readonly faultScope: FaultScope | undefined;
 
   constructor(options: LocalRuntimeOptions) {
     this.store = options.store;
@@ -141,12 +157,20 @@ export class LocalRuntime {
       throw new EngineInputError('reconcileEveryMs', 'must be a number of ms, more than 0');
     }
     this.reconciler = new ReconcileLoop(everyMs, () => this.reconcileAll());
+    if (options.faults) {
+      if (options.faults.race !== undefined && options.faults.race !== 0) {
+        throw new EngineInputError('faults.race', 'is not injected by the local runtime (set it to 0)');
+      }
+      this.faultPlan = new FaultPlan({ ...options.faults, race: 0 }, this.clock);
+      this.faultScope = new FaultScope(this.faultPlan);
+    }
+    const scope = this.faultScope;
     this.engine = new Engine({
       reconcileGraceMs: LOCAL_RECONCILE_GRACE_MS,
       ...options.engine,
-      store: this.store,
-      waker: this.waker,
-      invoker: this.invoker,
+      store: scope ? new FaultyStore(this.store, scope) : this.store,
+      waker: scope ? new FaultyWaker(this.waker, scope) : this.waker,
+      invoker: scope ? new FaultyInvoker(this.invoker, scope) : this.invoker,
       clock: this.clock,
     });
   }
@@ -304,12 +328,15 @@ export class LocalRuntime {
       const remainingTimeMs = () => Math.max(0, deadline - this.clock.now());
       const session = await this.engine.openRun(runId, { remainingTimeMs });
       if (!session) return;
+      const scope = this.faultScope;
+      const opened = scope ? new FaultyInvocation(session, scope, scope.invocationStarted(runId)) : session;
       const result = await getDurableEntry(handler).execute(
-        session,
+        opened.invocation,
         { functionName, awsRequestId: randomUUID(), getRemainingTimeInMillis: remainingTimeMs },
         this.overrides,
       );
-      await finishOpened(session, result);
+      // A killed invocation is never closed: its lease lapses, as a dead process's would.
+      await finishOpened(opened, result);
     } catch (error) {
       this.report(error, { runId, ...(functionName === undefined ? {} : { functionName }) });
     }

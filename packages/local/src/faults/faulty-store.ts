@@ -53,8 +53,8 @@ export class FaultyStore implements Store {
     return this.written(runId, 'acquireLease', await this.inner.acquireLease(runId, now, leaseExpiresAt, leaseToken));
   }
 
-  findDueRuns(before: number, limit: number): Promise<DueRun[]> {
-    return this.inner.findDueRuns(before, limit);
+  findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]> {
+    return this.inner.findDueRuns(before, limit, after);
   }
 
   loadOperations(runId: string): Promise<Operation[]> {
@@ -84,12 +84,16 @@ export class FaultyStore implements Store {
     return this.written(record.key, 'claimIdempotencyKey', await this.inner.claimIdempotencyKey(record));
   }
 
-  async completeIdempotencyKey(key: string, response: NonNullable<IdempotencyRecord['response']>): Promise<void> {
-    return this.written(key, 'completeIdempotencyKey', await this.inner.completeIdempotencyKey(key, response));
+  async completeIdempotencyKey(
+    key: string,
+    response: NonNullable<IdempotencyRecord['response']>,
+    claim?: { claimToken: string; expiresAt: number },
+  ): Promise<void> {
+    return this.written(key, 'completeIdempotencyKey', await this.inner.completeIdempotencyKey(key, response, claim));
   }
 
-  async releaseIdempotencyKey(key: string): Promise<void> {
-    return this.written(key, 'releaseIdempotencyKey', await this.inner.releaseIdempotencyKey(key));
+  async releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
+    return this.written(key, 'releaseIdempotencyKey', await this.inner.releaseIdempotencyKey(key, claimToken));
   }
 
   async writeOutsideEvent(
