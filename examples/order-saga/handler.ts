@@ -25,6 +25,20 @@ export interface Order {
   lines: OrderLine[];
 }
 
+/** Inputs to try the workflow with: the dev server's start form offers them. */
+export const samples: ReadonlyArray<{ name: string; input: Order }> = [
+  {
+    name: 'three oak lamps',
+    input: {
+      orderId: 'order-2001',
+      customerId: 'cus-42',
+      email: 'ada@example.com',
+      currency: 'EUR',
+      lines: [{ sku: 'LAMP-OAK', quantity: 3, unitPriceCents: 1500 }],
+    },
+  },
+];
+
 export interface Inventory {
   reserve(orderId: string, lines: OrderLine[], idempotencyKey: string): Promise<{ reservationId: string }>;
   release(reservationId: string, idempotencyKey: string): Promise<void>;
@@ -76,7 +90,7 @@ export function createOrderSagaHandler(
         currency,
       });
     } catch (error) {
-      // The payments run failed: its error (type, message, code) comes back as an InvokeError.
+      // The payments run failed: its message and code come back on an InvokeError.
       if (!(error instanceof InvokeError)) throw error;
       ctx.logger.warn('payment failed, compensating', { orderId, code: error.code, message: error.message });
       await ctx.runInChildContext('compensate', async (compensation) => {

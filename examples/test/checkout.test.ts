@@ -80,7 +80,8 @@ describe('checkout', () => {
     const result = await runner.run({ payload: sampleOrder({ email: 'not-an-email', lines: [] }) });
 
     expect(result.getStatus()).toBe('FAILED');
-    expect(result.getError()).toMatchObject({ code: 'non_retriable', errorType: 'NonRetriableError' });
+    // As on AWS, the run's error is the StepError that escaped the handler; the step keeps the cause's type.
+    expect(result.getError()).toMatchObject({ code: 'non_retriable', errorType: 'StepError' });
     expect(result.getError()?.errorMessage).toBe('invalid order: email is invalid; the order has no lines');
     expect(result.getInvocationCount()).toBe(1);
     const validate = runner.getOperation('validate-order');

@@ -65,17 +65,19 @@ describe('order saga', () => {
     expect(result.getResult()).toEqual({
       status: 'cancelled',
       orderId: 'order-2001',
-      // The payments run's own error: its type, code and message, carried by the InvokeError.
+      // The payments run's own code and message, carried by the InvokeError (as on AWS, its
+      // type is the InvokeError's own).
       paymentError: {
         code: 'payment_declined',
-        errorType: 'PaymentDeclinedError',
+        errorType: 'InvokeError',
         message: 'card declined: insufficient funds',
       },
     });
     const invoke = runner.getOperation('take-payment');
     expect(invoke.getStatus()).toBe('FAILED');
+    // The child run's own error: the StepError that escaped its handler, with the step's code.
     expect(invoke.getOperationData().ChainedInvokeDetails?.Error).toMatchObject({
-      ErrorType: 'PaymentDeclinedError',
+      ErrorType: 'StepError',
       ErrorCode: 'payment_declined',
     });
     expect(gateway.captures).toHaveLength(0);

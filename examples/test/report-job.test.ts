@@ -62,7 +62,7 @@ describe('report job', () => {
     const result = await runner.run({ payload: REQUEST });
 
     expect(result.getStatus()).toBe('FAILED');
-    expect(result.getError()).toMatchObject({ code: 'step_timeout', errorType: 'StepTimeoutError' });
+    expect(result.getError()).toMatchObject({ code: 'step_timeout', errorType: 'StepError' });
     expect(runner.getOperation('generate-report').getStepDetails()).toMatchObject({
       attempt: 1,
       error: { code: 'step_timeout' },
@@ -79,7 +79,7 @@ describe('report job', () => {
     expect(result.getStatus()).toBe('FAILED');
     expect(result.getError()).toMatchObject({
       code: 'non_retriable',
-      errorType: 'NonRetriableError',
+      errorType: 'StepError',
       errorMessage: 'invalid request: month must be YYYY-MM, got "2025-13"; recipients is empty',
     });
     expect(result.getInvocationCount()).toBe(1);

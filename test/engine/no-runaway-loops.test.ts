@@ -5,6 +5,7 @@
 import type { Operation } from '@durable-lambda/protocol';
 import { NonRetriableError, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
+import { until } from '../support/harness';
 import { WakeWorld } from '../support/wake-world';
 
 const callbackId = (ops: Operation[]) =>
@@ -268,7 +269,8 @@ describe('no runaway re-invocation, no wrong results', () => {
     void (await import('@durable-lambda/sdk'))
       .getDurableEntry(w.functions.get('fn'))
       .execute(first, {}, { logSink: () => {} });
-    await new Promise((r) => setTimeout(r, 20));
+    // The body runs only once its START is durable.
+    await until(() => keys.length === 1, 30_000);
     const run = await w.runUntilDone(runId);
     expect(run.status).toBe('SUCCEEDED');
     expect(keys).toEqual([`${runId}:1:1`, `${runId}:1:2`]);

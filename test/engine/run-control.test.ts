@@ -1,6 +1,6 @@
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness, until } from '../support/harness';
 
 describe('run control', () => {
   it('retries a failed run: completed steps are kept, the failed step gets attempts whose numbers continue', async () => {
@@ -67,7 +67,7 @@ describe('run control', () => {
   });
 
   it('fences out an invocation that is running when its run is cancelled: it writes nothing more', async () => {
-    let release = () => {};
+    let release: (() => void) | undefined;
     const handler = withDurableExecution(async (_e, ctx) => {
       await ctx.step('slow', () => new Promise<void>((r) => (release = r)));
       await ctx.step('after', async () => 1);
@@ -75,9 +75,9 @@ describe('run control', () => {
     const h = new Harness(handler);
     await h.start();
     const running = h.invoke();
-    await new Promise((r) => setTimeout(r, 5));
+    await until(() => release !== undefined, 30_000);
     await h.engine.cancelRun(h.runId);
-    release();
+    release?.();
     expect(await running).toEqual({ type: 'fenced' });
     // Only the START written before the cancel: the step's outcome and the next step never land.
     const steps = (await h.operations()).filter((o) => o.Type === 'STEP');

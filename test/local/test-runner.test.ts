@@ -65,7 +65,7 @@ describe('LocalDurableTestRunner', () => {
       errorMessage: 'nope',
       code: 'step_failed',
     });
-    expect(() => result.getResult()).toThrow(/did not succeed \(FAILED\): SyntaxError: nope/);
+    expect(() => result.getResult()).toThrow(/did not succeed \(FAILED\): StepError: nope/);
   });
 
   it('stops a runaway run that never finishes after maxInvocations', async () => {

@@ -52,11 +52,10 @@ describe('createCallback', () => {
   it('surfaces an outside failure as CallbackExternalError with its message and code', async () => {
     const handler = withDurableExecution(async (_e, ctx) => {
       const [promise] = await ctx.createCallback('pay');
-      return promise.catch((error: CallbackExternalError) => ({
-        name: error.name,
-        message: error.message,
-        code: error.code,
-      }));
+      return promise.catch((e) => {
+        const error = e as CallbackExternalError;
+        return { name: error.name, message: error.message, code: error.code };
+      });
     });
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const running = runner.run();
@@ -92,7 +91,7 @@ describe('createCallback', () => {
   it('stays alive while heartbeats arrive within the heartbeat timeout, and times out when they stop', async () => {
     const handler = withDurableExecution(async (_e, ctx) => {
       const [promise] = await ctx.createCallback('job', { heartbeatTimeout: { minutes: 10 } });
-      return promise.catch((error: Error) => `failed: ${error.name}`);
+      return promise.catch((error) => `failed: ${(error as Error).name}`);
     });
     const h = new Harness(handler);
     await h.start();
@@ -237,7 +236,7 @@ describe('waitForCallback', () => {
         () => ctx.waitForCallback('d', 'nope' as never),
         () => ctx.createCallback(7 as never),
       ]) {
-        await call().catch((e: { field: string }) => errors.push(e.field));
+        await call().catch((e) => errors.push((e as { field: string }).field));
       }
       return errors;
     });

@@ -1,7 +1,7 @@
 import { FencedError } from '@durable-lambda/protocol';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness, until } from '../support/harness';
 
 describe('checkpointing', () => {
   it('batches the outcomes of steps that finish in the same turn into one write', async () => {
@@ -44,28 +44,34 @@ describe('checkpointing', () => {
 
   it('stops a stale invocation quietly when a newer one owns the run: it writes nothing more', async () => {
     let release = () => {};
+    let bodies = 0;
     let secondBody = 0;
     const handler = withDurableExecution(async (_e, ctx) => {
-      await ctx.step('slow', () => new Promise<void>((r) => (release = r)));
+      await ctx.step(
+        'slow',
+        () =>
+          new Promise<void>((r) => {
+            bodies++;
+            release = r;
+          }),
+      );
       await ctx.step('second', async () => ++secondBody);
       return 'done';
     });
     const h = new Harness(handler);
     await h.start();
     const stale = h.invoke(1_000);
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => bodies === 1, 30_000);
     // The stale invocation's lease lapses; the safety wake-up starts a newer invocation.
     h.clock.advanceTo((await h.run())?.leaseExpiresAt ?? 0);
-    const fresh = h.invoke();
-    await new Promise((r) => setTimeout(r, 10));
     const writesBefore = h.store.commits.length;
     // The newer invocation found the stale one's attempt started and lost: a retry is due.
-    expect(await fresh).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
+    expect(await h.invoke()).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
     release(); // the stale attempt completes, but its outcome may not be written
     expect(await stale).toEqual({ type: 'fenced' });
     h.clock.advanceTo((await h.run())?.nextWakeAt ?? 0);
     const retry = h.invoke();
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => bodies === 2, 30_000);
     release(); // attempt 2, in the newest invocation
     await retry;
     expect((await h.run())?.result).toBe('"done"');

@@ -42,7 +42,12 @@ describe('invoke', () => {
       }
     });
     const runner = new LocalDurableTestRunner({ handlerFunction: parent }).registerDurableFunction('child', child);
-    expect((await runner.run()).getResult()).toEqual({ name: 'InvokeError', type: 'RangeError', message: 'bad child' });
+    // AWS's shape: errorType is the class; the child's message (not its type) is kept.
+    expect((await runner.run()).getResult()).toEqual({
+      name: 'InvokeError',
+      type: 'InvokeError',
+      message: 'bad child',
+    });
   });
 
   it('fails at once with function_not_found for an unregistered function', async () => {
@@ -60,7 +65,7 @@ describe('invoke', () => {
 
   it('rejects a bad function id at the call', async () => {
     const parent = withDurableExecution(async (_e, ctx) =>
-      ctx.invoke(42 as never).catch((e: { field: string }) => e.field),
+      ctx.invoke(42 as never).catch((e) => (e as { field: string }).field),
     );
     expect((await new LocalDurableTestRunner({ handlerFunction: parent }).run()).getResult()).toBe('functionId');
   });
@@ -69,7 +74,10 @@ describe('invoke', () => {
 describe('invoke through an invoker that cannot tell which functions exist (Lambda)', () => {
   it('fails the invoke with function_not_found when the invoker reports the function missing', async () => {
     const parent = withDurableExecution(async (_e, ctx) =>
-      ctx.invoke('ghost', {}).catch((error: InvokeError) => ({ name: error.name, code: error.code })),
+      ctx.invoke('ghost', {}).catch((e) => {
+        const error = e as InvokeError;
+        return { name: error.name, code: error.code };
+      }),
     );
     const invoker = {
       invoke: async () => {

@@ -1,4 +1,4 @@
-import { StepInterruptedError, StepSemantics, withDurableExecution } from '@durable-lambda/sdk';
+import { StepError, StepSemantics, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
 import { Harness, until } from '../support/harness';
 
@@ -42,7 +42,7 @@ describe('lost invocations', () => {
     expect((await h.op('1'))?.StepDetails?.Attempt).toBe(2);
   });
 
-  it('spends retry budget: a step lost on its last attempt fails with StepInterruptedError', async () => {
+  it('spends retry budget: a step lost on its last attempt fails with a StepError caused by StepInterruptedError', async () => {
     const caught: unknown[] = [];
     const handler = withDurableExecution(async (_e, ctx) => {
       try {
@@ -59,8 +59,10 @@ describe('lost invocations', () => {
     h.clock.advanceTo((await h.run())?.leaseExpiresAt ?? 0);
     await h.invoke();
     expect((await h.run())?.result).toBe('"recovered"');
-    expect(caught[0]).toBeInstanceOf(StepInterruptedError);
-    expect((caught[0] as StepInterruptedError).code).toBe('invocation_lost');
+    // AWS's shape: the handler sees a StepError; its cause is named StepInterruptedError.
+    expect(caught[0]).toBeInstanceOf(StepError);
+    expect(((caught[0] as StepError).cause as Error).name).toBe('StepInterruptedError');
+    expect((caught[0] as StepError).code).toBe('invocation_lost');
   });
 
   it('records an at-most-once attempt START before running its code', async () => {

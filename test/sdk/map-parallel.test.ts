@@ -17,7 +17,7 @@ import { Harness } from '../support/harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Everything observable about a BatchResult, as plain data (errors by class, message, type, code). */
+/** Everything observable about a BatchResult, as plain data (errors by class, message, type, code; AWS's errorType is the class). */
 function summarize(result: BatchResult<unknown>) {
   const error = (e: ChildContextError | undefined) =>
     e && { class: e.constructor.name, message: e.message, errorType: e.errorType, code: e.code };
@@ -254,7 +254,7 @@ describe('map', () => {
     expect(seen[0]?.all[2]?.error).toEqual({
       class: 'ChildContextError',
       message: 'item 2 declined',
-      errorType: 'Declined',
+      errorType: 'ChildContextError',
       code: 'card_declined',
     });
   });
@@ -290,7 +290,7 @@ describe('map', () => {
     expect(seen[1]).toEqual(seen[0]);
     expect(seen[0]?.results).toEqual(['0', '1', '2', '3', '5'].map((d) => d.repeat(100)));
     expect(seen[0]?.errors).toEqual([
-      { class: 'ChildContextError', message: 'declined', errorType: 'Declined', code: 'card_declined' },
+      { class: 'ChildContextError', message: 'declined', errorType: 'ChildContextError', code: 'card_declined' },
     ]);
   });
 
@@ -478,7 +478,7 @@ describe('map', () => {
     expect(result.getResult()).toEqual({
       isChildContextError: true,
       message: 'no 1',
-      errorType: 'Declined',
+      errorType: 'ChildContextError',
       code: 'card_declined',
       same: true,
       errors: ['no 1', 'no 2'],
@@ -635,7 +635,9 @@ describe('parallel', () => {
       status: 'FAILED',
       failed: [0],
       started: [1],
-      errors: [{ class: 'ChildContextError', message: 'branch down', errorType: 'Declined', code: 'card_declined' }],
+      errors: [
+        { class: 'ChildContextError', message: 'branch down', errorType: 'ChildContextError', code: 'card_declined' },
+      ],
     });
     // The in-flight branch was abandoned: the run did not wait for it.
     expect(result.getInvocationCount()).toBe(1);

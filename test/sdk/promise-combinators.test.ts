@@ -2,6 +2,7 @@ import { LocalDurableTestRunner } from '@durable-lambda/local';
 import {
   type DurableContext,
   InvalidArgumentError,
+  PromiseCombinatorError,
   retryPresets,
   type Serdes,
   StepError,
@@ -71,7 +72,7 @@ describe('context.promise.race', () => {
     expect(op.getContextDetails().result).toBe('step');
   });
 
-  it('rejects with the first rejection, as the same StepError live and on replay', async () => {
+  it('rejects with the first rejection as a PromiseCombinatorError (AWS’s), the same live and on replay', async () => {
     const caught: unknown[] = [];
     const handler = withDurableExecution(async (_e, ctx) => {
       const wait = ctx.wait('timer', { seconds: 10 });
@@ -85,14 +86,19 @@ describe('context.promise.race', () => {
     expect(result.getResult()).toBe('done');
     expect(caught).toHaveLength(3);
     for (const error of caught) {
-      expect(error).toBeInstanceOf(StepError);
-      expect(error).toMatchObject({ message: 'card declined', code: 'card_declined', errorType: 'PaymentDeclined' });
-      expect(((error as Error).cause as Error).name).toBe('PaymentDeclined');
+      expect(error).toBeInstanceOf(PromiseCombinatorError);
+      expect(error).toMatchObject({
+        message: 'card declined',
+        code: 'card_declined',
+        errorType: 'PromiseCombinatorError',
+      });
+      // The rejection (the step's StepError) is the cause, rebuilt from storage.
+      expect((error as Error).cause).toBeInstanceOf(StepError);
     }
-    expect((caught[2] as Error).stack).toBe((caught[0] as Error).stack);
+    expect(caught[2]).toEqual(caught[0]);
     const race = runner.getOperationById('3');
     expect(race.getStatus()).toBe('FAILED');
-    expect(race.getContextDetails().error).toMatchObject({ errorType: 'PaymentDeclined', code: 'card_declined' });
+    expect(race.getContextDetails().error).toMatchObject({ errorType: 'StepError', code: 'card_declined' });
   });
 });
 
@@ -129,7 +135,7 @@ describe('context.promise.all', () => {
     expect((await h.run())?.status).toBe('SUCCEEDED');
   });
 
-  it('rejects with the failed step as a StepError, the same live and on replay', async () => {
+  it('rejects with the failed step’s message and code as a PromiseCombinatorError, the same live and on replay', async () => {
     const caught: unknown[] = [];
     const handler = withDurableExecution(async (_e, ctx) => {
       const ok = ctx.step('ok', async () => 1);
@@ -143,18 +149,18 @@ describe('context.promise.all', () => {
     expect((await runner.run()).getResult()).toBe('done');
     expect(caught).toHaveLength(2);
     for (const error of caught) {
-      expect(error).toBeInstanceOf(StepError);
+      expect(error).toBeInstanceOf(PromiseCombinatorError);
       expect(error).toMatchObject({
-        name: 'StepError',
+        name: 'PromiseCombinatorError',
         message: 'card declined: insufficient funds',
         code: 'card_declined',
-        errorType: 'PaymentDeclined',
+        errorType: 'PromiseCombinatorError',
       });
     }
     expect(runner.getOperation('both').getStatus()).toBe('FAILED');
   });
 
-  it('revives rejections that are not durable errors: built-in classes, fields, plain values', async () => {
+  it('wraps rejections that are not durable errors as AWS does: the message, the type as the cause’s cause', async () => {
     class HttpError extends Error {
       status = 503;
       constructor() {
@@ -171,22 +177,26 @@ describe('context.promise.all', () => {
       return 'done';
     });
     expect((await new LocalDurableTestRunner({ handlerFunction: handler }).run()).getResult()).toBe('done');
+    const typeOf = (error: unknown) => (((error as Error).cause as Error).cause as Error).name;
     for (const error of caught[0] ?? []) {
-      expect(error).toBeInstanceOf(TypeError);
+      expect(error).toBeInstanceOf(PromiseCombinatorError);
       expect((error as Error).message).toBe('not a number');
+      expect(typeOf(error)).toBe('TypeError');
     }
-    // A class of the handler's own cannot be rebuilt: the same Error with its name and fields, live too.
     for (const error of caught[1] ?? []) {
-      expect(error).toBeInstanceOf(Error);
-      expect(error).toMatchObject({ name: 'HttpError', message: 'service unavailable', status: 503 });
+      expect(error).toMatchObject({ name: 'PromiseCombinatorError', message: 'service unavailable' });
+      expect(typeOf(error)).toBe('HttpError');
     }
-    expect(caught[2]).toEqual(['plain reason', 'plain reason']);
+    // A rejection that is not an Error is stored as AWS stores it: "Unknown error".
+    for (const error of caught[2] ?? []) {
+      expect(error).toMatchObject({ name: 'PromiseCombinatorError', message: 'Unknown error' });
+    }
     expect(caught.every((list) => list.length === 2)).toBe(true);
   });
 });
 
 describe('context.promise.allSettled', () => {
-  it('records every outcome; a reason comes back as the same error class live and on replay', async () => {
+  it('records every outcome; a reason comes back as an Error with its name, message and code, live and on replay', async () => {
     const seen: PromiseSettledResult<unknown>[][] = [];
     const handler = withDurableExecution(async (_e, ctx) => {
       const results = await ctx.promise.allSettled('settled', [
@@ -209,8 +219,9 @@ describe('context.promise.allSettled', () => {
       expect(results[2]).toEqual({ status: 'fulfilled', value: undefined });
       const rejected = results[1] as PromiseRejectedResult;
       expect(rejected.status).toBe('rejected');
-      expect(rejected.reason).toBeInstanceOf(StepError);
-      expect(rejected.reason).toMatchObject({ message: 'card declined', code: 'card_declined' });
+      // AWS's error-aware serdes: a plain Error with the reason's name and message (our code too).
+      expect(rejected.reason).toBeInstanceOf(Error);
+      expect(rejected.reason).toMatchObject({ name: 'StepError', message: 'card declined', code: 'card_declined' });
     }
     expect(runner.getOperation('settled').getOperationData().SubType).toBe('PromiseAllSettled');
   });
@@ -232,7 +243,7 @@ describe('context.promise.any', () => {
     });
   });
 
-  it('rejects with an AggregateError of every rejection, the same live and on replay', async () => {
+  it('rejects like AWS’s: a PromiseCombinatorError caused by the AggregateError, the same live and on replay', async () => {
     const caught: unknown[] = [];
     const handler = withDurableExecution(async (_e, ctx) => {
       caught.push(
@@ -245,12 +256,10 @@ describe('context.promise.any', () => {
     expect((await runner.run()).getResult()).toBe('done');
     expect(caught).toHaveLength(2);
     for (const error of caught) {
-      expect(error).toBeInstanceOf(AggregateError);
-      expect((error as AggregateError).message).toBe('All promises were rejected');
-      const errors = (error as AggregateError).errors;
-      expect(errors).toHaveLength(2);
-      expect(errors.every((e) => e instanceof StepError)).toBe(true);
-      expect(errors.map((e: Error) => e.message)).toEqual(['first', 'second']);
+      expect(error).not.toBeInstanceOf(AggregateError);
+      expect(error).toBeInstanceOf(PromiseCombinatorError);
+      expect(error).toMatchObject({ message: 'All promises were rejected', code: 'promise_combinator_failed' });
+      expect((((error as Error).cause as Error).cause as Error).name).toBe('AggregateError');
     }
     expect(runner.getOperation('any').getContextDetails().error).toMatchObject({
       errorType: 'AggregateError',
@@ -285,12 +294,12 @@ describe('combinator arguments', () => {
     expect(runner.getOperation('next').getId()).toBe('2');
   });
 
-  it('gives an empty all, allSettled and any their native outcomes', async () => {
+  it('gives an empty all and allSettled their native outcomes; an empty any rejects as AWS’s does', async () => {
     const handler = withDurableExecution(async (_e, ctx) => {
       const all = await ctx.promise.all([]);
       const settled = await ctx.promise.allSettled([]);
       const any = await thrown(() => ctx.promise.any([]));
-      return [all, settled, any instanceof AggregateError];
+      return [all, settled, any instanceof PromiseCombinatorError];
     });
     expect((await new LocalDurableTestRunner({ handlerFunction: handler }).run()).getResult()).toEqual([[], [], true]);
   });

@@ -69,7 +69,8 @@ describe('replay', () => {
     for (const error of caught) {
       expect(error).toBeInstanceOf(StepError);
       expect(error.message).toBe('card declined');
-      expect(error.errorType).toBe('PaymentDeclined');
+      // AWS's shape: errorType is the class; the original type is the cause's name.
+      expect(error.errorType).toBe('StepError');
       expect(error.code).toBe('card_declined');
       expect((error.cause as Error).name).toBe('PaymentDeclined');
     }
@@ -89,7 +90,9 @@ describe('replay', () => {
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const result = await runner.run();
     expect(result.getStatus()).toBe('FAILED');
-    expect(result.getError()).toMatchObject({ errorType: 'TypeError', errorMessage: 'bad', code: 'step_failed' });
+    // As on AWS: the run's error is the uncaught StepError.
+    expect(result.getError()).toMatchObject({ errorType: 'StepError', errorMessage: 'bad', code: 'step_failed' });
+    expect(runner.getOperation('boom').getStepDetails().error).toMatchObject({ errorType: 'TypeError' });
     expect(runner.getOperation('boom').getStepDetails().attempt).toBe(2);
   });
 
@@ -133,7 +136,8 @@ describe('replay', () => {
           throw new RangeError('out of range');
         });
       } catch (error) {
-        seen.push(`${(error as Error).name}:${(error as StepError).errorType}:${(error as Error).message}`);
+        const cause = (error as Error).cause as Error;
+        seen.push(`${(error as Error).name}:${(cause.cause as Error).name}:${(error as Error).message}`);
       }
       await ctx.wait({ seconds: 1 });
     });

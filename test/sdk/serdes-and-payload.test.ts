@@ -82,7 +82,8 @@ describe('error types of our own failures', () => {
         for (const value of [10n, 'z'.repeat(300)]) {
           await ctx
             .step(async () => value, { retry: { maxAttempts: 1 } })
-            .catch((e: StepError) => types.push(e.errorType));
+            // AWS's shape: a StepError whose cause carries the original error's type.
+            .catch((e) => types.push(((e as StepError).cause as Error).name));
         }
         return types;
       },

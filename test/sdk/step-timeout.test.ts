@@ -34,9 +34,12 @@ describe('step timeout', () => {
     const handler = withDurableExecution(async (_e, ctx) =>
       ctx.step('stuck', () => new Promise(() => {}), { timeout: { seconds: 1 }, retry: { maxAttempts: 1 } }),
     );
-    const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
+    const runner = new LocalDurableTestRunner({ handlerFunction: handler });
+    const result = await runner.run();
     expect(result.getStatus()).toBe('FAILED');
-    expect(result.getError()).toMatchObject({ code: 'step_timeout', errorType: 'StepTimeoutError' });
+    // As on AWS: the run's error is the uncaught StepError; the step's own record names the timeout.
+    expect(result.getError()).toMatchObject({ code: 'step_timeout', errorType: 'StepError' });
+    expect(runner.getOperation('stuck').getStepDetails().error).toMatchObject({ errorType: 'StepTimeoutError' });
     expect(result.getError()?.errorMessage).toContain('timed out after 1s');
   });
 

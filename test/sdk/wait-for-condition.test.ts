@@ -3,7 +3,7 @@ import {
   createWaitStrategy,
   InvalidArgumentError,
   JitterStrategy,
-  WaitForConditionError,
+  StepError,
   withDurableExecution,
 } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
@@ -95,7 +95,7 @@ describe('waitForCondition', () => {
     expect(offsets(result.getInvocations())).toEqual([0, 1, 2]);
   });
 
-  it('fails with WaitForConditionError (wait_for_condition_exhausted) when the checks are used up', async () => {
+  it('fails with a StepError (wait_for_condition_exhausted, as AWS) when the checks are used up', async () => {
     let checks = 0;
     const caught: unknown[] = [];
     const handler = withDurableExecution(async (_e, ctx) => {
@@ -130,7 +130,8 @@ describe('waitForCondition', () => {
     expect(offsets(result.getInvocations())).toEqual([0, 2, 5, 6]);
     expect(caught).toHaveLength(2);
     for (const error of caught) {
-      expect(error).toBeInstanceOf(WaitForConditionError);
+      // AWS's: the failure is rebuilt from storage as a StepError caused by the strategy's error.
+      expect(error).toBeInstanceOf(StepError);
       expect(error).toMatchObject({
         code: 'wait_for_condition_exhausted',
         message: 'waitForCondition exceeded maximum attempts (3)',
@@ -142,7 +143,7 @@ describe('waitForCondition', () => {
     });
   });
 
-  it('fails with WaitForConditionError carrying the cause when a check throws', async () => {
+  it('fails with a StepError carrying the cause when a check throws (AWS’s class)', async () => {
     const caught: unknown[] = [];
     class Unreachable extends Error {
       code = 'upstream_down';
@@ -172,11 +173,12 @@ describe('waitForCondition', () => {
     // Live after check 2, then on the replay of the last invocation.
     expect(caught).toHaveLength(2);
     for (const error of caught) {
-      expect(error).toBeInstanceOf(WaitForConditionError);
+      // AWS's: the check's error rebuilt from storage, a StepError caused by the original type.
+      expect(error).toBeInstanceOf(StepError);
       expect(error).toMatchObject({
         message: 'status endpoint unreachable',
         code: 'upstream_down',
-        errorType: 'Unreachable',
+        errorType: 'StepError',
       });
       expect(((error as Error).cause as Error).name).toBe('Unreachable');
     }
@@ -234,8 +236,9 @@ describe('waitForCondition', () => {
     // Checks at 0, 10 and 20 s; one at 30 s would be past 25 s.
     expect(checks).toBe(3);
     expect(result.getStatus()).toBe('FAILED');
+    // As on AWS: the run's error is the uncaught StepError (the check's record names the cause).
     expect(result.getError()).toMatchObject({
-      errorType: 'WaitForConditionExhaustedError',
+      errorType: 'StepError',
       code: 'wait_for_condition_exhausted',
     });
   });

@@ -113,7 +113,8 @@ describe('withRetry', () => {
     expect(caught).toHaveLength(2);
     for (const error of caught) {
       expect(error).toBeInstanceOf(StepError);
-      expect(error).toMatchObject({ message: 'failed attempt 3', errorType: 'Error', code: 'step_failed' });
+      // The last attempt's StepError (AWS's errorType: the class).
+      expect(error).toMatchObject({ message: 'failed attempt 3', errorType: 'StepError', code: 'step_failed' });
     }
     expect(runner.getOperation('flaky').getStatus()).toBe('FAILED');
   });

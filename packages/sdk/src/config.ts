@@ -1,71 +1,11 @@
-import type { DurableBackend } from '@durable-lambda/protocol';
 import { type Duration, describe, durationToMs, ONE_DAY_MS } from './duration';
-import { InvalidArgumentError } from './errors';
-import type { LogSink } from './logger';
-import type { RetryPolicy, RetryStrategy } from './retry';
-import type { Serdes } from './serdes';
+import { InvalidArgumentError } from './errors/invalid-argument';
+import type { Serdes } from './types/serdes';
+import { StepSemantics } from './types/step';
 
-/** How often a step's code may run per attempt (compat with AWS's SDK). */
-export const StepSemantics = {
-  /** The default: the code may run again if the invocation dies before its result is stored. */
-  AtLeastOncePerRetry: 'AT_LEAST_ONCE_PER_RETRY',
-  /** The attempt's start is stored first; a lost attempt is never re-run, it fails. */
-  AtMostOncePerRetry: 'AT_MOST_ONCE_PER_RETRY',
-} as const;
-/** One of {@link StepSemantics}. */
-export type StepSemantics = (typeof StepSemantics)[keyof typeof StepSemantics];
-
-/** Retry, timeout and semantics settings shared by a step and a function's defaults. */
-export interface StepDefaults {
-  /** A compat retry strategy (`createRetryStrategy`, a preset, or your own function). */
-  retryStrategy?: RetryStrategy;
-  /** Ours: a plain retry policy; fields left out keep the default strategy's values. */
-  retry?: RetryPolicy;
-  /** Ours: the longest one attempt may run (at most 24 h); then it fails with `step_timeout`. */
-  timeout?: Duration;
-  /** Defaults to `AtLeastOncePerRetry`. */
-  semantics?: StepSemantics;
-}
-
-/** Configuration of one step. */
-export interface StepConfig<T> extends StepDefaults {
-  /** How the result is stored; JSON by default. */
-  serdes?: Serdes<T>;
-}
-
-/** Configuration of a child context. */
-export interface ChildContextConfig<T> {
-  /** How the result is stored; JSON by default. */
-  serdes?: Serdes<T>;
-  /** A label kept with the operation (compat). */
-  subType?: string;
-}
-
-/** Configuration of `withDurableExecution`. */
-export interface DurableExecutionConfig extends StepDefaults {
-  /**
-   * Where runs live. Left out, the production backend (DynamoDB, EventBridge Scheduler, Lambda)
-   * is loaded from `@durable-lambda/aws` and configured from the environment.
-   */
-  backend?: DurableBackend;
-  /** Waits and backoffs due within this many ms sleep in-process instead of suspending. Default 5000. */
-  inProcessWaitMs?: number;
-  /**
-   * Opt-in, trading a guarantee for a write: an at-least-once step's START is written only once
-   * the attempt has run this long (ms). Left out (the default), every attempt's START is durable
-   * before its code runs, so an invocation lost inside any step is a failed attempt of that step
-   * (`invocation_lost`) and the next attempt gets a new number and idempotency key. With
-   * `lazyStartMs`, a crash inside a step shorter than it re-runs the same attempt with the same
-   * key and spends no retry budget (once per run: after a lost invocation, starts are eager).
-   * The default costs no extra write request per step on DynamoDB (a step's outcome rides with
-   * the next step's START), only the START's item in that transaction.
-   */
-  lazyStartMs?: number;
-  /** Largest serialized result of a step, context or run, in bytes. Default 6 MiB. */
-  maxPayloadBytes?: number;
-  /** Where log entries go; one JSON line per entry on stdout by default. */
-  logSink?: LogSink;
-}
+export type { DurableExecutionConfig } from './types/config';
+export type { ChildConfig, ChildContextConfig, StepConfig, StepDefaults } from './types/step';
+export { StepSemantics } from './types/step';
 
 /** Defaults of the runtime knobs. */
 export const RUNTIME_DEFAULTS = {

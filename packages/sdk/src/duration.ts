@@ -1,12 +1,6 @@
-import { InvalidArgumentError } from './errors';
+import { InvalidArgumentError } from './errors/invalid-argument';
 
-/** A span of time in whole units (compat with AWS's SDK). */
-export interface Duration {
-  days?: number;
-  hours?: number;
-  minutes?: number;
-  seconds?: number;
-}
+export type { Duration } from './types/duration';
 
 const UNIT_MS = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1_000 } as const;
 type Unit = keyof typeof UNIT_MS;

@@ -1,21 +1,23 @@
 import type { DurableBackend, DurableInvocation, LambdaContextLike, OpenedInvocation } from '@durable-lambda/protocol';
-import {
-  type DurableExecutionConfig,
-  parseConfigObject,
-  parseNonNegative,
-  parseSemantics,
-  parseTimeout,
-  RUNTIME_DEFAULTS,
-} from './config';
+import { parseConfigObject, parseNonNegative, parseSemantics, parseTimeout, RUNTIME_DEFAULTS } from './config';
+import { runInContext } from './context/active-context';
 import { DurableContextImpl } from './context/durable-context';
-import type { FunctionDefaults } from './context/scope';
-import { Scope } from './context/scope';
-import type { DurableHandler } from './context/types';
-import { ErrorCode, InvalidArgumentError, toErrorObject } from './errors';
+import { type FunctionDefaults, Scope } from './context/scope';
+import { ErrorCode } from './errors/codes';
+import { toErrorObject } from './errors/error-object';
+import { InvalidArgumentError } from './errors/invalid-argument';
 import { jsonLineSink } from './logger';
+import { invocationEndInfo, invocationInfo } from './plugins/invocation-info';
+import { loadConfiguredPlugins, namesPluginModules } from './plugins/loader';
+import { createPluginRunner, type PluginRunner } from './plugins/runner';
 import { resolveRetry } from './retry';
 import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
-import { defaultSerdes, serializeChecked } from './serdes';
+import { defaultSerdes, serializeChecked } from './serdes/checked';
+import type { DurableExecutionConfig } from './types/config';
+import type { DurableHandler } from './types/durable-context';
+import type { DurableExecutionInvocationOutput } from './types/invocation';
+import { InvocationStatus } from './types/operation-enums';
+import type { DurableInstrumentationPlugin } from './types/plugin';
 
 const CONFIG_KEYS = [
   'retryStrategy',
@@ -27,6 +29,8 @@ const CONFIG_KEYS = [
   'lazyStartMs',
   'maxPayloadBytes',
   'logSink',
+  'plugins',
+  'pluginsConfig',
 ] as const;
 
 /** Per-invocation overrides a backend driver (test runner, dev server) may apply. */
@@ -97,10 +101,23 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
     logSink: config.logSink ?? jsonLineSink,
   };
 
+  const plugins = parsePlugins(config.plugins);
+  parseConfigObject(config.pluginsConfig, 'config.pluginsConfig', ['childOperationsDepth']);
+  // Loaded once, at wrap time, as AWS's SDK does; a failure fails each invocation that needs it.
+  // Without modules to load, the runner is ready now and invocations start without a tick's delay.
+  let pluginRunner: PluginRunner | Promise<PluginRunner>;
+  if (namesPluginModules()) {
+    const loading = loadConfiguredPlugins(plugins).then(createPluginRunner);
+    loading.catch(() => {});
+    pluginRunner = loading;
+  } else {
+    pluginRunner = createPluginRunner(plugins ?? []);
+  }
+
   const entry: DurableEntry = {
     settings,
     execute: (invocation, lambdaContext = {}, overrides = {}) =>
-      executeInvocation(handler, defaults, { ...settings, ...overrides }, invocation, lambdaContext),
+      executeInvocation(handler, defaults, { ...settings, ...overrides }, invocation, lambdaContext, pluginRunner),
   };
 
   let backend: Promise<DurableBackend> | undefined;
@@ -141,37 +158,96 @@ export async function finishOpened(opened: OpenedInvocation, result: InvocationR
   }
 }
 
+function parsePlugins(value: unknown): DurableInstrumentationPlugin[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new InvalidArgumentError('config.plugins', 'must be an array of plugins');
+  value.forEach((plugin, i) => {
+    if (plugin === null || typeof plugin !== 'object') {
+      throw new InvalidArgumentError(`config.plugins[${i}]`, 'must be a plugin object');
+    }
+  });
+  return value as DurableInstrumentationPlugin[];
+}
+
 async function executeInvocation<TEvent, TResult>(
   handler: DurableHandler<TEvent, TResult>,
   defaults: FunctionDefaults,
   settings: RuntimeSettings,
   invocation: DurableInvocation,
   lambdaContext: LambdaContextLike,
+  pluginRunner: PluginRunner | Promise<PluginRunner>,
 ): Promise<InvocationResult> {
-  const runtime = new InvocationRuntime(invocation, settings);
-  const context = new DurableContextImpl(new Scope(runtime, defaults, lambdaContext, undefined));
+  let plugin: PluginRunner;
+  try {
+    plugin = pluginRunner instanceof Promise ? await pluginRunner : pluginRunner;
+  } catch (error) {
+    // A plugin the environment names cannot be loaded: the run fails, as on AWS (no retry helps).
+    return {
+      type: 'completed',
+      output: { Status: 'FAILED', Error: toErrorObject(error, ErrorCode.PLUGIN_LOAD_FAILED) },
+    };
+  }
+  const runtime = new InvocationRuntime(invocation, settings, plugin);
+  const root = new Scope(
+    { runtime, defaults, lambdaContext, plugin, makeContext: (scope) => new DurableContextImpl(scope) },
+    undefined,
+  );
+  const context = root.context();
   const serdesContext = { entityId: 'execution', durableExecutionArn: invocation.runId };
-  void (async () => {
-    let event: TEvent;
+  const outcome: { value?: unknown; error?: unknown } = {};
+  let event: TEvent | undefined;
+
+  const drive = async () => {
     try {
-      event = (invocation.input === undefined ? undefined : JSON.parse(invocation.input)) as TEvent;
+      // AWS's SDK hands `{}` to a handler whose run has no input.
+      event = JSON.parse(invocation.input ?? '{}') as TEvent;
     } catch (error) {
+      outcome.error = error;
       await runtime.complete({ Status: 'FAILED', Error: toErrorObject(error, ErrorCode.SERDES_FAILED) });
       return;
     }
     try {
-      const value = await handler(event, context);
+      const value = await handler(event as TEvent, context);
       if (runtime.closed) return;
+      outcome.value = value;
       runtime.markCompleting();
       const result = await serializeChecked(defaultSerdes, value, serdesContext, settings.maxPayloadBytes);
       await runtime.complete({ Status: 'SUCCEEDED', ...(result === undefined ? {} : { Result: result }) });
     } catch (error) {
       if (runtime.closed) return;
+      outcome.error = error;
       runtime.markCompleting();
       await runtime.complete({ Status: 'FAILED', Error: toErrorObject(error, ErrorCode.HANDLER_FAILED) });
     }
-  })();
-  return runtime.result;
+  };
+  // The handler runs as the root context, so operations of a parent context used inside a child
+  // context, a step or a check are recognised and refused.
+  const run = () => runInContext({ contextId: 'root' }, () => void drive());
+
+  if (!plugin.active) {
+    run();
+    return runtime.result;
+  }
+  const startInfo = invocationInfo(invocation, lambdaContext);
+  await plugin.onInvocationStart(startInfo);
+  // The handler starts inside the plugins' wrap (e.g. a tracing span); its outcome is the runtime's.
+  plugin
+    .wrapInvocation(startInfo, () => {
+      run();
+      return runtime.result.then(toAwsOutput);
+    })
+    .catch(() => {});
+  const result = await runtime.result;
+  await plugin.onInvocationEnd(invocationEndInfo(startInfo, runtime.operations(), result, outcome));
+  return result;
+}
+
+/** An invocation's end as AWS's SDK returns it (what `wrapInvocation` hands back). */
+function toAwsOutput(result: InvocationResult): DurableExecutionInvocationOutput {
+  if (result.type === 'completed') return result.output as DurableExecutionInvocationOutput;
+  // An infrastructure fault ends AWS's invocation with a throw (the platform retries it).
+  if (result.type === 'fault') throw result.error;
+  return { Status: InvocationStatus.PENDING };
 }
 
 async function loadProductionBackend(): Promise<DurableBackend> {

@@ -1,12 +1,14 @@
 /**
  * `@durable-lambda/sdk`: write durable handlers for AWS Lambda. A handler author imports from
- * here alone.
+ * here alone. Every export of AWS's `@aws/durable-execution-sdk-js` 2.4.0 is here with the same
+ * name and shape (see test/sdk/aws-surface.test.ts for the comparison).
  */
 
-export type { ChildContextConfig, DurableExecutionConfig, StepConfig, StepDefaults } from './config';
-export { RUNTIME_DEFAULTS, StepSemantics } from './config';
-export type { ChildFunction, DurableContext, DurableHandler, StepContext, StepFunction } from './context/types';
-export type { Duration } from './duration';
+// Transports and invocation input (AWS's)
+export { DurableExecutionApiClient, type LambdaClientLike } from './client/api-client';
+export { DurableExecutionInvocationInputWithClient } from './client/invocation-input';
+export { RUNTIME_DEFAULTS } from './config';
+// Errors
 export {
   BatchCompletionError,
   CallbackError,
@@ -14,62 +16,183 @@ export {
   CallbackSubmitterError,
   CallbackTimeoutError,
   ChildContextError,
+  DurableExecutionClientError,
+  type DurableExecutionClientErrorOptions,
+  DurableExecutionClientErrorScope,
   DurableOperationError,
   DurableRuntimeFault,
   ErrorCode,
+  type ErrorCodeValue,
   InvalidArgumentError,
   InvokeError,
+  isDurableExecutionClientError,
   NonRetriableError,
+  PluginLoadError,
+  PromiseCombinatorError,
   RetryAfterError,
   StepError,
   StepInterruptedError,
   WaitForConditionError,
 } from './errors';
+// The handler wrapper
 export type { DurableEntry, DurableLambdaHandler, RuntimeOverrides } from './handler';
 export { DURABLE_ENTRY, finishOpened, getDurableEntry, withDurableExecution } from './handler';
 export type { RetryableFunc, WithRetryConfig } from './helpers/with-retry';
 export { withRetry } from './helpers/with-retry';
-export type { DurableLogger, LogEntry, LogLevel, LogSink } from './logger';
+export { createWaitStrategy } from './operations/wait-strategy';
+export * from './retry';
+export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';
+export { refreshLogConfig } from './runtime/verbose';
+// Serdes
+export {
+  buildPreview,
+  createClassSerdes,
+  createClassSerdesWithDates,
+  createFileSystemSerdes,
+  defaultSerdes,
+  FieldMatchMode,
+  FileSystemPathEncoding,
+  type FileSystemSerdesConfig,
+  FileSystemSerdesMode,
+  type PreviewConfig,
+  type PreviewField,
+  PreviewMode,
+} from './serdes';
+// Public types (leaf modules) and AWS's enumerations
 export type {
   BatchItem,
   BatchResult,
+  MapConfig,
+  ParallelConfig,
+} from './types/batch';
+export { NestingType } from './types/batch';
+export { BatchItemStatus } from './types/batch-status';
+export type {
+  CreateCallbackConfig,
+  CreateCallbackResult,
+  WaitForCallbackConfig,
+  WaitForCallbackSubmitter,
+  WaitForCallbackSubmitterFunc,
+} from './types/callback';
+export type { AllValues, DurablePromiseCombinators, SettledResults } from './types/combinators';
+export type {
   CompletionConfig,
   CompletionDecision,
   CompletionItemStatus,
   CompletionReason,
   CompletionStatus,
   CustomCompletionConfig,
-  MapConfig,
+  ThresholdCompletionConfig,
+} from './types/completion';
+export { CompletionOutcome, completeBatch, continueBatch } from './types/completion';
+export type { DurableExecutionConfig } from './types/config';
+export type {
+  ChildFunc,
+  ChildFunction,
+  ConcurrencyConfig,
+  ConcurrentExecutionItem,
+  ConcurrentExecutor,
+  DurableContext,
+  DurableExecutionHandler,
+  DurableHandler,
   MapFunc,
   MapFunction,
   NamedParallelBranch,
-  ParallelConfig,
   ParallelFunc,
   ParallelFunction,
-  ThresholdCompletionConfig,
-} from './operations/batch/types';
+} from './types/durable-context';
+export { DurablePromise } from './types/durable-promise';
+export type { Duration } from './types/duration';
+export type {
+  DurableExecutionClient,
+  DurableExecutionInvocationInput,
+  DurableExecutionInvocationOutput,
+} from './types/invocation';
+export type { InvokeConfig } from './types/invoke';
+export type {
+  DurableContextLogger,
+  DurableLogData,
+  DurableLogger,
+  DurableLoggingContext,
+  DurableLogLevelName,
+  LogEntry,
+  LoggerConfig,
+  LogLevel,
+  LogSink,
+} from './types/logger';
 export {
-  BatchItemStatus,
-  CompletionOutcome,
-  completeBatch,
-  continueBatch,
-  NestingType,
-} from './operations/batch/types';
-export type { DurablePromiseCombinators } from './operations/promise-combinators';
+  InvocationStatus,
+  OperationAction,
+  OperationStatus,
+  OperationSubType,
+  OperationType,
+} from './types/operation-enums';
+export type {
+  AttemptEndInfo,
+  AttemptInfo,
+  CustomerFn,
+  CustomerFnResult,
+  DurableInstrumentationPlugin,
+  DurableInstrumentationPluginProvider,
+  DurableInstrumentationPluginType,
+  InvocationBaseInfo,
+  InvocationEndInfo,
+  InvocationInfo,
+  InvokeInfo,
+  OperationChangeInfo,
+  OperationEndInfo,
+  OperationInfo,
+} from './types/plugin';
+export {
+  AttemptEndInfoOutcome,
+  DURABLE_INSTRUMENTATION_PLUGIN_API_VERSION,
+  PluginInvocationStatus,
+  PluginOperationStatus,
+} from './types/plugin';
+export type { AnySerdes, AnySerdesDeserializer, Serdes, SerdesConfig, SerdesContext } from './types/serdes';
+export type {
+  ChildConfig,
+  ChildContextConfig,
+  StepConfig,
+  StepContext,
+  StepDefaults,
+  StepFunc,
+  StepFunction,
+} from './types/step';
+export { StepSemantics } from './types/step';
 export type {
   WaitForConditionCheck,
   WaitForConditionCheckFunc,
   WaitForConditionConfig,
   WaitForConditionContext,
-} from './operations/wait-for-condition';
-export type {
   WaitForConditionDecision,
   WaitForConditionWaitStrategyFunc,
   WaitStrategy,
   WaitStrategyConfig,
-} from './operations/wait-strategy';
-export { createWaitStrategy } from './operations/wait-strategy';
-export * from './retry';
-export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';
-export type { Serdes, SerdesContext } from './serdes';
-export { defaultSerdes } from './serdes';
+} from './types/wait-condition';
+export type {
+  CallbackDetails,
+  CallbackOptions,
+  ChainedInvokeDetails,
+  ChainedInvokeOptions,
+  CheckpointDurableExecutionRequest,
+  CheckpointDurableExecutionResponse,
+  CheckpointUpdatedExecutionState,
+  ContextDetails,
+  ContextOptions,
+  ErrorObject,
+  ExecutionDetails,
+  GetDurableExecutionStateRequest,
+  GetDurableExecutionStateResponse,
+  Operation,
+  OperationUpdate,
+  StepDetails,
+  StepOptions,
+  WaitDetails,
+  WaitOptions,
+  WireOperation,
+  WireStepDetails,
+  WireTimestamp,
+  WireWaitDetails,
+} from './types/wire';
+export { SDK_VERSION } from './version';

@@ -1,30 +1,24 @@
-/** Severity of a log entry. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+import { formatWithOptions } from 'node:util';
+import type {
+  DurableContextLogger,
+  DurableLogger,
+  DurableLogLevelName,
+  LogEntry,
+  LogLevel,
+  LogSink,
+} from './types/logger';
 
-/** One structured log entry. */
-export interface LogEntry {
-  level: LogLevel;
-  message: string;
-  timestamp: string;
-  runId: string;
-  /** The operation that logged, for step loggers. */
-  operationId?: string;
-  /** The step attempt that logged. */
-  attempt?: number;
-  /** Whatever the caller attached. */
-  data?: unknown;
-}
-
-/** Receives log entries; the default writes one JSON line per entry to stdout. */
-export type LogSink = (entry: LogEntry) => void;
-
-/** The structured logger on `DurableContext` and `StepContext`. */
-export interface DurableLogger {
-  debug(message: string, data?: unknown): void;
-  info(message: string, data?: unknown): void;
-  warn(message: string, data?: unknown): void;
-  error(message: string, data?: unknown): void;
-}
+export type {
+  DurableContextLogger,
+  DurableLogData,
+  DurableLogger,
+  DurableLoggingContext,
+  DurableLogLevelName,
+  LogEntry,
+  LoggerConfig,
+  LogLevel,
+  LogSink,
+} from './types/logger';
 
 /** Writes each entry as one JSON line, the format CloudWatch Logs Insights reads. */
 export const jsonLineSink: LogSink = (entry) => {
@@ -37,20 +31,75 @@ export const jsonLineSink: LogSink = (entry) => {
   process.stdout.write(`${line}\n`);
 };
 
+const LEVELS: Readonly<Record<DurableLogLevelName, LogLevel>> = {
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+const plain = (value: unknown): unknown =>
+  value instanceof Error ? { name: value.name, message: value.message } : value;
+
 /**
- * Builds a logger. `enabled` is asked at each call, so a context logger stays silent while the
- * invocation replays and speaks once it reaches new work.
+ * One entry from a call's arguments: `(message, data?)` as before; other shapes (AWS-style
+ * `console` arguments) keep the first string as the message and the rest as data.
+ */
+function entryOf(level: LogLevel, params: readonly unknown[], base: Omit<LogEntry, 'level' | 'message' | 'timestamp'>) {
+  const [first, ...rest] = params;
+  const message =
+    typeof first === 'string' ? first : formatWithOptions({ breakLength: Number.POSITIVE_INFINITY }, first);
+  const entry: LogEntry = { level, message, timestamp: new Date().toISOString(), ...base };
+  if (rest.length === 1 && rest[0] !== undefined) entry.data = plain(rest[0]);
+  else if (rest.length > 1) entry.data = rest.map(plain);
+  return entry;
+}
+
+/**
+ * Builds the SDK's own logger. `enabled` is asked at each call; `context` adds the fields of
+ * instrumentation plugins (`enrichLogContext`).
  */
 export function createLogger(
   sink: LogSink,
   base: { runId: string; operationId?: string; attempt?: number },
   enabled: () => boolean = () => true,
-): DurableLogger {
-  const emit = (level: LogLevel) => (message: string, data?: unknown) => {
-    if (!enabled()) return;
-    const entry: LogEntry = { level, message, timestamp: new Date().toISOString(), ...base };
-    if (data !== undefined) entry.data = data instanceof Error ? { name: data.name, message: data.message } : data;
-    sink(entry);
+  context: () => Record<string, string | number | boolean> | undefined = () => undefined,
+): DurableLogger & Required<Pick<DurableLogger, 'log'>> {
+  const emit =
+    (level: LogLevel) =>
+    (...params: unknown[]) => {
+      if (!enabled()) return;
+      const entry = entryOf(level, params, base);
+      const extra = context();
+      if (extra) entry.context = extra;
+      sink(entry);
+    };
+  return {
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    log: (level, ...params) => emit(LEVELS[level] ?? 'info')(...params),
   };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}
+
+/**
+ * The logger a context exposes (AWS's mode-aware logger): forwards to `target()` (the custom
+ * logger, or ours), silent while `shouldLog()` is false.
+ */
+export function modeAwareLogger(target: () => DurableLogger, shouldLog: () => boolean): DurableContextLogger {
+  const forward =
+    (method: 'debug' | 'info' | 'warn' | 'error') =>
+    (...params: unknown[]): void => {
+      if (shouldLog()) target()[method](...params);
+    };
+  return {
+    debug: forward('debug'),
+    info: forward('info'),
+    warn: forward('warn'),
+    error: forward('error'),
+    log: (level: DurableLogLevelName, ...params: unknown[]): void => {
+      if (shouldLog()) target().log?.(level, ...params);
+    },
+  };
 }

@@ -1,144 +1,196 @@
 import type { LambdaContextLike } from '@durable-lambda/protocol';
-import type { ChildContextConfig, StepConfig } from '../config';
-import type { Duration } from '../duration';
-import type { DurableLogger } from '../logger';
+import { parseConfigObject } from '../config';
+import { describe } from '../duration';
+import { ErrorCode } from '../errors/codes';
+import { InvalidArgumentError } from '../errors/invalid-argument';
+import { DurableRuntimeFault } from '../errors/runtime-errors';
+import { modeAwareLogger } from '../logger';
 import { runMap } from '../operations/batch/map';
 import { runParallel } from '../operations/batch/parallel';
-import type {
-  BatchResult,
-  MapConfig,
-  MapFunction,
-  NamedParallelBranch,
-  ParallelConfig,
-  ParallelFunction,
-} from '../operations/batch/types';
-import {
-  type CreateCallbackConfig,
-  type CreateCallbackResult,
-  runCreateCallback,
-  runWaitForCallback,
-  type WaitForCallbackConfig,
-  type WaitForCallbackSubmitter,
-} from '../operations/callback';
+import { runCreateCallback, runWaitForCallback } from '../operations/callback';
 import { runChildContext } from '../operations/child-context';
-import { type InvokeConfig, runInvoke } from '../operations/invoke';
-import { createPromiseCombinators, type DurablePromiseCombinators } from '../operations/promise-combinators';
+import { runInvoke } from '../operations/invoke';
+import { createPromiseCombinators } from '../operations/promise-combinators';
 import { runStep } from '../operations/step';
 import { runWait } from '../operations/wait';
-import {
-  runWaitForCondition,
-  type WaitForConditionCheck,
-  type WaitForConditionConfig,
-} from '../operations/wait-for-condition';
+import { runWaitForCondition } from '../operations/wait-for-condition';
+import type { BatchResult } from '../types/batch';
+import type { CreateCallbackResult } from '../types/callback';
+import type { DurablePromiseCombinators } from '../types/combinators';
+import type { DurableContext } from '../types/durable-context';
+import { DurablePromise } from '../types/durable-promise';
+import type {
+  DurableContextLogger,
+  DurableLogData,
+  DurableLogger,
+  DurableLoggingContext,
+  LoggerConfig,
+} from '../types/logger';
+import type { SerdesConfig } from '../types/serdes';
+import { activeContext } from './active-context';
 import type { Scope } from './scope';
-import type { ChildFunction, DurableContext, StepFunction } from './types';
 
-/** The `DurableContext` handed to handlers and child-context functions. */
+const noop = () => {};
+const LOGGER_KEYS = ['customLogger', 'modeAware'] as const;
+const SERDES_KEYS = ['defaultSerdes', 'defaultCallbackDeserializer'] as const;
+const LOG_METHODS = ['error', 'warn', 'info', 'debug'] as const;
+
+/**
+ * The `DurableContext` handed to handlers and child-context functions. Every operation starts
+ * at the call and returns a {@link DurablePromise} of its outcome (AWS's two phases).
+ */
 export class DurableContextImpl implements DurableContext {
+  private combinators: DurablePromiseCombinators | undefined;
+  private contextLogger: DurableContextLogger | undefined;
+
   constructor(private readonly scope: Scope) {}
 
   get runId(): string {
     return this.scope.runtime.invocation.runId;
   }
 
+  get executionContext(): { readonly durableExecutionArn: string } {
+    return { durableExecutionArn: this.runId };
+  }
+
   get lambdaContext(): LambdaContextLike {
     return this.scope.lambdaContext;
   }
 
-  get logger(): DurableLogger {
-    return this.scope.runtime.logger;
+  get logger(): DurableContextLogger {
+    const { scope } = this;
+    this.contextLogger ??= modeAwareLogger(
+      () => scope.customLogger ?? scope.runtime.logger,
+      () => !scope.modeAware || !scope.runtime.replaying,
+    );
+    return this.contextLogger;
   }
 
-  step<T>(name: string | undefined, fn: StepFunction<T>, config?: StepConfig<T>): Promise<T>;
-  step<T>(fn: StepFunction<T>, config?: StepConfig<T>): Promise<T>;
-  step<T>(...args: unknown[]): Promise<T> {
-    return runStep<T>(this.scope, args);
+  get [Symbol.toStringTag](): string {
+    return 'DurableContext';
   }
 
-  wait(name: string | undefined, duration: Duration): Promise<void>;
-  wait(duration: Duration): Promise<void>;
-  wait(...args: unknown[]): Promise<void> {
-    return runWait(this.scope, args);
+  step<T>(...args: unknown[]): DurablePromise<T> {
+    return this.start('step', () => runStep<T>(this.scope, args));
   }
 
-  runInChildContext<T>(name: string | undefined, fn: ChildFunction<T>, config?: ChildContextConfig<T>): Promise<T>;
-  runInChildContext<T>(fn: ChildFunction<T>, config?: ChildContextConfig<T>): Promise<T>;
-  runInChildContext<T>(...args: unknown[]): Promise<T> {
-    return runChildContext<T>(this.scope, args);
+  wait(...args: unknown[]): DurablePromise<void> {
+    return this.start('wait', () => runWait(this.scope, args));
   }
 
-  createCallback<T = string>(
-    name: string | undefined,
-    config?: CreateCallbackConfig<T>,
-  ): Promise<CreateCallbackResult<T>>;
-  createCallback<T = string>(config?: CreateCallbackConfig<T>): Promise<CreateCallbackResult<T>>;
-  createCallback<T = string>(...args: unknown[]): Promise<CreateCallbackResult<T>> {
-    return runCreateCallback<T>(this.scope, args);
+  runInChildContext<T>(...args: unknown[]): DurablePromise<T> {
+    return this.start('runInChildContext', () => runChildContext<T>(this.scope, args));
   }
 
-  waitForCallback<T = string>(
-    name: string | undefined,
-    submitter: WaitForCallbackSubmitter,
-    config?: WaitForCallbackConfig<T>,
-  ): Promise<T>;
-  waitForCallback<T = string>(submitter: WaitForCallbackSubmitter, config?: WaitForCallbackConfig<T>): Promise<T>;
-  waitForCallback<T = string>(...args: unknown[]): Promise<T> {
-    return runWaitForCallback<T>(this.scope, args);
+  createCallback<T = string>(...args: unknown[]): DurablePromise<CreateCallbackResult<T>> {
+    return this.start('createCallback', () => runCreateCallback<T>(this.scope, args));
   }
 
-  waitForCondition<T>(
-    name: string | undefined,
-    check: WaitForConditionCheck<T>,
-    config: WaitForConditionConfig<T>,
-  ): Promise<T>;
-  waitForCondition<T>(check: WaitForConditionCheck<T>, config: WaitForConditionConfig<T>): Promise<T>;
-  waitForCondition<T>(...args: unknown[]): Promise<T> {
-    return runWaitForCondition<T>(this.scope, args);
+  waitForCallback<T = string>(...args: unknown[]): DurablePromise<T> {
+    return this.start('waitForCallback', () => runWaitForCallback<T>(this.scope, args));
   }
 
-  invoke<TInput, TOutput>(
-    name: string,
-    functionId: string,
-    input?: TInput,
-    config?: InvokeConfig<TInput, TOutput>,
-  ): Promise<TOutput>;
-  invoke<TInput, TOutput>(functionId: string, input?: TInput, config?: InvokeConfig<TInput, TOutput>): Promise<TOutput>;
-  invoke<TInput, TOutput>(...args: unknown[]): Promise<TOutput> {
-    return runInvoke<TInput, TOutput>(this.scope, args);
+  waitForCondition<T>(...args: unknown[]): DurablePromise<T> {
+    return this.start('waitForCondition', () => runWaitForCondition<T>(this.scope, args));
   }
 
-  map<TInput, TOutput>(
-    name: string | undefined,
-    items: TInput[],
-    fn: MapFunction<TInput, TOutput>,
-    config?: MapConfig<TInput, TOutput>,
-  ): Promise<BatchResult<TOutput>>;
-  map<TInput, TOutput>(
-    items: TInput[],
-    fn: MapFunction<TInput, TOutput>,
-    config?: MapConfig<TInput, TOutput>,
-  ): Promise<BatchResult<TOutput>>;
-  map<TInput, TOutput>(...args: unknown[]): Promise<BatchResult<TOutput>> {
-    return runMap<TInput, TOutput>(this.scope, args);
+  invoke<TInput, TOutput>(...args: unknown[]): DurablePromise<TOutput> {
+    return this.start('invoke', () => runInvoke<TInput, TOutput>(this.scope, args));
   }
 
-  parallel<TOutput>(
-    name: string | undefined,
-    branches: Array<ParallelFunction<TOutput> | NamedParallelBranch<TOutput>>,
-    config?: ParallelConfig<TOutput>,
-  ): Promise<BatchResult<TOutput>>;
-  parallel<TOutput>(
-    branches: Array<ParallelFunction<TOutput> | NamedParallelBranch<TOutput>>,
-    config?: ParallelConfig<TOutput>,
-  ): Promise<BatchResult<TOutput>>;
-  parallel<TOutput>(...args: unknown[]): Promise<BatchResult<TOutput>> {
-    return runParallel<TOutput>(this.scope, args);
+  map<TInput, TOutput>(...args: unknown[]): DurablePromise<BatchResult<TOutput>> {
+    return this.start('map', () => runMap<TInput, TOutput>(this.scope, args));
   }
 
-  private combinators: DurablePromiseCombinators | undefined;
+  parallel<TOutput>(...args: unknown[]): DurablePromise<BatchResult<TOutput>> {
+    return this.start('parallel', () => runParallel<TOutput>(this.scope, args));
+  }
 
   get promise(): DurablePromiseCombinators {
-    this.combinators ??= createPromiseCombinators(this.scope);
+    // AWS's combinators run through runInChildContext, so misuse is reported under that name.
+    this.combinators ??= createPromiseCombinators(this.scope, (run) => this.start('runInChildContext', run));
     return this.combinators;
+  }
+
+  configureLogger(config: LoggerConfig<DurableLogger>): void {
+    parseConfigObject(config, 'config', LOGGER_KEYS);
+    const { customLogger, modeAware } = config;
+    if (customLogger !== undefined) {
+      const missing = LOG_METHODS.filter(
+        (m) => typeof (customLogger as unknown as Record<string, unknown>)?.[m] !== 'function',
+      );
+      if (customLogger === null || typeof customLogger !== 'object' || missing.length > 0) {
+        throw new InvalidArgumentError(
+          'config.customLogger',
+          `must be a logger with error, warn, info and debug functions, got ${describe(customLogger)}`,
+        );
+      }
+      this.scope.customLogger = customLogger;
+      customLogger.configureDurableLoggingContext?.(this.loggingContext());
+    }
+    if (modeAware !== undefined) {
+      if (typeof modeAware !== 'boolean') {
+        throw new InvalidArgumentError('config.modeAware', `must be a boolean, got ${describe(modeAware)}`);
+      }
+      this.scope.modeAware = modeAware;
+    }
+  }
+
+  configureSerdes(config: SerdesConfig): void {
+    parseConfigObject(config, 'config', SERDES_KEYS);
+    const { defaultSerdes, defaultCallbackDeserializer } = config;
+    if (defaultSerdes !== undefined) {
+      if (typeof defaultSerdes?.serialize !== 'function' || typeof defaultSerdes?.deserialize !== 'function') {
+        throw new InvalidArgumentError('config.defaultSerdes', 'must have serialize and deserialize functions');
+      }
+      this.scope.defaultSerdes = defaultSerdes;
+    }
+    if (defaultCallbackDeserializer !== undefined) {
+      if (typeof defaultCallbackDeserializer?.deserialize !== 'function') {
+        throw new InvalidArgumentError('config.defaultCallbackDeserializer', 'must have a deserialize function');
+      }
+      this.scope.callbackDeserializer = defaultCallbackDeserializer;
+    }
+  }
+
+  /**
+   * Starts an operation unless this context is used where another one runs (AWS's refusal: a
+   * parent context inside a child context, a step or a check). Misuse fails the run with AWS's
+   * message; the operation never settles, as the invocation has ended.
+   */
+  private start<T>(operation: string, run: () => Promise<T>): DurablePromise<T> {
+    const active = activeContext();
+    const own = this.scope.parentId ?? 'root';
+    if (active && active.contextId !== own) {
+      this.scope.runtime.fail(
+        new DurableRuntimeFault(
+          ErrorCode.CONTEXT_MISUSE,
+          `Context usage error in "${operation}": You are using a parent or sibling context instead of the current child context. Expected context ID: "${active.contextId}", but got: "${this.scope.parentId}". When inside runInChildContext(), you must use the child context parameter, not the parent context.`,
+        ),
+      );
+      return new DurablePromise(() => new Promise<T>(noop));
+    }
+    const started = run();
+    // The outcome reaches whoever awaits the DurablePromise; an operation nobody awaits must
+    // not surface as an unhandled rejection.
+    started.catch(noop);
+    return new DurablePromise(() => started);
+  }
+
+  private loggingContext(): DurableLoggingContext {
+    const runtime = this.scope.runtime;
+    const requestId = this.scope.lambdaContext.awsRequestId ?? '';
+    return {
+      getDurableLogData: (): DurableLogData => {
+        const active = activeContext();
+        const data: DurableLogData = { executionArn: runtime.invocation.runId, requestId };
+        if (active && active.contextId !== 'root') {
+          data.operationId = active.contextId;
+          if (active.operationName !== undefined) data.operationName = active.operationName;
+        }
+        if (active?.attempt !== undefined) data.attempt = active.attempt;
+        return data;
+      },
+    };
   }
 }

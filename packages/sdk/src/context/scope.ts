@@ -1,13 +1,34 @@
 import type { LambdaContextLike } from '@durable-lambda/protocol';
-import type { StepSemantics } from '../config';
+import type { PluginRunner } from '../plugins/runner';
 import type { RetrySettings } from '../retry';
 import type { InvocationRuntime } from '../runtime/invocation-runtime';
+import type { DurableContext } from '../types/durable-context';
+import type { DurableLogger } from '../types/logger';
+import type { AnySerdesDeserializer, Serdes } from '../types/serdes';
+import type { StepSemantics } from '../types/step';
 
 /** The function-level defaults every step falls back to, validated once. */
 export interface FunctionDefaults {
   retry: RetrySettings | undefined;
   timeoutMs: number | undefined;
   semantics: StepSemantics | undefined;
+}
+
+/** What every scope of one invocation shares. */
+export interface ScopeServices {
+  readonly runtime: InvocationRuntime;
+  readonly defaults: FunctionDefaults;
+  readonly lambdaContext: LambdaContextLike;
+  readonly plugin: PluginRunner;
+  /** Builds the `DurableContext` of a scope; injected so operations never import the context class. */
+  readonly makeContext: (scope: Scope) => DurableContext;
+}
+
+/** What a child scope takes over from its parent when it is created (AWS's inheritance). */
+interface Inherited {
+  logger: DurableLogger | undefined;
+  serdes: Serdes<unknown> | undefined;
+  callbackDeserializer: AnySerdesDeserializer | undefined;
 }
 
 /**
@@ -17,14 +38,41 @@ export interface FunctionDefaults {
  */
 export class Scope {
   private counter = 0;
+  /** The custom logger set by `configureLogger` (here or on an ancestor before this scope began). */
+  customLogger: DurableLogger | undefined;
+  /** Whether the context logger is silent while replaying (`configureLogger({ modeAware })`). */
+  modeAware = true;
+  /** The default serdes set by `configureSerdes`. */
+  defaultSerdes: Serdes<unknown> | undefined;
+  /** The default callback deserializer set by `configureSerdes`. */
+  callbackDeserializer: AnySerdesDeserializer | undefined;
 
   constructor(
-    readonly runtime: InvocationRuntime,
-    readonly defaults: FunctionDefaults,
-    readonly lambdaContext: LambdaContextLike,
+    readonly services: ScopeServices,
     /** The id of the context operation this scope belongs to; undefined at the root. */
     readonly parentId: string | undefined,
-  ) {}
+    inherited?: Inherited,
+  ) {
+    this.customLogger = inherited?.logger;
+    this.defaultSerdes = inherited?.serdes;
+    this.callbackDeserializer = inherited?.callbackDeserializer;
+  }
+
+  get runtime(): InvocationRuntime {
+    return this.services.runtime;
+  }
+
+  get defaults(): FunctionDefaults {
+    return this.services.defaults;
+  }
+
+  get lambdaContext(): LambdaContextLike {
+    return this.services.lambdaContext;
+  }
+
+  get plugin(): PluginRunner {
+    return this.services.plugin;
+  }
 
   /** The id of the next operation started in this scope. */
   nextId(): string {
@@ -32,8 +80,22 @@ export class Scope {
     return this.parentId === undefined ? String(this.counter) : `${this.parentId}-${this.counter}`;
   }
 
-  /** A scope for the children of the context operation `id`. */
+  /** A scope for the children of the context operation `id`, inheriting this scope's logger and serdes. */
   child(id: string): Scope {
-    return new Scope(this.runtime, this.defaults, this.lambdaContext, id);
+    return new Scope(this.services, id, {
+      logger: this.customLogger,
+      serdes: this.defaultSerdes,
+      callbackDeserializer: this.callbackDeserializer,
+    });
+  }
+
+  /** The `DurableContext` handed to code running in this scope. */
+  context(): DurableContext {
+    return this.services.makeContext(this);
+  }
+
+  /** The serdes for a value without one of its own: the configured default, else `fallback`. */
+  serdesOr<T>(own: Serdes<T> | undefined, fallback: Serdes<T>): Serdes<T> {
+    return own ?? (this.defaultSerdes as Serdes<T> | undefined) ?? fallback;
   }
 }

@@ -1,10 +1,13 @@
-import { type ChildContextConfig, parseConfigObject, parseName, parseSerdes } from '../config';
-import type { DurableContext } from '../context/types';
+import { parseConfigObject, parseName, parseSerdes } from '../config';
 import { describe } from '../duration';
-import { causeChain, ErrorCode, InvalidArgumentError } from '../errors';
+import { ErrorCode } from '../errors/codes';
+import { causeChain } from '../errors/error-object';
+import { InvalidArgumentError } from '../errors/invalid-argument';
 import { isFunction, splitNamed } from '../operations/arguments';
 import { readRecordedRejection, recordRejection } from '../operations/recorded-errors';
 import { type ResolvedRetry, type RetryStrategy, resolveRetry } from '../retry';
+import type { DurableContext } from '../types/durable-context';
+import type { ChildContextConfig } from '../types/step';
 
 /**
  * What {@link withRetry} runs on each attempt (compat with AWS's SDK): any block of durable

@@ -1,6 +1,6 @@
 import { parseName } from '../config';
 import { describe } from '../duration';
-import { InvalidArgumentError } from '../errors';
+import { InvalidArgumentError } from '../errors/invalid-argument';
 
 /**
  * Splits `(name?, main, config?)` the way every operation accepts them: when the first argument

@@ -1,44 +1,31 @@
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
 import { parseConfigObject, parseName } from '../config';
 import type { Scope } from '../context/scope';
-import type { StepContext } from '../context/types';
 import { type Duration, describe, durationToMs, ONE_YEAR_MS } from '../duration';
+import { ErrorCode, withCode } from '../errors/codes';
 import {
   CallbackExternalError,
   CallbackSubmitterError,
   CallbackTimeoutError,
-  ErrorCode,
-  InvalidArgumentError,
-  operationError,
+  ChildContextError,
+  type DurableOperationError,
   StepError,
-} from '../errors';
-import type { RetryStrategy } from '../retry';
-import { deserializeChecked, type Serdes } from '../serdes';
+} from '../errors/durable-errors';
+import { InvalidArgumentError } from '../errors/invalid-argument';
+import { deserializeChecked } from '../serdes/checked';
+import type {
+  CreateCallbackConfig,
+  CreateCallbackResult,
+  WaitForCallbackConfig,
+  WaitForCallbackSubmitter,
+} from '../types/callback';
+import { DurablePromise } from '../types/durable-promise';
+import { OperationSubType } from '../types/operation-enums';
+import type { Serdes } from '../types/serdes';
 import { isFunction, splitNamed } from './arguments';
 import { runContextOperation } from './child-context';
+import { operationEnd, operationStart } from './plugin-hooks';
 import { parentOf } from './step';
-
-/** Configuration of `createCallback` (compat). */
-export interface CreateCallbackConfig<T = string> {
-  /** The longest the callback may wait for its completion (up to a year). */
-  timeout?: Duration;
-  /** The callback times out unless a heartbeat arrives at least this often. */
-  heartbeatTimeout?: Duration;
-  /** Reads the completion's payload; by default the payload string is returned as is. */
-  serdes?: Pick<Serdes<T>, 'deserialize'>;
-}
-
-/** `[promise, callbackId]`: the promise settles when the callback is completed from outside. */
-export type CreateCallbackResult<T = string> = [Promise<T>, string];
-
-/** Hands a callback id to an outside system; runs as a step with retries. */
-export type WaitForCallbackSubmitter = (callbackId: string, context: StepContext) => Promise<void> | void;
-
-/** Configuration of `waitForCallback` (compat). */
-export interface WaitForCallbackConfig<T = string> extends CreateCallbackConfig<T> {
-  /** Retries of the submitter step. */
-  retryStrategy?: RetryStrategy;
-}
 
 const CALLBACK_KEYS = ['timeout', 'heartbeatTimeout', 'serdes'] as const;
 
@@ -49,7 +36,8 @@ interface CallbackPlan<T> {
   name: string | undefined;
   timeoutSeconds: number | undefined;
   heartbeatSeconds: number | undefined;
-  deserialize: Pick<Serdes<T>, 'deserialize'>;
+  /** The config's own deserializer; else the context's default, else the payload string. */
+  deserialize: Pick<Serdes<T>, 'deserialize'> | undefined;
 }
 
 function planCallback<T>(name: string | undefined, config: unknown, keys: readonly string[]): CallbackPlan<T> {
@@ -64,8 +52,12 @@ function planCallback<T>(name: string | undefined, config: unknown, keys: readon
     name,
     timeoutSeconds: seconds(c.timeout, 'config.timeout'),
     heartbeatSeconds: seconds(c.heartbeatTimeout, 'config.heartbeatTimeout'),
-    deserialize: c.serdes ?? (passThrough as unknown as Pick<Serdes<T>, 'deserialize'>),
+    deserialize: c.serdes,
   };
+}
+
+function deserializerOf<T>(scope: Scope, plan: CallbackPlan<T>): Serdes<T> {
+  return (plan.deserialize ?? scope.callbackDeserializer ?? passThrough) as Serdes<T>;
 }
 
 /** `(name?, config?)`: the name is present when the first argument is a string or undefined. */
@@ -87,13 +79,17 @@ function splitOptionalName(args: readonly unknown[]): { name: string | undefined
 export async function runCreateCallback<T>(scope: Scope, args: readonly unknown[]): Promise<CreateCallbackResult<T>> {
   const { name, config } = splitOptionalName(args);
   const plan = planCallback<T>(name, config, CALLBACK_KEYS);
-  return createCallback(scope, plan);
+  return createCallback(scope, plan, deserializerOf(scope, plan));
 }
 
-async function createCallback<T>(scope: Scope, plan: CallbackPlan<T>): Promise<CreateCallbackResult<T>> {
+async function createCallback<T>(
+  scope: Scope,
+  plan: CallbackPlan<T>,
+  deserializer: Serdes<T>,
+): Promise<CreateCallbackResult<T>> {
   const id = scope.nextId();
   const runtime = scope.runtime;
-  let record = runtime.find(id, 'CALLBACK', plan.name);
+  let record = runtime.find(id, 'CALLBACK', plan.name, OperationSubType.CALLBACK);
   if (!record) {
     const options = {
       ...(plan.timeoutSeconds === undefined ? {} : { TimeoutSeconds: plan.timeoutSeconds }),
@@ -102,46 +98,70 @@ async function createCallback<T>(scope: Scope, plan: CallbackPlan<T>): Promise<C
     record = await runtime.checkpoint({
       Id: id,
       Type: 'CALLBACK',
+      SubType: OperationSubType.CALLBACK,
       Action: 'START',
       ...(plan.name === undefined ? {} : { Name: plan.name }),
       ...parentOf(scope),
       CallbackOptions: options,
     });
+    await operationStart(scope, record);
   }
   const callbackId = record.CallbackDetails?.CallbackId ?? '';
-  const settled = settle(scope, record, plan);
-  // Marked handled: the caller may await other work first; a failure still reaches its await.
-  settled.catch(() => {});
-  return [settled, callbackId];
+  const started = record;
+  // AWS's: nothing waits for the callback until its promise is awaited.
+  return [new DurablePromise(() => settle(scope, started, deserializer)), callbackId];
 }
 
-async function settle<T>(scope: Scope, record: Operation, plan: CallbackPlan<T>): Promise<T> {
+async function settle<T>(scope: Scope, record: Operation, deserializer: Serdes<T>): Promise<T> {
   if (record.Status === 'STARTED') await scope.runtime.blockUntil(undefined);
   const d = record.CallbackDetails;
   if (record.Status === 'SUCCEEDED') {
     const context = { entityId: record.Id, durableExecutionArn: scope.runtime.invocation.runId };
     // Tracked: an async serdes is work in progress, not a reason to suspend.
-    return scope.runtime.track(() => deserializeChecked(plan.deserialize as Serdes<T>, d?.Result, context));
+    return scope.runtime.track(() => deserializeChecked(deserializer, d?.Result, context));
   }
-  throw callbackError(d?.Error);
+  const error = callbackError(record.Status === 'TIMED_OUT', d?.Error);
+  await operationEnd(scope, record, error);
+  throw error;
 }
 
-/** The error a handler sees for a callback that ended badly, by its stored code. */
-export function callbackError(stored: ErrorObject | undefined): Error {
-  switch (stored?.ErrorCode) {
-    case ErrorCode.CALLBACK_TIMEOUT:
-      return operationError(CallbackTimeoutError, stored);
-    case ErrorCode.CALLBACK_SUBMITTER_FAILED:
-      return operationError(CallbackSubmitterError, stored);
-    default:
-      return operationError(CallbackExternalError, { ErrorCode: ErrorCode.CALLBACK_FAILED, ...stored });
+/**
+ * The error a handler sees for a callback that ended badly (AWS's): `CallbackTimeoutError` when
+ * it timed out, else `CallbackExternalError`, with the stored message and data and a cause
+ * named after the stored type; our code rides along.
+ */
+function callbackError(timedOut: boolean, stored: ErrorObject | undefined): DurableOperationError {
+  const timeout = timedOut || stored?.ErrorCode === ErrorCode.CALLBACK_TIMEOUT;
+  if (!stored) {
+    return timeout
+      ? withCode(new CallbackTimeoutError('Callback timed out'), ErrorCode.CALLBACK_TIMEOUT)
+      : withCode(new CallbackExternalError('Callback failed'), ErrorCode.CALLBACK_FAILED);
   }
+  const cause = new Error(stored.ErrorMessage);
+  cause.name = stored.ErrorType || 'Error';
+  cause.stack = stored.StackTrace?.join('\n');
+  const error = timeout
+    ? new CallbackTimeoutError(stored.ErrorMessage || 'Callback timed out', cause, stored.ErrorData)
+    : new CallbackExternalError(stored.ErrorMessage || 'Callback failed', cause, stored.ErrorData);
+  return withCode(error, stored.ErrorCode ?? (timeout ? ErrorCode.CALLBACK_TIMEOUT : ErrorCode.CALLBACK_FAILED));
+}
+
+/**
+ * What a waitForCallback's caller sees for its failure (AWS's mapping): callback errors as they
+ * are, a failed submitter step as `CallbackSubmitterError`, anything else as `ChildContextError`.
+ */
+function mapWaitForCallbackError(original: DurableOperationError): DurableOperationError {
+  const type = original.errorType;
+  if (type === 'CallbackTimeoutError' || type === 'CallbackExternalError' || type === 'CallbackError') return original;
+  if (type === 'StepError') return new CallbackSubmitterError(original.message, original);
+  return new ChildContextError(original.message, original);
 }
 
 /**
  * `context.waitForCallback`: createCallback and a submitter step (with its own retries) in one
- * child context. A submitter that used up its retries fails the operation with
- * `CallbackSubmitterError`; it never leaves the run waiting for a callback nobody will send.
+ * child context (AWS's layout: both unnamed inside it). A submitter that used up its retries
+ * fails the operation with `CallbackSubmitterError`; it never leaves the run waiting for a
+ * callback nobody will send.
  */
 export async function runWaitForCallback<T>(scope: Scope, args: readonly unknown[]): Promise<T> {
   const { name, main: submitter, config } = splitNamed<WaitForCallbackSubmitter>(args, isFunction, 'submitter');
@@ -152,32 +172,23 @@ export async function runWaitForCallback<T>(scope: Scope, args: readonly unknown
   }
   const raw = await runContextOperation<string | undefined>(scope, {
     name,
-    subType: 'WaitForCallback',
+    subType: OperationSubType.WAIT_FOR_CALLBACK,
     serdes: passThrough as Serdes<string | undefined>,
-    failure: callbackError,
+    errorMapper: mapWaitForCallbackError,
     body: async (child, childScope) => {
-      const [settled, callbackId] = await createCallback<string>(childScope, {
-        ...plan,
-        name: undefined,
-        deserialize: passThrough,
-      });
+      const [settled, callbackId] = await createCallback<string>(
+        childScope,
+        { ...plan, name: undefined, deserialize: passThrough },
+        passThrough,
+      );
       try {
-        await child.step(
-          'submitter',
-          (stepContext) => submitter(callbackId, stepContext),
-          retryStrategy ? { retryStrategy } : {},
-        );
+        await child.step((stepContext) => submitter(callbackId, stepContext), retryStrategy ? { retryStrategy } : {});
       } catch (error) {
-        const cause = error instanceof StepError ? error : undefined;
-        throw new CallbackSubmitterError(`callback submitter failed: ${(error as Error).message}`, {
-          errorType: cause?.errorType ?? 'Error',
-          code: ErrorCode.CALLBACK_SUBMITTER_FAILED,
-          cause: error,
-        });
+        throw error instanceof StepError ? withCode(error, ErrorCode.CALLBACK_SUBMITTER_FAILED) : error;
       }
       return settled;
     },
   });
   const context = { entityId: 'waitForCallback', durableExecutionArn: scope.runtime.invocation.runId };
-  return scope.runtime.track(() => deserializeChecked(plan.deserialize as Serdes<T>, raw, context));
+  return scope.runtime.track(() => deserializeChecked(deserializerOf(scope, plan), raw, context));
 }

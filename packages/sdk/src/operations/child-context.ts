@@ -1,11 +1,18 @@
 import type { ErrorObject } from '@durable-lambda/protocol';
-import { type ChildContextConfig, parseConfigObject, parseName, parseSerdes } from '../config';
-import { DurableContextImpl } from '../context/durable-context';
+import { parseConfigObject, parseName, parseSerdes } from '../config';
+import { runInContext } from '../context/active-context';
 import type { Scope } from '../context/scope';
-import type { ChildFunction, DurableContext } from '../context/types';
-import { ChildContextError, ErrorCode, operationError, toErrorObject } from '../errors';
-import { defaultSerdes, deserializeChecked, type Serdes, type SerdesContext, serializeChecked } from '../serdes';
+import { describe } from '../duration';
+import { ErrorCode } from '../errors/codes';
+import { type ContextErrorMapper, contextFailure, toErrorObject } from '../errors/error-object';
+import { InvalidArgumentError } from '../errors/invalid-argument';
+import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
+import type { DurableContext } from '../types/durable-context';
+import { OperationSubType } from '../types/operation-enums';
+import type { Serdes, SerdesContext } from '../types/serdes';
+import type { ChildContextConfig } from '../types/step';
 import { isFunction, splitNamed } from './arguments';
+import { operationEnd, operationStart } from './plugin-hooks';
 import { parentOf } from './step';
 
 /** What a CONTEXT operation runs and how it reports. */
@@ -13,13 +20,15 @@ export interface ContextSpec<T> {
   /** A pre-assigned id (from `scope.nextId()`); by default the next id of `scope`. */
   id?: string;
   name: string | undefined;
-  /** Kept with the operation: `Map`, `Parallel`, `WaitForCallback`, … */
+  /** Kept with the operation: `RunInChildContext`, `Map`, `Parallel`, `WaitForCallback`, … */
   subType?: string;
   serdes: Serdes<T>;
   /** The body, given the child context whose operations nest under this one. */
   body: (context: DurableContext, scope: Scope) => Promise<T>;
-  /** The error a handler sees for a stored failure (default: `ChildContextError`). */
+  /** The error a handler sees for a stored failure (default: AWS's, see {@link contextFailure}). */
   failure?: (stored: ErrorObject | undefined) => Error;
+  /** Maps the rebuilt failure (AWS's `errorMapper`); ignored when `failure` is given. */
+  errorMapper?: ContextErrorMapper;
   /** The code stored when the body throws an error without one. */
   failureCode?: string;
 }
@@ -30,7 +39,7 @@ export interface ContextSpec<T> {
  * groups others (child contexts, map, parallel, waitForCallback, combinators) is built on it.
  */
 export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>): Promise<T> {
-  const failure = spec.failure ?? ((stored) => operationError(ChildContextError, stored));
+  const failure = spec.failure ?? ((stored: ErrorObject | undefined) => contextFailure(stored, spec.errorMapper));
   const id = spec.id ?? scope.nextId();
   const runtime = scope.runtime;
   const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
@@ -49,11 +58,17 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   if (record?.Status === 'FAILED') throw failure(record.ContextDetails?.Error);
   // The START rides along with the first child's checkpoint; nothing waits for it alone.
   if (!record) runtime.enqueue({ ...base, Action: 'START' });
+  const info = await operationStart(scope, { ...base, Status: 'STARTED' });
 
   let data: string | undefined;
   try {
     const childScope = scope.child(id);
-    const value = await spec.body(new DurableContextImpl(childScope), childScope);
+    const context = childScope.context();
+    const body = () => spec.body(context, childScope);
+    // The body runs as its own context: a parent context used inside it is refused.
+    const value = await runInContext({ contextId: id, operationName: spec.name }, () =>
+      info ? (scope.plugin.wrapChildContextFn(info, body) as Promise<T>) : body(),
+    );
     data = await runtime.track(() =>
       serializeChecked(spec.serdes, value, serdesContext, runtime.settings.maxPayloadBytes),
     );
@@ -63,23 +78,34 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
       Action: 'FAIL',
       Error: toErrorObject(error, spec.failureCode ?? ErrorCode.CHILD_CONTEXT_FAILED),
     });
-    throw failure(record.ContextDetails?.Error);
+    const seen = failure(record.ContextDetails?.Error);
+    await operationEnd(scope, record, seen);
+    throw seen;
   }
   record = await runtime.checkpoint({ ...base, Action: 'SUCCEED', ...(data === undefined ? {} : { Payload: data }) });
+  await operationEnd(scope, record);
   return read(record.ContextDetails?.Result);
 }
 
+const CHILD_CONFIG_KEYS = ['serdes', 'subType', 'errorMapper', 'summaryGenerator'] as const;
+
 /** `context.runInChildContext(name?, fn, config?)`. */
 export async function runChildContext<T>(scope: Scope, args: readonly unknown[]): Promise<T> {
-  const { name, main: fn, config } = splitNamed<ChildFunction<T>>(args, isFunction, 'fn');
-  parseConfigObject(config, 'config', ['serdes', 'subType']);
+  const { name, main: fn, config } = splitNamed<(context: DurableContext) => Promise<T>>(args, isFunction, 'fn');
+  parseConfigObject(config, 'config', CHILD_CONFIG_KEYS);
   const c = (config ?? {}) as ChildContextConfig<T>;
-  const serdes = parseSerdes<T>(c.serdes, 'config.serdes') ?? (defaultSerdes as Serdes<T>);
-  const subType = parseName(c.subType, 'config.subType');
+  const serdes = scope.serdesOr(parseSerdes<T>(c.serdes, 'config.serdes'), defaultSerdes as Serdes<T>);
+  const subType = parseName(c.subType, 'config.subType') ?? OperationSubType.RUN_IN_CHILD_CONTEXT;
+  for (const key of ['errorMapper', 'summaryGenerator'] as const) {
+    if (c[key] !== undefined && typeof c[key] !== 'function') {
+      throw new InvalidArgumentError(`config.${key}`, `must be a function, got ${describe(c[key])}`);
+    }
+  }
   return runContextOperation(scope, {
     name,
     serdes,
+    subType,
     body: (context) => fn(context),
-    ...(subType === undefined ? {} : { subType }),
+    ...(c.errorMapper === undefined ? {} : { errorMapper: c.errorMapper }),
   });
 }

@@ -1,20 +1,16 @@
-import type { Operation } from '@durable-lambda/protocol';
+import type { ErrorObject, Operation } from '@durable-lambda/protocol';
 import { parseConfigObject, parseName, parseSerdes } from '../config';
 import type { Scope } from '../context/scope';
 import { describe } from '../duration';
-import { ErrorCode, InvalidArgumentError, InvokeError, operationError } from '../errors';
-import { defaultSerdes, deserializeChecked, type Serdes, serializeChecked } from '../serdes';
+import { ErrorCode, withCode } from '../errors/codes';
+import { InvokeError } from '../errors/durable-errors';
+import { InvalidArgumentError } from '../errors/invalid-argument';
+import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
+import type { InvokeConfig } from '../types/invoke';
+import { OperationSubType } from '../types/operation-enums';
+import type { Serdes } from '../types/serdes';
+import { operationStart } from './plugin-hooks';
 import { parentOf } from './step';
-
-/** Configuration of `invoke` (compat). */
-export interface InvokeConfig<TInput, TOutput> {
-  /** How the input is stored and sent; JSON by default. */
-  payloadSerdes?: Serdes<TInput>;
-  /** How the child's result is read; JSON by default. */
-  resultSerdes?: Serdes<TOutput>;
-  /** Accepted for compatibility; not used by this engine. */
-  tenantId?: string;
-}
 
 /**
  * `invoke(name?, functionId, input?, config?)`: as AWS reads it, a string second argument means
@@ -46,14 +42,18 @@ export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly un
   }
   parseConfigObject(config, 'config', ['payloadSerdes', 'resultSerdes', 'tenantId']);
   const c = (config ?? {}) as InvokeConfig<TInput, TOutput>;
-  const payloadSerdes =
-    parseSerdes<TInput>(c.payloadSerdes, 'config.payloadSerdes') ?? (defaultSerdes as Serdes<TInput>);
-  const resultSerdes =
-    parseSerdes<TOutput>(c.resultSerdes, 'config.resultSerdes') ?? (defaultSerdes as Serdes<TOutput>);
+  const payloadSerdes = scope.serdesOr(
+    parseSerdes<TInput>(c.payloadSerdes, 'config.payloadSerdes'),
+    defaultSerdes as Serdes<TInput>,
+  );
+  const resultSerdes = scope.serdesOr(
+    parseSerdes<TOutput>(c.resultSerdes, 'config.resultSerdes'),
+    defaultSerdes as Serdes<TOutput>,
+  );
   const id = scope.nextId();
   const runtime = scope.runtime;
   const serdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
-  let record: Operation | undefined = runtime.find(id, 'CHAINED_INVOKE', name);
+  let record: Operation | undefined = runtime.find(id, 'CHAINED_INVOKE', name, OperationSubType.CHAINED_INVOKE);
   if (!record) {
     // Tracked: an async serdes is work in progress, not a reason to suspend.
     const payload = await runtime.track(() =>
@@ -62,17 +62,31 @@ export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly un
     record = await runtime.checkpoint({
       Id: id,
       Type: 'CHAINED_INVOKE',
+      SubType: OperationSubType.CHAINED_INVOKE,
       Action: 'START',
       ...(name === undefined ? {} : { Name: name }),
       ...parentOf(scope),
       ...(payload === undefined ? {} : { Payload: payload }),
       ChainedInvokeOptions: { FunctionName: functionId, ...(c.tenantId === undefined ? {} : { TenantId: c.tenantId }) },
     });
+    await operationStart(scope, record);
   }
   if (record.Status === 'STARTED') await runtime.blockUntil(undefined);
   if (record.Status === 'SUCCEEDED') {
     const data = record.ChainedInvokeDetails?.Result;
     return runtime.track(() => deserializeChecked(resultSerdes, data, serdesContext));
   }
-  throw operationError(InvokeError, { ErrorCode: ErrorCode.INVOKE_FAILED, ...record.ChainedInvokeDetails?.Error });
+  throw invokeFailure(record.ChainedInvokeDetails?.Error);
+}
+
+/**
+ * The error a handler sees for a failed child run (AWS's): an `InvokeError` with the child's
+ * message and data, caused by a plain Error of that message; the child's code rides along.
+ */
+function invokeFailure(stored: ErrorObject | undefined): InvokeError {
+  const message = stored?.ErrorMessage;
+  const error = stored
+    ? new InvokeError(message || 'Invoke failed', message ? new Error(message) : undefined, stored.ErrorData)
+    : new InvokeError('Invoke failed');
+  return withCode(error, stored?.ErrorCode ?? ErrorCode.INVOKE_FAILED);
 }

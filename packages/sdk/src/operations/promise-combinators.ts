@@ -1,66 +1,16 @@
-import type { ErrorObject } from '@durable-lambda/protocol';
 import { parseName } from '../config';
 import type { Scope } from '../context/scope';
 import { describe } from '../duration';
-import { ChildContextError, ErrorCode, InvalidArgumentError, operationError } from '../errors';
-import { defaultSerdes, type Serdes } from '../serdes';
+import { codeOf, ErrorCode, withCode } from '../errors/codes';
+import { PromiseCombinatorError } from '../errors/durable-errors';
+import { InvalidArgumentError } from '../errors/invalid-argument';
+import { defaultSerdes } from '../serdes/checked';
+import type { DurablePromiseCombinators } from '../types/combinators';
+import type { DurablePromise } from '../types/durable-promise';
+import type { Serdes } from '../types/serdes';
 import { runContextOperation } from './child-context';
-import { type EncodedError, encodeError, readRecordedRejection, recordRejection, reviveError } from './recorded-errors';
 
-/**
- * `context.promise`: durable combinators over operations already started (compat with AWS's
- * SDK). Each is one CONTEXT operation that records the outcome the first time, so a replay
- * returns the same values, the same race winner and the same error, whatever order the
- * underlying operations settle in on replay.
- *
- * Values are stored as JSON (a Date comes back as a string, live too); a rejection comes back
- * as the same class with the same message, code, cause and stack, live and on replay (see
- * {@link recordRejection}).
- */
-export interface DurablePromiseCombinators {
-  /** Like `Promise.all`: every value in order, or the first rejection. */
-  all<P extends readonly PromiseLike<unknown>[] | []>(name: string | undefined, promises: P): Promise<AllValues<P>>;
-  all<P extends readonly PromiseLike<unknown>[] | []>(promises: P): Promise<AllValues<P>>;
-  all<TOutput>(name: string | undefined, promises: readonly PromiseLike<TOutput>[]): Promise<TOutput[]>;
-  all<TOutput>(promises: readonly PromiseLike<TOutput>[]): Promise<TOutput[]>;
-  /** Like `Promise.allSettled`: every outcome in order; reasons are stored and revived as errors. */
-  allSettled<P extends readonly PromiseLike<unknown>[] | []>(
-    name: string | undefined,
-    promises: P,
-  ): Promise<SettledResults<P>>;
-  allSettled<P extends readonly PromiseLike<unknown>[] | []>(promises: P): Promise<SettledResults<P>>;
-  allSettled<TOutput>(
-    name: string | undefined,
-    promises: readonly PromiseLike<TOutput>[],
-  ): Promise<PromiseSettledResult<TOutput>[]>;
-  allSettled<TOutput>(promises: readonly PromiseLike<TOutput>[]): Promise<PromiseSettledResult<TOutput>[]>;
-  /** Like `Promise.any`: the first value, or an `AggregateError` of every rejection. */
-  any<P extends readonly PromiseLike<unknown>[] | []>(
-    name: string | undefined,
-    promises: P,
-  ): Promise<Awaited<P[number]>>;
-  any<P extends readonly PromiseLike<unknown>[] | []>(promises: P): Promise<Awaited<P[number]>>;
-  any<TOutput>(name: string | undefined, promises: readonly PromiseLike<TOutput>[]): Promise<TOutput>;
-  any<TOutput>(promises: readonly PromiseLike<TOutput>[]): Promise<TOutput>;
-  /** Like `Promise.race`: the first outcome, value or rejection. Needs at least one promise. */
-  race<P extends readonly PromiseLike<unknown>[] | []>(
-    name: string | undefined,
-    promises: P,
-  ): Promise<Awaited<P[number]>>;
-  race<P extends readonly PromiseLike<unknown>[] | []>(promises: P): Promise<Awaited<P[number]>>;
-  race<TOutput>(name: string | undefined, promises: readonly PromiseLike<TOutput>[]): Promise<TOutput>;
-  race<TOutput>(promises: readonly PromiseLike<TOutput>[]): Promise<TOutput>;
-}
-
-/**
- * The values of `all` over a tuple or array of promises, position by position. (The overloads
- * with one `TOutput` are AWS's; these infer mixed types, as `Promise.all` does.)
- */
-export type AllValues<P extends readonly unknown[]> = { -readonly [K in keyof P]: Awaited<P[K]> };
-/** The outcomes of `allSettled`, position by position. */
-export type SettledResults<P extends readonly unknown[]> = {
-  -readonly [K in keyof P]: PromiseSettledResult<Awaited<P[K]>>;
-};
+export type { AllValues, DurablePromiseCombinators, SettledResults } from '../types/combinators';
 
 type Kind = keyof DurablePromiseCombinators;
 
@@ -75,39 +25,31 @@ export const PROMISE_COMBINATOR_SUBTYPES: Readonly<Record<Kind, string>> = Objec
 /** The code stored for a rejection that carries no code of its own (e.g. `any`'s AggregateError). */
 export const PROMISE_COMBINATOR_FAILED = ErrorCode.PROMISE_COMBINATOR_FAILED;
 
+/** Starts an operation the way the owning context does (its checks, a DurablePromise). */
+export type StartOperation = <T>(run: () => Promise<T>) => DurablePromise<T>;
+
 /** Builds `context.promise` for the operations of `scope`. */
-export function createPromiseCombinators(scope: Scope): DurablePromiseCombinators {
+export function createPromiseCombinators(scope: Scope, start: StartOperation): DurablePromiseCombinators {
   return {
-    all: (...args: unknown[]) => combine(scope, 'all', args),
-    allSettled: (...args: unknown[]) => combine(scope, 'allSettled', args),
-    any: (...args: unknown[]) => combine(scope, 'any', args),
-    race: (...args: unknown[]) => combine(scope, 'race', args),
+    all: (...args: unknown[]) => start(() => combine(scope, 'all', args)),
+    allSettled: (...args: unknown[]) => start(() => combine(scope, 'allSettled', args)),
+    any: (...args: unknown[]) => start(() => combine(scope, 'any', args)),
+    race: (...args: unknown[]) => start(() => combine(scope, 'race', args)),
   } as DurablePromiseCombinators;
 }
 
-function combine(scope: Scope, kind: Kind, args: readonly unknown[]): Promise<never> {
-  let name: string | undefined;
-  let promises: readonly PromiseLike<unknown>[];
-  try {
-    ({ name, promises } = parseCombinatorArgs(kind, args));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+async function combine(scope: Scope, kind: Kind, args: readonly unknown[]): Promise<unknown> {
+  const { name, promises } = parseCombinatorArgs(kind, args);
   // The id is taken now, at the call, like every operation's.
   return runContextOperation<unknown>(scope, {
     name,
     subType: PROMISE_COMBINATOR_SUBTYPES[kind],
     serdes: kind === 'allSettled' ? settledSerdes : kind === 'all' ? allSerdes : defaultSerdes,
-    body: async () => {
-      try {
-        return await settle(kind, promises);
-      } catch (reason) {
-        throw recordRejection(reason, PROMISE_COMBINATOR_FAILED);
-      }
-    },
-    failure: reviveFailure,
+    body: () => settle(kind, promises),
+    // AWS's: the rejection, rebuilt from storage, is the cause of a PromiseCombinatorError.
+    errorMapper: (original) => new PromiseCombinatorError(original.message, original),
     failureCode: PROMISE_COMBINATOR_FAILED,
-  }) as Promise<never>;
+  });
 }
 
 function settle(kind: Kind, promises: readonly PromiseLike<unknown>[]): Promise<unknown> {
@@ -185,36 +127,35 @@ const allSerdes: Serdes<unknown[]> = {
   },
 };
 
-type StoredSettled = { status: 'fulfilled'; value?: unknown } | { status: 'rejected'; reason: EncodedError };
+/** A rejection reason as `allSettled` stores it (AWS's: an Error keeps its name, message and stack). */
+type StoredReason = { name: string; message: string; stack?: string; code?: string };
 
-/** `allSettled`'s outcomes, with each reason encoded so it revives as the same error. */
+/**
+ * `allSettled`'s outcomes (AWS's error-aware serdes): an Error reason is stored as its name,
+ * message and stack (and our code) and comes back as an Error with those, live and on replay.
+ */
 const settledSerdes: Serdes<PromiseSettledResult<unknown>[]> = {
   serialize(results, context) {
     if (results === undefined) return undefined;
-    const stored: StoredSettled[] = results.map((r) =>
-      r.status === 'fulfilled'
-        ? r.value === undefined
-          ? { status: 'fulfilled' }
-          : { status: 'fulfilled', value: r.value }
-        : { status: 'rejected', reason: encodeError(r.reason) },
-    );
+    const stored = results.map((r) => {
+      if (r.status !== 'rejected' || !(r.reason instanceof Error)) return r;
+      const reason: StoredReason = { message: r.reason.message, name: r.reason.name };
+      if (r.reason.stack !== undefined) reason.stack = r.reason.stack;
+      const code = codeOf(r.reason);
+      if (code !== undefined) reason.code = code;
+      return { ...r, reason };
+    });
     return defaultSerdes.serialize(stored, context) as string | undefined;
   },
   deserialize(data, context) {
-    const stored = defaultSerdes.deserialize(data, context) as StoredSettled[] | undefined;
-    return stored?.map(
-      (r): PromiseSettledResult<unknown> =>
-        r.status === 'fulfilled'
-          ? { status: 'fulfilled', value: r.value }
-          : { status: 'rejected', reason: reviveError(r.reason) },
-    );
+    const stored = defaultSerdes.deserialize(data, context) as PromiseSettledResult<unknown>[] | undefined;
+    return stored?.map((r) => {
+      const reason = (r as { reason?: Partial<StoredReason> }).reason;
+      if (r.status !== 'rejected' || !reason || typeof reason !== 'object' || !reason.message) return r;
+      const error = new Error(reason.message);
+      error.name = reason.name || 'Error';
+      if (reason.stack) error.stack = reason.stack;
+      return { ...r, reason: withCode(error, reason.code) };
+    });
   },
 };
-
-/** A combinator's stored failure, as its caller sees it live and on replay. */
-function reviveFailure(stored: ErrorObject | undefined): Error {
-  const recorded = readRecordedRejection(stored);
-  // The body failed otherwise (e.g. its values could not be serialized): a ChildContextError.
-  // A rejection that is not an Error (`Promise.reject('x')`) is rethrown as it was.
-  return recorded ? (recorded.error as Error) : operationError(ChildContextError, stored);
-}

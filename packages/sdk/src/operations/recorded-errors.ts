@@ -1,28 +1,25 @@
 import type { ErrorObject } from '@durable-lambda/protocol';
+import { ErrorCode, withCode } from '../errors/codes';
 import {
-  AttemptFailure,
-  BatchCompletionError,
   CallbackError,
   CallbackExternalError,
   CallbackSubmitterError,
   CallbackTimeoutError,
   ChildContextError,
   DurableOperationError,
-  DurableRuntimeFault,
-  ErrorCode,
-  InvalidArgumentError,
   InvokeError,
-  NonRetriableError,
-  RetryAfterError,
+  PromiseCombinatorError,
   StepError,
-  StepInterruptedError,
-  toErrorObject,
   WaitForConditionError,
-} from '../errors';
+} from '../errors/durable-errors';
+import { toErrorObject } from '../errors/error-object';
+import { InvalidArgumentError } from '../errors/invalid-argument';
+import { AttemptFailure, DurableRuntimeFault } from '../errors/runtime-errors';
+import { NonRetriableError, RetryAfterError, StepInterruptedError } from '../errors/step-errors';
 
 /**
- * Errors recorded so they revive as the same class on replay: a durable combinator's rejection,
- * a withRetry attempt's failure. Live and replayed code see the same class, message and code.
+ * Errors recorded so they revive as the same class on replay: a withRetry attempt's failure.
+ * Live and replayed code see the same class, message and code.
  */
 
 /**
@@ -36,8 +33,7 @@ export interface EncodedError {
   message?: string;
   code?: string;
   stack?: string;
-  /** DurableOperationError's `errorType` and `errorData`. */
-  errorType?: string;
+  /** DurableOperationError's `errorData`. */
   errorData?: string;
   /** InvalidArgumentError's field, RetryAfterError's delay, AttemptFailure's flag. */
   field?: string;
@@ -52,24 +48,19 @@ export interface EncodedError {
   value?: unknown;
 }
 
-type DurableErrorClass = new (
-  message: string,
-  init: { errorType: string; code: string; cause?: unknown; errorData?: string },
-) => DurableOperationError;
+type DurableErrorClass = new (message?: string, cause?: Error, errorData?: string) => DurableOperationError;
 
 // Most specific first: an error is stored as the first class it is an instance of.
 const DURABLE_CLASSES: ReadonlyArray<readonly [string, DurableErrorClass]> = [
-  ['StepInterruptedError', StepInterruptedError],
   ['StepError', StepError],
   ['CallbackTimeoutError', CallbackTimeoutError],
   ['CallbackExternalError', CallbackExternalError],
   ['CallbackSubmitterError', CallbackSubmitterError],
   ['CallbackError', CallbackError],
   ['ChildContextError', ChildContextError],
-  ['BatchCompletionError', BatchCompletionError],
+  ['PromiseCombinatorError', PromiseCombinatorError],
   ['InvokeError', InvokeError],
   ['WaitForConditionError', WaitForConditionError],
-  ['DurableOperationError', DurableOperationError],
 ];
 
 type PlainErrorClass = new (message?: string, options?: { cause?: unknown }) => Error;
@@ -96,6 +87,7 @@ function kindOf(error: Error): string {
   if (error instanceof RetryAfterError) return 'RetryAfterError';
   if (error instanceof AttemptFailure) return 'AttemptFailure';
   if (error instanceof DurableRuntimeFault) return 'DurableRuntimeFault';
+  if (error instanceof StepInterruptedError) return 'StepInterruptedError';
   if (error instanceof AggregateError) return 'AggregateError';
   for (const [kind, ctor] of NATIVE_CLASSES) if (error instanceof ctor) return kind;
   return 'Error';
@@ -123,7 +115,6 @@ export function encodeError(error: unknown, depth = 0): EncodedError {
   if (typeof code === 'string') out.code = code;
   if (typeof error.stack === 'string') out.stack = error.stack.split('\n').slice(0, MAX_STACK_LINES).join('\n');
   if (error instanceof DurableOperationError) {
-    out.errorType = error.errorType;
     if (error.errorData !== undefined) out.errorData = error.errorData;
   } else {
     const props: Record<string, unknown> = {};
@@ -155,12 +146,7 @@ export function reviveError(stored: EncodedError): unknown {
   const durable = DURABLE_CLASSES.find(([kind]) => kind === stored.kind)?.[1];
   let error: Error;
   if (durable) {
-    error = new durable(message, {
-      errorType: stored.errorType ?? stored.name ?? 'Error',
-      code: stored.code ?? ErrorCode.PROMISE_COMBINATOR_FAILED,
-      ...(options ?? {}),
-      ...(stored.errorData === undefined ? {} : { errorData: stored.errorData }),
-    });
+    error = new durable(message, cause instanceof Error ? cause : undefined, stored.errorData);
   } else {
     switch (stored.kind) {
       case 'InvalidArgumentError':
@@ -183,6 +169,9 @@ export function reviveError(stored: EncodedError): unknown {
       case 'DurableRuntimeFault':
         error = new DurableRuntimeFault(stored.code ?? ErrorCode.PROMISE_COMBINATOR_FAILED, message);
         break;
+      case 'StepInterruptedError':
+        error = new StepInterruptedError('');
+        break;
       case 'AggregateError':
         error = new AggregateError((stored.errors ?? []).map(reviveError), message, options);
         break;
@@ -196,7 +185,11 @@ export function reviveError(stored: EncodedError): unknown {
   const mutable = error as Error & { code?: string };
   mutable.message = message;
   if (stored.name !== undefined) mutable.name = stored.name;
-  if (stored.code !== undefined) mutable.code = stored.code;
+  // A durable error's code is non-enumerable, as everywhere; others keep theirs as they had it.
+  if (stored.code !== undefined) {
+    if (error instanceof DurableOperationError || error instanceof StepInterruptedError) withCode(error, stored.code);
+    else mutable.code = stored.code;
+  }
   if (stored.stack !== undefined) mutable.stack = stored.stack;
   if (cause !== undefined && mutable.cause === undefined) mutable.cause = cause;
   for (const [key, value] of Object.entries(stored.props ?? {})) {
@@ -219,16 +212,13 @@ interface Envelope {
  * rejection, plus `meta`, in ErrorData.
  */
 class RecordedRejection extends DurableOperationError {
+  readonly errorType: string;
   constructor(reason: unknown, fallbackCode: string, meta: unknown) {
     const shown = toErrorObject(reason, fallbackCode);
     const envelope: Envelope = { [ENVELOPE]: encodeError(reason), ...(meta === undefined ? {} : { meta }) };
-    super(shown.ErrorMessage ?? '', {
-      errorType: shown.ErrorType ?? 'Error',
-      code: shown.ErrorCode ?? fallbackCode,
-      errorData: JSON.stringify(envelope),
-    });
-    this.name = 'RecordedRejection';
-    this.stack = shown.StackTrace?.join('\n') ?? '';
+    super(shown.ErrorMessage ?? '', undefined, JSON.stringify(envelope));
+    this.errorType = shown.ErrorType ?? 'Error';
+    withCode(this, shown.ErrorCode ?? fallbackCode);
   }
 }
 
@@ -248,8 +238,11 @@ export function recordRejection(reason: unknown, fallbackCode: string, meta?: un
  * @internal shared with withRetry.
  */
 export function readRecordedRejection(source: unknown): { error: unknown; meta: unknown } | undefined {
+  // A CONTEXT's failure wraps the stored error: the envelope is the first errorData down the chain.
   const data =
-    source instanceof DurableOperationError ? source.errorData : (source as ErrorObject | undefined)?.ErrorData;
+    source instanceof DurableOperationError
+      ? source.toErrorObject().ErrorData
+      : (source as ErrorObject | undefined)?.ErrorData;
   if (typeof data !== 'string' || !data.includes(ENVELOPE)) return undefined;
   let envelope: Partial<Envelope>;
   try {

@@ -1,29 +1,20 @@
 import type { Operation, OperationUpdate } from '@durable-lambda/protocol';
-import {
-  parseConfigObject,
-  parseSemantics,
-  parseSerdes,
-  parseTimeout,
-  type StepConfig,
-  StepSemantics,
-} from '../config';
+import { parseConfigObject, parseSemantics, parseSerdes, parseTimeout } from '../config';
+import { runInContext } from '../context/active-context';
 import type { Scope } from '../context/scope';
-import type { StepContext, StepFunction } from '../context/types';
 import { formatMs } from '../duration';
-import {
-  AttemptFailure,
-  ErrorCode,
-  findInChain,
-  NonRetriableError,
-  operationError,
-  StepError,
-  StepInterruptedError,
-  toErrorObject,
-} from '../errors';
+import { ErrorCode, withCode } from '../errors/codes';
+import { findInChain, storedFailure, toErrorObject, withStackTrace } from '../errors/error-object';
+import { AttemptFailure } from '../errors/runtime-errors';
+import { NonRetriableError, StepInterruptedError } from '../errors/step-errors';
 import { createLogger } from '../logger';
 import { type ResolvedRetry, resolveRetry } from '../retry';
-import { defaultSerdes, deserializeChecked, type Serdes, type SerdesContext, serializeChecked } from '../serdes';
+import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
+import { OperationSubType } from '../types/operation-enums';
+import type { Serdes, SerdesContext } from '../types/serdes';
+import { type StepConfig, type StepContext, type StepFunction, StepSemantics } from '../types/step';
 import { isFunction, splitNamed } from './arguments';
+import { attemptEnd, attemptStart, operationEnd, operationStart } from './plugin-hooks';
 
 const STEP_CONFIG_KEYS = ['retryStrategy', 'retry', 'timeout', 'semantics', 'serdes'] as const;
 
@@ -48,7 +39,7 @@ function planStep<T>(scope: Scope, args: readonly unknown[]): StepPlan<T> {
     retry: resolveRetry({ retryStrategy: c.retryStrategy, retry: c.retry }, scope.defaults.retry, 'config'),
     timeoutMs: parseTimeout(c.timeout, 'config.timeout') ?? scope.defaults.timeoutMs,
     atMostOnce: semantics === StepSemantics.AtMostOncePerRetry,
-    serdes: parseSerdes<T>(c.serdes, 'config.serdes') ?? (defaultSerdes as Serdes<T>),
+    serdes: scope.serdesOr(parseSerdes<T>(c.serdes, 'config.serdes'), defaultSerdes as Serdes<T>),
   };
 }
 
@@ -66,11 +57,12 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
   const base = {
     Id: id,
     Type: 'STEP' as const,
+    SubType: OperationSubType.STEP,
     ...(plan.name === undefined ? {} : { Name: plan.name }),
     ...parentOf(scope),
   };
 
-  let record = runtime.find(id, 'STEP', plan.name);
+  let record = runtime.find(id, 'STEP', plan.name, OperationSubType.STEP);
   for (;;) {
     switch (record?.Status) {
       case 'SUCCEEDED': {
@@ -82,13 +74,9 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
         throw failureFrom(record);
       case 'STARTED': {
         // Started by an invocation that is gone (this one has not run it yet): that attempt
-        // is lost, and it spends retry budget like any failure.
+        // is lost, and it spends retry budget like any failure (AWS's StepInterruptedError).
         const attempt = record.StepDetails?.Attempt ?? 1;
-        const lost = new AttemptFailure(
-          ErrorCode.INVOCATION_LOST,
-          `attempt ${attempt} of step ${label(id, plan.name)} was lost with its invocation`,
-          true,
-        );
+        const lost = withCode(new StepInterruptedError(id, plan.name), ErrorCode.INVOCATION_LOST);
         record = await settleFailure(scope, plan, base, attempt, lost);
         break;
       }
@@ -101,6 +89,8 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
         const outcome = await runAttempt(scope, plan, base, id, attempt, serdesContext);
         if (!outcome.ok) {
           record = await settleFailure(scope, plan, base, attempt, outcome.error);
+          await attemptEnd(scope, record, attempt, outcome.error);
+          if (record.Status === 'FAILED') await operationEnd(scope, record, outcome.error);
           break;
         }
         const succeed: OperationUpdate = {
@@ -110,6 +100,8 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
         };
         if (!runtime.eagerStarts) {
           record = await runtime.checkpoint(succeed);
+          await attemptEnd(scope, record, attempt);
+          await operationEnd(scope, record);
           break;
         }
         // Written behind: the attempt's START is durable, so if this outcome is lost with the
@@ -117,6 +109,16 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
         // outcome rides with the next checkpoint (usually the next step's START, in the same
         // write) and is durable before anything that follows it is, or the invocation ends.
         runtime.enqueue(succeed);
+        if (scope.plugin.active) {
+          const done = {
+            ...base,
+            Status: 'SUCCEEDED',
+            StartTimestamp: runtime.invocation.now(),
+            ...resultOf(outcome.data, attempt),
+          } as Operation;
+          await attemptEnd(scope, done, attempt);
+          await operationEnd(scope, done);
+        }
         return runtime.track(() => deserializeChecked(plan.serdes, outcome.data, serdesContext));
       }
     }
@@ -147,11 +149,28 @@ async function runAttempt<T>(
     attempt,
     idempotencyKey: `${runtime.invocation.runId}:${id}:${attempt}`,
     signal: controller.signal,
-    logger: createLogger(runtime.settings.logSink, { runId: runtime.invocation.runId, operationId: id, attempt }),
+    // A custom logger (configureLogger) gets the step's lines as they are, as in AWS's SDK.
+    logger:
+      scope.customLogger ??
+      createLogger(
+        runtime.settings.logSink,
+        { runId: runtime.invocation.runId, operationId: id, attempt },
+        () => true,
+        () => scope.plugin.enrichLogContext(),
+      ),
   };
   return runtime.track(async () => {
+    const info = await operationStart(scope, { ...base, Status: 'STARTED' }, attempt);
+    await attemptStart(scope, info, attempt);
+    // The step's code runs as its own context: a parent context used inside it is refused.
+    const call = () =>
+      runInContext({ contextId: id, operationName: plan.name, attempt }, () =>
+        info && scope.plugin.active
+          ? scope.plugin.wrapOperationAttemptFn({ ...info, attempt }, () => plan.fn(stepContext))
+          : plan.fn(stepContext),
+      ) as Promise<T> | T;
     try {
-      const value = await withTimeout(runtime, plan.fn, stepContext, controller, plan.timeoutMs, id, plan.name);
+      const value = await withTimeout(runtime, call, stepContext, controller, plan.timeoutMs, id, plan.name);
       const data = await serializeChecked(plan.serdes, value, serdesContext, runtime.settings.maxPayloadBytes);
       return { ok: true, data };
     } catch (error) {
@@ -164,14 +183,14 @@ async function runAttempt<T>(
 
 function withTimeout<T>(
   runtime: Scope['runtime'],
-  fn: StepFunction<T>,
+  call: () => Promise<T> | T,
   context: StepContext,
   controller: AbortController,
   timeoutMs: number | undefined,
   id: string,
   name: string | undefined,
 ): Promise<T> {
-  const run = new Promise<T>((resolve) => resolve(fn(context)));
+  const run = new Promise<T>((resolve) => resolve(call()));
   if (timeoutMs === undefined) return run;
   return new Promise<T>((resolve, reject) => {
     const cancel = runtime.setTimer(timeoutMs, () => {
@@ -207,7 +226,7 @@ async function settleFailure<T>(
   const retriable = !(error instanceof AttemptFailure) || error.retriable;
   const verdict = retriable ? plan.retry(error, attempt) : { retry: false as const };
   const code = findInChain(error, NonRetriableError) ? ErrorCode.NON_RETRIABLE : ErrorCode.STEP_FAILED;
-  const stored = toErrorObject(error, code);
+  const stored = withStackTrace(toErrorObject(error, code), error);
   if (verdict.retry) {
     return scope.runtime.checkpoint({
       ...base,
@@ -219,11 +238,16 @@ async function settleFailure<T>(
   return scope.runtime.checkpoint({ ...base, Action: 'FAIL', Error: stored });
 }
 
-/** The error a handler sees for a failed step, the same live and on replay. */
-function failureFrom(record: Operation): StepError {
-  const stored = record.StepDetails?.Error;
-  const ctor = stored?.ErrorCode === ErrorCode.INVOCATION_LOST ? StepInterruptedError : StepError;
-  return operationError(ctor, stored) as StepError;
+/**
+ * The error a handler sees for a failed step, the same live and on replay: AWS's rebuild from
+ * the stored error (a `StepError` caused by the original, unless it was a durable error itself).
+ */
+function failureFrom(record: Operation): Error {
+  return storedFailure(record.StepDetails?.Error);
+}
+
+function resultOf(data: string | undefined, attempt: number): Pick<Operation, 'StepDetails'> {
+  return { StepDetails: { Attempt: attempt, ...(data === undefined ? {} : { Result: data }) } };
 }
 
 /** `ParentId` for operations of a child scope. */

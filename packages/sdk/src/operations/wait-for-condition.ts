@@ -1,44 +1,33 @@
 import type { ErrorObject, Operation, OperationUpdate } from '@durable-lambda/protocol';
 import { parseConfigObject, parseSerdes } from '../config';
+import { runInContext } from '../context/active-context';
 import type { Scope } from '../context/scope';
 import { describe, durationToMs, formatMs, ONE_YEAR_MS } from '../duration';
-import {
-  DurableRuntimeFault,
-  ErrorCode,
-  InvalidArgumentError,
-  operationError,
-  toErrorObject,
-  WaitForConditionError,
-} from '../errors';
-import { createLogger, type DurableLogger } from '../logger';
-import { defaultSerdes, deserializeChecked, type Serdes, type SerdesContext, serializeChecked } from '../serdes';
+import { ErrorCode } from '../errors/codes';
+import { WaitForConditionError } from '../errors/durable-errors';
+import { storedFailure, toErrorObject } from '../errors/error-object';
+import { InvalidArgumentError } from '../errors/invalid-argument';
+import { DurableRuntimeFault } from '../errors/runtime-errors';
+import { createLogger } from '../logger';
+import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
+import type { Serdes, SerdesContext } from '../types/serdes';
+import type {
+  WaitForConditionCheck,
+  WaitForConditionConfig,
+  WaitForConditionContext,
+  WaitStrategy,
+} from '../types/wait-condition';
 import { isFunction, splitNamed } from './arguments';
+import { attemptEnd, attemptStart, operationEnd, operationStart } from './plugin-hooks';
 import { label, parentOf } from './step';
-import { WaitForConditionExhaustedError, type WaitStrategy, waitStrategyTimeoutMs } from './wait-strategy';
+import { WaitForConditionExhaustedError, waitStrategyTimeoutMs } from './wait-strategy';
 
-/** What a waitForCondition's check receives (compat with AWS's SDK). */
-export interface WaitForConditionContext {
-  /** Logs with the operation's id and the check's attempt. */
-  readonly logger: DurableLogger;
-  /** The number of this check, 1-based. */
-  readonly attempt: number;
-}
-
-/** Checks the condition: gets the current state, returns the new one (compat with AWS's SDK). */
-export type WaitForConditionCheck<T> = (state: T, context: WaitForConditionContext) => Promise<T> | T;
-
-/** Compat alias of {@link WaitForConditionCheck} (AWS's name). */
-export type WaitForConditionCheckFunc<T> = WaitForConditionCheck<T>;
-
-/** Configuration of `context.waitForCondition` (compat with AWS's SDK). */
-export interface WaitForConditionConfig<T> {
-  /** Decides after each check whether to check again and when (see `createWaitStrategy`). */
-  waitStrategy: WaitStrategy<T>;
-  /** The state the first check receives (required; `undefined` is refused, as in AWS's SDK). */
-  initialState: T;
-  /** How the state is stored between checks and as the result; JSON by default. */
-  serdes?: Serdes<T>;
-}
+export type {
+  WaitForConditionCheck,
+  WaitForConditionCheckFunc,
+  WaitForConditionConfig,
+  WaitForConditionContext,
+} from '../types/wait-condition';
 
 /** The SubType a waitForCondition's STEP operation is stored with (AWS's). */
 export const WAIT_FOR_CONDITION_SUBTYPE = 'WaitForCondition';
@@ -63,7 +52,7 @@ interface Plan<T> {
   timeoutMs: number | undefined;
 }
 
-function plan<T>(args: readonly unknown[]): Plan<T> {
+function plan<T>(scope: Scope, args: readonly unknown[]): Plan<T> {
   const { name, main: check, config } = splitNamed<WaitForConditionCheck<T>>(args, isFunction, 'check');
   if (config === undefined) {
     throw new InvalidArgumentError('config', 'is required: { initialState, waitStrategy }');
@@ -84,7 +73,7 @@ function plan<T>(args: readonly unknown[]): Plan<T> {
     check,
     waitStrategy: c.waitStrategy,
     initialState: c.initialState,
-    serdes: parseSerdes<T>(c.serdes, 'config.serdes') ?? (defaultSerdes as Serdes<T>),
+    serdes: scope.serdesOr(parseSerdes<T>(c.serdes, 'config.serdes'), defaultSerdes as Serdes<T>),
     timeoutMs: waitStrategyTimeoutMs(c.waitStrategy),
   };
 }
@@ -104,7 +93,7 @@ type Base = Omit<OperationUpdate, 'Action'>;
  * with the same state and attempt number.
  */
 export async function runWaitForCondition<T>(scope: Scope, args: readonly unknown[]): Promise<T> {
-  const p = plan<T>(args);
+  const p = plan<T>(scope, args);
   const id = scope.nextId();
   const runtime = scope.runtime;
   const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
@@ -133,7 +122,8 @@ export async function runWaitForCondition<T>(scope: Scope, args: readonly unknow
         return runtime.track(() => deserializeChecked(p.serdes, data, serdesContext));
       }
       case 'FAILED':
-        throw operationError(WaitForConditionError, record.StepDetails?.Error);
+        // AWS's: the stored error rebuilt (a check's failure surfaces as a StepError).
+        throw storedFailure(record.StepDetails?.Error, () => new WaitForConditionError('waitForCondition failed'));
       case 'PENDING':
         await runtime.blockUntil(record.StepDetails?.NextAttemptTimestamp);
         record = { ...record, Status: 'READY' };
@@ -175,9 +165,23 @@ async function runCheck<T>(
         : p.initialState;
       const context: WaitForConditionContext = {
         attempt,
-        logger: createLogger(runtime.settings.logSink, { runId: runtime.invocation.runId, operationId: id, attempt }),
+        logger:
+          scope.customLogger ??
+          createLogger(
+            runtime.settings.logSink,
+            { runId: runtime.invocation.runId, operationId: id, attempt },
+            () => true,
+            () => scope.plugin.enrichLogContext(),
+          ),
       };
-      const next = await p.check(state, context);
+      const info = await operationStart(scope, { ...base, Status: 'STARTED' }, attempt);
+      await attemptStart(scope, info, attempt);
+      // The check runs as its own context: a parent context used inside it is refused.
+      const next = await runInContext({ contextId: id, operationName: p.name, attempt }, () =>
+        info
+          ? (scope.plugin.wrapOperationAttemptFn({ ...info, attempt }, () => p.check(state, context)) as T)
+          : p.check(state, context),
+      );
       const data = await serializeChecked(p.serdes, next, serdesContext, runtime.settings.maxPayloadBytes);
       // The strategy sees the state as the next check and a replay will: after serdes (as AWS does).
       return { ok: true, data, state: await deserializeChecked(p.serdes, data, serdesContext) };
@@ -185,27 +189,33 @@ async function runCheck<T>(
       return { ok: false, error };
     }
   });
-  if (!outcome.ok) return fail(scope, base, toErrorObject(outcome.error, WAIT_FOR_CONDITION_FAILED));
+  if (!outcome.ok)
+    return fail(scope, base, attempt, toErrorObject(outcome.error, WAIT_FOR_CONDITION_FAILED), outcome.error);
 
   let decision: unknown;
   try {
     decision = p.waitStrategy(outcome.state, attempt);
   } catch (error) {
     // createWaitStrategy throws when its checks are used up (code wait_for_condition_exhausted).
-    return fail(scope, base, toErrorObject(error, WAIT_FOR_CONDITION_FAILED));
+    return fail(scope, base, attempt, toErrorObject(error, WAIT_FOR_CONDITION_FAILED), error);
   }
   const delayMs = parseDecision(decision);
   const payload = outcome.data === undefined ? {} : { Payload: outcome.data };
-  if (delayMs === undefined) return runtime.checkpoint({ ...base, Action: 'SUCCEED', ...payload });
+  if (delayMs === undefined) {
+    const done = await runtime.checkpoint({ ...base, Action: 'SUCCEED', ...payload });
+    await attemptEnd(scope, done, attempt);
+    await operationEnd(scope, done);
+    return done;
+  }
 
   const elapsedMs = runtime.invocation.now() - firstCheckAt;
   if (p.timeoutMs !== undefined && elapsedMs + delayMs > p.timeoutMs) {
     const exhausted = new WaitForConditionExhaustedError(
       `waitForCondition ${label(id, p.name)} timed out: check ${attempt + 1} would start ${formatMs(elapsedMs + delayMs)} after the first, past timeoutSeconds (${p.timeoutMs / 1000})`,
     );
-    return fail(scope, base, toErrorObject(exhausted));
+    return fail(scope, base, attempt, toErrorObject(exhausted), exhausted);
   }
-  return runtime.checkpoint({
+  const retried = await runtime.checkpoint({
     ...base,
     Action: 'RETRY',
     ...payload,
@@ -216,10 +226,21 @@ async function runCheck<T>(
     },
     StepOptions: { NextAttemptDelaySeconds: delayMs / 1000 },
   });
+  await attemptEnd(scope, retried, attempt);
+  return retried;
 }
 
-function fail(scope: Scope, base: Base, error: ErrorObject): Promise<Operation> {
-  return scope.runtime.checkpoint({ ...base, Action: 'FAIL', Error: error });
+async function fail(
+  scope: Scope,
+  base: Base,
+  attempt: number,
+  error: ErrorObject,
+  thrown: unknown,
+): Promise<Operation> {
+  const record = await scope.runtime.checkpoint({ ...base, Action: 'FAIL', Error: error });
+  await attemptEnd(scope, record, attempt, thrown);
+  await operationEnd(scope, record, thrown);
+  return record;
 }
 
 /**

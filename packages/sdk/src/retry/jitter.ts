@@ -1,17 +1,6 @@
-/**
- * How a computed retry delay is randomized (compat with AWS's SDK). Randomizing spreads the
- * retries of many runs that failed together, so they do not all hit a recovering service at once.
- */
-export const JitterStrategy = {
-  /** Uniform between 0 and the computed delay. */
-  FULL: 'FULL',
-  /** Uniform between half the computed delay and the computed delay. */
-  HALF: 'HALF',
-  /** Exactly the computed delay. */
-  NONE: 'NONE',
-} as const;
-/** One of {@link JitterStrategy}'s values. */
-export type JitterStrategy = (typeof JitterStrategy)[keyof typeof JitterStrategy];
+import { JitterStrategy } from '../types/retry';
+
+export { JitterStrategy } from '../types/retry';
 
 const JITTER_VALUES: readonly string[] = Object.values(JitterStrategy);
 

@@ -1,25 +1,11 @@
 import { describe, durationToMs, ONE_DAY_MS, ONE_YEAR_MS } from '../duration';
 import { findInChain, InvalidArgumentError, NonRetriableError, RetryAfterError } from '../errors';
-import { applyJitter, isJitterStrategy, type JitterStrategy } from './jitter';
+import type { RetryPolicy, RetryStrategy } from '../types/retry';
+import { applyJitter, isJitterStrategy } from './jitter';
 import { DEFAULT_RETRY_CONFIG, DEFAULT_RETRY_STRATEGY } from './presets';
-import { createRetryStrategy, exponentialDelayMs, type RetryStrategy } from './strategy';
+import { createRetryStrategy, exponentialDelayMs } from './strategy';
 
-/**
- * Ours: a plain retry policy object (seed 000). Fields left out keep the default strategy's
- * values: 6 attempts, 5000 ms first delay, 60000 ms at most, ×2, FULL jitter.
- */
-export interface RetryPolicy {
-  /** Total attempts including the first one, 1 to 100. */
-  maxAttempts?: number;
-  /** Delay before the first retry in ms, 0 or more. */
-  initialMs?: number;
-  /** Longest delay between attempts in ms, 0 to 24 hours. */
-  maxMs?: number;
-  /** Factor applied to the delay after each retry, 1 to 10. */
-  multiplier?: number;
-  /** How the computed delay is randomized. */
-  jitter?: JitterStrategy;
-}
+export type { RetryPolicy } from '../types/retry';
 
 /** What to do after a failed attempt: stop, or retry after `delayMs`. */
 export type RetryVerdict = { retry: false } | { retry: true; delayMs: number };

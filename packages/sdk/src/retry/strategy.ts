@@ -1,61 +1,21 @@
 import { type Duration, describe, durationToMs, ONE_DAY_MS } from '../duration';
 import { findInChain, InvalidArgumentError, NonRetriableError, RetryAfterError } from '../errors';
+import type {
+  CommonRetryConfig,
+  ErrorClass,
+  LinearRetryStrategyConfig,
+  RetryStrategy,
+  RetryStrategyConfig,
+} from '../types/retry';
 import { applyJitter, isJitterStrategy, JitterStrategy } from './jitter';
 
-/** What a {@link RetryStrategy} decided after a failed attempt (compat with AWS's SDK). */
-export interface RetryDecision {
-  /** Whether to run another attempt. */
-  shouldRetry: boolean;
-  /** How long to wait before that attempt; left out on a retry, 1 second. */
-  delay?: Duration;
-}
-
-/**
- * Decides whether a failed attempt is retried and after how long (compat with AWS's SDK).
- * `attemptCount` is 1-based: the number of attempts made so far, i.e. the one that just failed.
- */
-export type RetryStrategy = (error: Error, attemptCount: number) => RetryDecision;
-
-/** An error class, matched with `instanceof`; any constructor signature is accepted. */
-export type ErrorClass = abstract new (...args: never[]) => Error;
-
-/** Settings shared by {@link createRetryStrategy} and {@link createLinearRetryStrategy}. */
-interface CommonRetryConfig {
-  /** Total attempts including the first one. */
-  maxAttempts?: number;
-  /** Delay before the first retry. */
-  initialDelay?: Duration;
-  /** Longest delay between attempts. Default `{ minutes: 5 }`. */
-  maxDelay?: Duration;
-  /** How the computed delay is randomized. Default {@link JitterStrategy.FULL}. */
-  jitter?: JitterStrategy;
-  /** Retry errors whose message contains one of these strings or matches one of these patterns. */
-  retryableErrors?: ReadonlyArray<string | RegExp>;
-  /** Retry errors that are instances of one of these classes. */
-  retryableErrorTypes?: ReadonlyArray<ErrorClass>;
-  /** Ours: the source of randomness for jitter, in [0, 1). Default `Math.random`; pass a seeded one in tests. */
-  random?: () => number;
-}
-
-/** Configuration of {@link createRetryStrategy} (compat with AWS's SDK). */
-export interface RetryStrategyConfig extends CommonRetryConfig {
-  /** Total attempts including the first one. Default 3. */
-  maxAttempts?: number;
-  /** Delay before the first retry. Default `{ seconds: 5 }`. */
-  initialDelay?: Duration;
-  /** Factor applied to the delay after each retry, at least 1. Default 2. */
-  backoffRate?: number;
-}
-
-/** Configuration of {@link createLinearRetryStrategy} (compat with AWS's SDK). */
-export interface LinearRetryStrategyConfig extends CommonRetryConfig {
-  /** Total attempts including the first one. Default 6. */
-  maxAttempts?: number;
-  /** Delay before the first retry. Default `{ seconds: 1 }`. */
-  initialDelay?: Duration;
-  /** Added to the delay after each retry. Default `{ seconds: 1 }`. */
-  increment?: Duration;
-}
+export type {
+  ErrorClass,
+  LinearRetryStrategyConfig,
+  RetryDecision,
+  RetryStrategy,
+  RetryStrategyConfig,
+} from '../types/retry';
 
 const DEFAULT_MAX_DELAY: Duration = { minutes: 5 };
 

@@ -9,9 +9,14 @@ import {
   type OperationType,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
-import { DurableRuntimeFault, ErrorCode, toErrorObject } from '../errors';
-import { createLogger, type DurableLogger, type LogSink } from '../logger';
+import { ErrorCode } from '../errors/codes';
+import { toErrorObject } from '../errors/error-object';
+import { DurableRuntimeFault } from '../errors/runtime-errors';
+import { createLogger } from '../logger';
+import { NO_PLUGINS, type PluginRunner } from '../plugins/runner';
+import type { DurableLogger, LogSink } from '../types/logger';
 import { Checkpointer } from './checkpointer';
+import { verboseLog } from './verbose';
 
 /** How an invocation ended, as the backend must handle it. */
 export type InvocationResult =
@@ -65,12 +70,14 @@ export class InvocationRuntime {
    * lazy START; eager starts make every later crash visible, so it spends retry budget).
    */
   readonly eagerStarts: boolean;
-  /** The run's logger for handler code, silent while replaying. */
+  /** The run's own logger (not mode-aware: contexts wrap it), with the plugins' log fields. */
   readonly logger: DurableLogger;
 
   constructor(
     readonly invocation: DurableInvocation,
     readonly settings: RuntimeSettings,
+    /** The function's instrumentation plugins. */
+    readonly plugin: PluginRunner = NO_PLUGINS,
   ) {
     const operations = invocation.operations;
     for (const op of operations) this.ops.set(op.Id, op);
@@ -87,7 +94,12 @@ export class InvocationRuntime {
       () => this.scheduleCheck(),
       () => this.settled,
     );
-    this.logger = createLogger(settings.logSink, { runId: invocation.runId }, () => !this.replaying);
+    this.logger = createLogger(
+      settings.logSink,
+      { runId: invocation.runId },
+      () => true,
+      () => plugin.enrichLogContext(),
+    );
   }
 
   /** True once the invocation has ended; nothing may be written after. */
@@ -100,6 +112,11 @@ export class InvocationRuntime {
     return this.ops.get(id);
   }
 
+  /** Every operation of the run as this invocation knows it now. */
+  operations(): Iterable<Operation> {
+    return this.ops.values();
+  }
+
   /**
    * Looks up the record at `id` for an operation of `type` and `name` about to run. A record of
    * another type or name means the code changed between invocations: the run fails with
@@ -109,8 +126,10 @@ export class InvocationRuntime {
     const op = this.ops.get(id);
     const otherSubType = subType !== undefined && op?.SubType !== undefined && op.SubType !== subType;
     if (op && (op.Type !== type || op.Name !== name || otherSubType)) {
-      const recorded = describeOp(op.Type, op.Name, otherSubType ? op.SubType : undefined);
-      const now = describeOp(type, name, otherSubType ? subType : undefined);
+      // The SubType is named only when it is what tells the two apart.
+      const showSubType = otherSubType && op.Type === type;
+      const recorded = describeOp(op.Type, op.Name, showSubType ? op.SubType : undefined);
+      const now = describeOp(type, name, showSubType ? subType : undefined);
       throw this.fail(
         new DurableRuntimeFault(
           ErrorCode.NON_DETERMINISTIC,
@@ -128,6 +147,7 @@ export class InvocationRuntime {
   /** Checkpoints one update and resolves with the stored operation once durable. */
   async checkpoint(update: OperationUpdate): Promise<Operation> {
     if (this.settled) return never();
+    verboseLog('checkpoint', () => update);
     const op = await this.checkpointer.push(update);
     if (this.settled) return never();
     if (!op)
@@ -211,6 +231,7 @@ export class InvocationRuntime {
   private settle(result: InvocationResult): void {
     if (this.settled) return;
     this.settled = true;
+    verboseLog('invocation ended', () => ({ runId: this.invocation.runId, result: result.type }));
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.waiters.clear();
@@ -251,6 +272,7 @@ export class InvocationRuntime {
         return;
       }
     }
+    verboseLog('suspending', () => ({ runId: this.invocation.runId, waiting: this.waiters.size, earliest }));
     this.settle({ type: 'completed', output: { Status: 'PENDING' } });
   }
 

@@ -1,5 +1,8 @@
-import { BatchCompletionError, ChildContextError, ErrorCode } from '../../errors';
-import { type BatchItem, BatchItemStatus, type BatchResult, type CompletionReason } from './types';
+import { ErrorCode, withCode } from '../../errors/codes';
+import { BatchCompletionError, ChildContextError } from '../../errors/durable-errors';
+import type { BatchItem, BatchResult } from '../../types/batch';
+import { BatchItemStatus } from '../../types/batch-status';
+import type { CompletionReason } from '../../types/completion';
 
 /** The {@link BatchResult} `map` and `parallel` return (AWS's semantics, including its quirks). */
 export class BatchResultImpl<TResult> implements BatchResult<TResult> {
@@ -61,10 +64,7 @@ export class BatchResultImpl<TResult> implements BatchResult<TResult> {
     const first = this.all.find((item) => item.status === BatchItemStatus.FAILED)?.error;
     if (first) throw first;
     if (this.status === BatchItemStatus.FAILED) {
-      throw new BatchCompletionError(`the batch completed with ${this.completionReason}`, {
-        errorType: 'BatchCompletionError',
-        code: ErrorCode.BATCH_FAILED,
-      });
+      throw withCode(new BatchCompletionError(this.completionReason), ErrorCode.BATCH_FAILED);
     }
   }
 
@@ -136,8 +136,7 @@ function reviveError(error: unknown): ChildContextError | undefined {
     ErrorType?: unknown;
     ErrorCode?: unknown;
   };
-  const message = String(e.message ?? e.ErrorMessage ?? 'unknown error');
-  const errorType = String(e.errorType ?? e.ErrorType ?? e.name ?? 'Error');
+  const message = String(e.message ?? e.ErrorMessage ?? 'Child context failed');
   const code = String(e.code ?? e.ErrorCode ?? ErrorCode.CHILD_CONTEXT_FAILED);
-  return new ChildContextError(message, { errorType, code, ...(error instanceof Error ? { cause: error } : {}) });
+  return withCode(new ChildContextError(message, error instanceof Error ? error : undefined), code);
 }

@@ -1,12 +1,12 @@
 import { describe } from '../../duration';
-import { InvalidArgumentError } from '../../errors';
+import { InvalidArgumentError } from '../../errors/invalid-argument';
 import {
   type CompletionDecision,
   type CompletionItemStatus,
   CompletionOutcome,
   type CompletionReason,
   type CompletionStatus,
-} from './types';
+} from '../../types/completion';
 
 const COMPLETION_KEYS = ['minSuccessful', 'toleratedFailureCount', 'toleratedFailurePercentage', 'shouldComplete'];
 

@@ -1,10 +1,11 @@
 import { parseName } from '../../config';
 import type { Scope } from '../../context/scope';
 import { describe } from '../../duration';
-import { InvalidArgumentError } from '../../errors';
+import { InvalidArgumentError } from '../../errors/invalid-argument';
+import type { BatchResult, MapConfig } from '../../types/batch';
+import type { MapFunction } from '../../types/durable-context';
 import { splitNamed } from '../arguments';
 import { BATCH_CONFIG_KEYS, type BatchUnit, checkConfigKeys, parseBatchOptions, runBatch } from './run-batch';
-import type { BatchResult, MapConfig, MapFunction } from './types';
 
 const MAP_CONFIG_KEYS = [...BATCH_CONFIG_KEYS, 'itemNamer'];
 
@@ -25,7 +26,7 @@ export async function runMap<TInput, TOutput>(scope: Scope, args: readonly unkno
   if (itemNamer !== undefined && typeof itemNamer !== 'function') {
     throw new InvalidArgumentError('config.itemNamer', `must be a function, got ${describe(itemNamer)}`);
   }
-  const options = parseBatchOptions<TOutput>(config);
+  const options = parseBatchOptions<TOutput>(scope, config);
   const units = items.map((item, index): BatchUnit<TOutput> => {
     let ownName: string | undefined;
     if (typeof itemNamer === 'function') {

@@ -1,10 +1,11 @@
 import { parseName } from '../../config';
 import type { Scope } from '../../context/scope';
 import { describe } from '../../duration';
-import { InvalidArgumentError } from '../../errors';
+import { InvalidArgumentError } from '../../errors/invalid-argument';
+import type { BatchResult } from '../../types/batch';
+import type { NamedParallelBranch, ParallelFunction } from '../../types/durable-context';
 import { splitNamed } from '../arguments';
 import { BATCH_CONFIG_KEYS, type BatchUnit, checkConfigKeys, parseBatchOptions, runBatch } from './run-batch';
-import type { BatchResult, NamedParallelBranch, ParallelFunction } from './types';
 
 /**
  * `context.parallel(name?, branches, config?)`: one CONTEXT operation (subType `Parallel`)
@@ -30,5 +31,5 @@ export async function runParallel<TOutput>(scope: Scope, args: readonly unknown[
     const ownName = parseName(named.name, `branches[${index}].name`);
     return { name: ownName ?? `parallel-branch-${index}`, ownName, run: (context) => func(context) };
   });
-  return runBatch(scope, { name, kind: 'Parallel', units, ...parseBatchOptions<TOutput>(config) });
+  return runBatch(scope, { name, kind: 'Parallel', units, ...parseBatchOptions<TOutput>(scope, config) });
 }

@@ -1,14 +1,21 @@
 import type { ErrorObject } from '@durable-lambda/protocol';
 import { parseConfigObject, parseSerdes } from '../../config';
 import type { Scope } from '../../context/scope';
-import type { DurableContext } from '../../context/types';
 import { describe } from '../../duration';
-import { ChildContextError, ErrorCode, InvalidArgumentError, operationError, toErrorObject } from '../../errors';
-import { defaultSerdes, deserializeChecked, type Serdes } from '../../serdes';
+import { ErrorCode } from '../../errors/codes';
+import type { ChildContextError } from '../../errors/durable-errors';
+import { contextFailure, toErrorObject } from '../../errors/error-object';
+import { InvalidArgumentError } from '../../errors/invalid-argument';
+import { defaultSerdes, deserializeChecked } from '../../serdes/checked';
+import { type BatchItem, type BatchResult, NestingType } from '../../types/batch';
+import { BatchItemStatus } from '../../types/batch-status';
+import type { CompletionReason } from '../../types/completion';
+import type { DurableContext } from '../../types/durable-context';
+import { OperationSubType } from '../../types/operation-enums';
+import type { Serdes } from '../../types/serdes';
 import { runContextOperation } from '../child-context';
 import { BatchResultImpl, isCompletionReason, restoreBatchResult } from './batch-result';
 import { type CompletionPolicy, type Progress, parseCompletion, parseMaxConcurrency } from './completion';
-import { type BatchItem, BatchItemStatus, type BatchResult, type CompletionReason, NestingType } from './types';
 
 /** One item (map) or branch (parallel) of a batch. */
 export interface BatchUnit<TOutput> {
@@ -47,7 +54,7 @@ export const BATCH_CONFIG_KEYS = [
 ] as const;
 
 /** Validates the options shared by `map` and `parallel` (the caller checks the keys). */
-export function parseBatchOptions<TOutput>(config: unknown): BatchOptions<TOutput> {
+export function parseBatchOptions<TOutput>(scope: Scope, config: unknown): BatchOptions<TOutput> {
   const c = (config ?? {}) as Record<string, unknown>;
   if (c.nesting !== undefined && c.nesting !== NestingType.NESTED && c.nesting !== NestingType.FLAT) {
     throw new InvalidArgumentError('config.nesting', `must be NestingType.NESTED or FLAT, got ${describe(c.nesting)}`);
@@ -61,7 +68,10 @@ export function parseBatchOptions<TOutput>(config: unknown): BatchOptions<TOutpu
   return {
     maxConcurrency: parseMaxConcurrency(c.maxConcurrency, 'config.maxConcurrency'),
     completion: parseCompletion(c.completionConfig, 'config.completionConfig'),
-    itemSerdes: parseSerdes<TOutput>(c.itemSerdes, 'config.itemSerdes') ?? (defaultSerdes as Serdes<TOutput>),
+    itemSerdes: scope.serdesOr(
+      parseSerdes<TOutput>(c.itemSerdes, 'config.itemSerdes'),
+      defaultSerdes as Serdes<TOutput>,
+    ),
     serdes: parseSerdes<BatchResult<TOutput>>(c.serdes, 'config.serdes'),
     summaryGenerator: c.summaryGenerator as BatchOptions<TOutput>['summaryGenerator'],
   };
@@ -130,7 +140,7 @@ export async function runBatch<TOutput>(scope: Scope, plan: BatchPlan<TOutput>):
 /** Runs the items under the concurrency bound until the completion policy stops the batch. */
 function execute<TOutput>(scope: Scope, plan: BatchPlan<TOutput>, ids: readonly string[]): Promise<BatchOutcome> {
   const total = plan.units.length;
-  const itemSubType = plan.kind === 'Map' ? 'MapIteration' : 'ParallelBranch';
+  const itemSubType = plan.kind === 'Map' ? OperationSubType.MAP_ITERATION : OperationSubType.PARALLEL_BRANCH;
   const records: Array<ItemRecord | undefined> = new Array(total);
   const progress: Progress = {
     successCount: 0,
@@ -200,7 +210,7 @@ function execute<TOutput>(scope: Scope, plan: BatchPlan<TOutput>, ids: readonly 
         body: (context) => unit.run(context),
         failure: (error) => {
           stored = { error };
-          return operationError(ChildContextError, error);
+          return contextFailure(error);
         },
       }).then(
         () => {
@@ -319,7 +329,8 @@ async function buildResult<TOutput>(
       const context = { entityId: id, durableExecutionArn: runtime.invocation.runId };
       all.push({ index, status, result: await deserializeChecked(plan.itemSerdes, data, context) });
     } else if (status === BatchItemStatus.FAILED) {
-      all.push({ index, status, error: operationError(ChildContextError, item.error) as ChildContextError });
+      // AWS's: a failed item's error is the ChildContextError of its child context.
+      all.push({ index, status, error: contextFailure(item.error) as ChildContextError });
     } else {
       all.push({ index, status });
     }

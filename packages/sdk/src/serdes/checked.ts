@@ -1,18 +1,6 @@
-import { AttemptFailure, ErrorCode } from './errors';
-
-/** Context handed to a {@link Serdes} (compat with AWS's SDK). */
-export interface SerdesContext {
-  /** The operation whose value is (de)serialized. */
-  entityId: string;
-  /** The run, as `durableExecutionArn` for compatibility. */
-  durableExecutionArn: string;
-}
-
-/** Turns values into stored strings and back (compat with AWS's SDK: both may be async). */
-export interface Serdes<T> {
-  serialize(value: T | undefined, context: SerdesContext): Promise<string | undefined> | string | undefined;
-  deserialize(data: string | undefined, context: SerdesContext): Promise<T | undefined> | T | undefined;
-}
+import { ErrorCode } from '../errors/codes';
+import { AttemptFailure } from '../errors/runtime-errors';
+import type { Serdes, SerdesContext } from '../types/serdes';
 
 function rejectUnserializable(this: unknown, key: string, value: unknown): unknown {
   // JSON.stringify drops functions and symbols silently; a value that changes on replay is worse

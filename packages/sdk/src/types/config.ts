@@ -1,0 +1,37 @@
+import type { DurableBackend } from '@durable-lambda/protocol';
+import type { LogSink } from './logger';
+import type { DurableInstrumentationPlugin } from './plugin';
+import type { StepDefaults } from './step';
+
+/** Configuration of `withDurableExecution`. */
+export interface DurableExecutionConfig extends StepDefaults {
+  /**
+   * Where runs live. Left out, the production backend (DynamoDB, EventBridge Scheduler, Lambda)
+   * is loaded from `@durable-lambda/aws` and configured from the environment.
+   */
+  backend?: DurableBackend;
+  /** Waits and backoffs due within this many ms sleep in-process instead of suspending. Default 5000. */
+  inProcessWaitMs?: number;
+  /**
+   * Opt-in, trading a guarantee for a write: an at-least-once step's START is written only once
+   * the attempt has run this long (ms). Left out (the default), every attempt's START is durable
+   * before its code runs, so an invocation lost inside any step is a failed attempt of that step
+   * (`invocation_lost`) and the next attempt gets a new number and idempotency key. With
+   * `lazyStartMs`, a crash inside a step shorter than it re-runs the same attempt with the same
+   * key and spends no retry budget (once per run: after a lost invocation, starts are eager).
+   * The default costs no extra write request per step on DynamoDB (a step's outcome rides with
+   * the next step's START), only the START's item in that transaction.
+   */
+  lazyStartMs?: number;
+  /** Largest serialized result of a step, context or run, in bytes. Default 6 MiB. */
+  maxPayloadBytes?: number;
+  /** Where log entries go; one JSON line per entry on stdout by default. */
+  logSink?: LogSink;
+  /**
+   * Instrumentation plugins (AWS's API), in order; those named in `DURABLE_EXECUTION_PLUGINS`
+   * are loaded and follow them.
+   */
+  plugins?: DurableInstrumentationPlugin[];
+  /** Accepted for AWS compatibility (`childOperationsDepth`); children are always kept here. */
+  pluginsConfig?: { childOperationsDepth?: number };
+}

@@ -1,0 +1,196 @@
+import type { LambdaContextLike } from '@durable-lambda/protocol';
+import type { BatchResult, MapConfig, NestingType, ParallelConfig } from './batch';
+import type {
+  CreateCallbackConfig,
+  CreateCallbackResult,
+  WaitForCallbackConfig,
+  WaitForCallbackSubmitter,
+} from './callback';
+import type { DurablePromiseCombinators } from './combinators';
+import type { CompletionConfig } from './completion';
+import type { DurablePromise } from './durable-promise';
+import type { Duration } from './duration';
+import type { InvokeConfig } from './invoke';
+import type { DurableContextLogger, DurableLogger, LoggerConfig } from './logger';
+import type { Serdes, SerdesConfig } from './serdes';
+import type { ChildContextConfig, StepConfig, StepFunction } from './step';
+import type { WaitForConditionCheck, WaitForConditionConfig } from './wait-condition';
+
+/** A child context's function. */
+export type ChildFunction<T> = (context: DurableContext) => Promise<T>;
+/** AWS's name for {@link ChildFunction}. */
+export type ChildFunc<T, _Logger = unknown> = ChildFunction<T>;
+
+/** The function `map` runs for every item, in the item's own child context. */
+export type MapFunction<TInput, TOutput> = (
+  context: DurableContext,
+  item: TInput,
+  index: number,
+  array: TInput[],
+) => Promise<TOutput>;
+/** AWS's name for {@link MapFunction}. */
+export type MapFunc<TInput, TOutput, _Logger = unknown> = MapFunction<TInput, TOutput>;
+
+/** A branch of `parallel`, run in its own child context. */
+export type ParallelFunction<TOutput> = (context: DurableContext) => Promise<TOutput>;
+/** AWS's name for {@link ParallelFunction}. */
+export type ParallelFunc<TOutput, _Logger = unknown> = ParallelFunction<TOutput>;
+
+/** A branch with a name: its child context's operation name. */
+export interface NamedParallelBranch<TOutput, _Logger = unknown> {
+  name?: string;
+  func: ParallelFunction<TOutput>;
+}
+
+/**
+ * The durable operations available to a handler. Each takes an optional leading name and
+ * returns a {@link DurablePromise} whose operation is already under way (AWS's).
+ */
+export interface DurableContext {
+  /** The run's id. */
+  readonly runId: string;
+  /** The run, as AWS's SDK names it (`durableExecutionArn` is the run's id here). */
+  readonly executionContext: { readonly durableExecutionArn: string };
+  /** The Lambda context of the current invocation (a stand-in under the test runner). */
+  readonly lambdaContext: LambdaContextLike;
+  /** Structured logger, silent while the invocation replays completed work (see `configureLogger`). */
+  readonly logger: DurableContextLogger;
+
+  /**
+   * Runs `fn` once per attempt and checkpoints its result or error. On replay returns the stored
+   * result (same type after serdes) or throws the stored error as a `StepError`.
+   */
+  step<T>(name: string | undefined, fn: StepFunction<T>, config?: StepConfig<T>): DurablePromise<T>;
+  step<T>(fn: StepFunction<T>, config?: StepConfig<T>): DurablePromise<T>;
+
+  /** Durable sleep of 1 s to 1 year: the invocation ends and is re-invoked when due. */
+  wait(name: string | undefined, duration: Duration): DurablePromise<void>;
+  wait(duration: Duration): DurablePromise<void>;
+
+  /** Groups operations under one operation with its own deterministic ids. */
+  runInChildContext<T>(
+    name: string | undefined,
+    fn: ChildFunction<T>,
+    config?: ChildContextConfig<T>,
+  ): DurablePromise<T>;
+  runInChildContext<T>(fn: ChildFunction<T>, config?: ChildContextConfig<T>): DurablePromise<T>;
+
+  /**
+   * Creates a callback: `[promise, callbackId]`. Hand the id to an outside system; the promise
+   * settles when it completes the callback through the control API (or it times out).
+   */
+  createCallback<T = string>(
+    name: string | undefined,
+    config?: CreateCallbackConfig<T>,
+  ): DurablePromise<CreateCallbackResult<T>>;
+  createCallback<T = string>(config?: CreateCallbackConfig<T>): DurablePromise<CreateCallbackResult<T>>;
+
+  /** createCallback plus a submitter step (with retries) that hands the id out. */
+  waitForCallback<T = string>(
+    name: string | undefined,
+    submitter: WaitForCallbackSubmitter,
+    config?: WaitForCallbackConfig<T>,
+  ): DurablePromise<T>;
+  waitForCallback<T = string>(
+    submitter: WaitForCallbackSubmitter,
+    config?: WaitForCallbackConfig<T>,
+  ): DurablePromise<T>;
+
+  /** Polls `check` with durable waits between checks until the wait strategy stops. */
+  waitForCondition<T>(
+    name: string | undefined,
+    check: WaitForConditionCheck<T>,
+    config: WaitForConditionConfig<T>,
+  ): DurablePromise<T>;
+  waitForCondition<T>(check: WaitForConditionCheck<T>, config: WaitForConditionConfig<T>): DurablePromise<T>;
+
+  /** Starts a run of another durable function and waits for its result. */
+  invoke<TInput, TOutput>(
+    name: string,
+    functionId: string,
+    input?: TInput,
+    config?: InvokeConfig<TInput, TOutput>,
+  ): DurablePromise<TOutput>;
+  invoke<TInput, TOutput>(
+    functionId: string,
+    input?: TInput,
+    config?: InvokeConfig<TInput, TOutput>,
+  ): DurablePromise<TOutput>;
+
+  /** Runs `fn` for every item, each in its own child context, with bounded concurrency. */
+  map<TInput, TOutput>(
+    name: string | undefined,
+    items: TInput[],
+    fn: MapFunction<TInput, TOutput>,
+    config?: MapConfig<TInput, TOutput>,
+  ): DurablePromise<BatchResult<TOutput>>;
+  map<TInput, TOutput>(
+    items: TInput[],
+    fn: MapFunction<TInput, TOutput>,
+    config?: MapConfig<TInput, TOutput>,
+  ): DurablePromise<BatchResult<TOutput>>;
+
+  /** Runs branches, each in its own child context, with bounded concurrency. */
+  parallel<TOutput>(
+    name: string | undefined,
+    branches: Array<ParallelFunction<TOutput> | NamedParallelBranch<TOutput>>,
+    config?: ParallelConfig<TOutput>,
+  ): DurablePromise<BatchResult<TOutput>>;
+  parallel<TOutput>(
+    branches: Array<ParallelFunction<TOutput> | NamedParallelBranch<TOutput>>,
+    config?: ParallelConfig<TOutput>,
+  ): DurablePromise<BatchResult<TOutput>>;
+
+  /** Durable combinators over operations already started: their outcome is recorded, so replay agrees. */
+  readonly promise: DurablePromiseCombinators;
+
+  /**
+   * Sets this context's logger (AWS's): a custom logger (used by this context, by child contexts
+   * created afterwards and by their steps) and whether it is silent during replay (`modeAware`,
+   * default true). Only the fields given change.
+   */
+  configureLogger(config: LoggerConfig<DurableLogger>): void;
+
+  /**
+   * Sets this context's default serdes (AWS's): used by operations without one of their own,
+   * here and in child contexts created afterwards. Only the fields given change.
+   */
+  configureSerdes(config: SerdesConfig): void;
+}
+
+/** A durable handler: `withDurableExecution` wraps it into a Lambda handler. */
+export type DurableHandler<TEvent = unknown, TResult = unknown> = (
+  event: TEvent,
+  context: DurableContext,
+) => Promise<TResult>;
+/** AWS's name for {@link DurableHandler}. */
+export type DurableExecutionHandler<TEvent = unknown, TResult = unknown, _Logger = unknown> = DurableHandler<
+  TEvent,
+  TResult
+>;
+
+/** One item of AWS's concurrent executor (types only, for code written against AWS's SDK). */
+export interface ConcurrentExecutionItem<T> {
+  id: string;
+  data: T;
+  index: number;
+  name?: string;
+}
+
+/** AWS's concurrent executor function type (types only). */
+export type ConcurrentExecutor<TItem, TResult, _Logger = unknown> = (
+  item: ConcurrentExecutionItem<TItem>,
+  childContext: DurableContext,
+) => Promise<TResult>;
+
+/** AWS's concurrency options type (types only). */
+export interface ConcurrencyConfig<TResult> {
+  maxConcurrency?: number;
+  topLevelSubType?: string;
+  iterationSubType?: string;
+  summaryGenerator?: (result: BatchResult<TResult>) => string;
+  serdes?: Serdes<BatchResult<TResult>>;
+  itemSerdes?: Serdes<TResult>;
+  completionConfig?: CompletionConfig;
+  nesting?: NestingType;
+}

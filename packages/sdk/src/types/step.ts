@@ -1,0 +1,73 @@
+import type { DurableOperationError } from '../errors/durable-errors';
+import type { Duration } from './duration';
+import type { DurableLogger } from './logger';
+import type { RetryPolicy, RetryStrategy } from './retry';
+import type { Serdes } from './serdes';
+
+/** How often a step's code may run per attempt (compat with AWS's SDK). */
+export const StepSemantics = {
+  /** The attempt's start is stored first; a lost attempt is never re-run, it fails. */
+  AtMostOncePerRetry: 'AT_MOST_ONCE_PER_RETRY',
+  /** The default: the code may run again if the invocation dies before its result is stored. */
+  AtLeastOncePerRetry: 'AT_LEAST_ONCE_PER_RETRY',
+} as const;
+/** One of {@link StepSemantics}. */
+export type StepSemantics = (typeof StepSemantics)[keyof typeof StepSemantics];
+
+/** Retry, timeout and semantics settings shared by a step and a function's defaults. */
+export interface StepDefaults {
+  /** A compat retry strategy (`createRetryStrategy`, a preset, or your own function). */
+  retryStrategy?: RetryStrategy;
+  /** Ours: a plain retry policy; fields left out keep the default strategy's values. */
+  retry?: RetryPolicy;
+  /** Ours: the longest one attempt may run (at most 24 h); then it fails with `step_timeout`. */
+  timeout?: Duration;
+  /** Defaults to `AtLeastOncePerRetry`. */
+  semantics?: StepSemantics;
+}
+
+/** Configuration of one step. */
+export interface StepConfig<T> extends StepDefaults {
+  /** How the result is stored; JSON by default (or the context's `configureSerdes` default). */
+  serdes?: Serdes<T>;
+}
+
+/** What a step's function receives. */
+export interface StepContext {
+  /**
+   * Logs with the step's id and attempt (or goes to the custom logger of `configureLogger`);
+   * steps only run live, so it is never silenced.
+   */
+  readonly logger: DurableLogger;
+  /** The attempt number, 1-based. */
+  readonly attempt: number;
+  /**
+   * `<runId>:<stepId>:<attempt>`: unique to this attempt, never issued twice (attempt numbers
+   * only grow). Pass it to APIs that deduplicate requests, such as payment APIs.
+   */
+  readonly idempotencyKey: string;
+  /** Aborted when the attempt reaches its `timeout`: pass it to `fetch` and friends. */
+  readonly signal: AbortSignal;
+}
+
+/** A step's function. */
+export type StepFunction<T> = (context: StepContext) => Promise<T> | T;
+/** AWS's name for {@link StepFunction}. */
+export type StepFunc<T, _Logger = unknown> = StepFunction<T>;
+
+/** Configuration of a child context (AWS's `ChildConfig`). */
+export interface ChildContextConfig<T> {
+  /** How the result is stored; JSON by default (or the context's `configureSerdes` default). */
+  serdes?: Serdes<T>;
+  /** A label kept with the operation (default `RunInChildContext`). */
+  subType?: string;
+  /**
+   * Maps the child's failure (rebuilt from storage) to the error the caller sees; by default it
+   * is wrapped in a `ChildContextError`. Applied the same live and on replay.
+   */
+  errorMapper?: (originalError: DurableOperationError) => DurableOperationError;
+  /** Accepted for AWS compatibility; results up to the payload limit are stored whole, so it is never called. */
+  summaryGenerator?: (result: T) => string;
+}
+/** AWS's name for {@link ChildContextConfig}. */
+export type ChildConfig<T> = ChildContextConfig<T>;
