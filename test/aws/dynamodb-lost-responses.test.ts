@@ -166,6 +166,34 @@ describe('DynamoDbStore: a write whose response was lost, retried by the SDK', (
     expect(await store.getRun('r1')).toEqual(revised);
   });
 
+  it('commit of an inline START: the retry writes it once; the last one that fills the map moves to its item', async () => {
+    await store.createRun(runRecord('r1'), executionOp());
+    const fence = (await store.acquireLease('r1', T0, T0 + 60_000, 'token-a'))?.run.fence ?? 0;
+    const start = (id: string): Operation => ({
+      Id: id,
+      Type: 'STEP',
+      Status: 'STARTED',
+      StartTimestamp: T0,
+      StepDetails: { Attempt: 1 },
+    });
+    const first = await losingResponse('UpdateItemCommand', () =>
+      store.commit('r1', fence, { operations: [start('1')] }),
+    );
+    expect(first.sent).toBe(2);
+    for (const id of ['2', '3', '4', '5', '6', '7']) await store.commit('r1', fence, { operations: [start(id)] });
+    // The 8th fills the map; its retry finds the map full (its own entry in it), is refused, and
+    // writes the START as an item instead, removing its entry: one START either way.
+    attempts = {};
+    const last = await losingResponse('UpdateItemCommand', () =>
+      store.commit('r1', fence, { operations: [start('8')] }),
+    );
+    expect(last.sent).toBe(2);
+    expect(attempts.TransactWriteItemsCommand).toBe(1);
+    const ids = ['1', '2', '3', '4', '5', '6', '7', '8'];
+    expect(await store.loadOperations('r1')).toEqual([executionOp(), ...ids.map(start)]);
+    expect(await store.getOperation('r1', '8')).toEqual(start('8'));
+  });
+
   it('createRun: the retried transaction creates the run once', async () => {
     const { result, sent } = await losingResponse('TransactWriteItemsCommand', () =>
       store.createRun(runRecord('r1'), executionOp()),

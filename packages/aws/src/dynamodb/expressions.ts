@@ -6,17 +6,43 @@ export class Expressions {
   private readonly remove: string[] = [];
   private readonly add: string[] = [];
   private count = 0;
+  private entries = 0;
 
   /** A placeholder for an attribute name, or a dotted path of names. */
   name(path: string): string {
     return path
       .split('.')
       .map((part) => {
-        const key = `#${part.replace(/[^A-Za-z0-9_]/g, '_')}`;
+        const safe = part.replace(/[^A-Za-z0-9_]/g, '_');
+        // `#_…` belongs to map-entry keys (see `entry`).
+        const key = safe.startsWith('_') ? `#n${safe}` : `#${safe}`;
         this.names[key] = part;
         return key;
       })
       .join('.');
+  }
+
+  /**
+   * A placeholder path to the entry `key` of the map attribute `attribute`. The key gets a
+   * placeholder of its own (`#_0`, `#_1`, …; {@link name} never makes one starting `#_`), so any
+   * string is a safe key, dots and `#` included.
+   */
+  entry(attribute: string, key: string): string {
+    const placeholder = `#_${this.entries++}`;
+    this.names[placeholder] = key;
+    return `${this.name(attribute)}.${placeholder}`;
+  }
+
+  /** `SET attribute.key = value`, for a map entry (see {@link entry}). */
+  setEntry(attribute: string, key: string, value: unknown): this {
+    this.set.push(`${this.entry(attribute, key)} = ${this.value(value)}`);
+    return this;
+  }
+
+  /** `REMOVE attribute.key`, for a map entry (see {@link entry}). */
+  removesEntry(attribute: string, key: string): this {
+    this.remove.push(this.entry(attribute, key));
+    return this;
   }
 
   /** A placeholder for a value. */

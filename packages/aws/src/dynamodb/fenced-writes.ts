@@ -1,7 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FencedError } from '@durable-lambda/protocol';
 import { failedConditionAt, isConditionFailure, retryConflicts } from './errors';
-import { PK, RUN_SK, SK } from './layout';
 import { cancelledItem, conditionFailureItem } from './returned-items';
 import type { StoreContext } from './store-context';
 import type { Item, TransactItem } from './table-access';
@@ -11,31 +10,14 @@ const OPERATIONS_PER_TRANSACTION = 99;
 /** Bytes per transaction, under DynamoDB's 4 MB with room for the size estimate. */
 const TRANSACTION_BYTES = 3_500_000;
 
+/** The run item's part of one transaction: the update, or (before the last) a check or a smaller update. */
+export type RunEntry = Required<Pick<TransactItem, 'Update'>> | Required<Pick<TransactItem, 'ConditionCheck'>>;
+
 /**
- * Writes operation items with a conditional update of the run item: one UpdateItem without
- * operations, else one TransactWriteItems per 99 operations (and under 4 MB), each conditioned
- * on the run as the update is (earlier ones by a ConditionCheck), the update itself with the
- * last, so a run never shows an outcome before its operations. A failed run condition throws
- * what `fenced` makes of the run item as it is (returned with the failure, no read: undefined when
- * there is none), a {@link FencedError} by default; then the transaction wrote nothing.
+ * Operation items split into transactions: at most 99 per transaction and under ~3.5 MB; one
+ * empty batch when there are none.
  */
-export async function writeFenced(
-  ctx: StoreContext,
-  pk: string,
-  operations: ReadonlyArray<{ item: Item; size: number }>,
-  runUpdate: NonNullable<TransactItem['Update']>,
-  fenced: (current: Item | undefined) => Error = () => new FencedError(),
-): Promise<void> {
-  const update = { ...runUpdate, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-  if (operations.length === 0) {
-    try {
-      await retryConflicts(() => ctx.access.client.send(new UpdateCommand(update)));
-    } catch (error) {
-      if (isConditionFailure(error)) throw fenced(conditionFailureItem(error));
-      throw error;
-    }
-    return;
-  }
+export function operationBatches(operations: ReadonlyArray<{ item: Item; size: number }>): Item[][] {
   const batches: Item[][] = [[]];
   let bytes = 0;
   for (const { item, size } of operations) {
@@ -48,19 +30,42 @@ export async function writeFenced(
       bytes += size;
     }
   }
+  return batches;
+}
+
+/**
+ * Writes batches of operation items (from {@link operationBatches}), each with its entry for the
+ * run item (`runEntries[i]`, conditioned on the run as the last one is: earlier ones a
+ * ConditionCheck, or an update removing the inline STARTs of that batch's operations), the run's
+ * update with the last batch, so a run never shows an outcome before its operations. No
+ * operation: one UpdateItem. A failed run condition throws what `fenced` makes of the run item as
+ * it is (returned with the failure, no read: undefined when there is none), a
+ * {@link FencedError} by default; then that transaction wrote nothing.
+ */
+export async function writeFenced(
+  ctx: StoreContext,
+  batches: readonly Item[][],
+  runEntries: readonly RunEntry[],
+  fenced: (current: Item | undefined) => Error = () => new FencedError(),
+): Promise<void> {
+  const only = runEntries[0];
+  if (batches.length === 1 && batches[0]?.length === 0 && only && 'Update' in only) {
+    try {
+      const update = { ...only.Update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+      await retryConflicts(() => ctx.access.client.send(new UpdateCommand(update)));
+    } catch (error) {
+      if (isConditionFailure(error)) throw fenced(conditionFailureItem(error));
+      throw error;
+    }
+    return;
+  }
   for (const [index, batch] of batches.entries()) {
+    const entry = runEntries[index];
+    if (!entry) throw new Error(`writeFenced: no run entry for batch ${index}`);
     const runEntry: TransactItem =
-      index === batches.length - 1
-        ? { Update: update }
-        : {
-            ConditionCheck: {
-              TableName: ctx.table,
-              Key: { [PK]: pk, [SK]: RUN_SK },
-              ConditionExpression: runUpdate.ConditionExpression as string,
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              ...conditionAttributes(runUpdate),
-            },
-          };
+      'Update' in entry
+        ? { Update: { ...entry.Update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }
+        : { ConditionCheck: { ...entry.ConditionCheck, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
     try {
       await ctx.access.transact([runEntry, ...batch.map((item) => ({ Put: { TableName: ctx.table, Item: item } }))]);
     } catch (error) {
@@ -68,20 +73,4 @@ export async function writeFenced(
       throw error;
     }
   }
-}
-
-/** The names and values a condition expression of an update uses (DynamoDB refuses unused ones). */
-function conditionAttributes(update: NonNullable<TransactItem['Update']>): {
-  ExpressionAttributeNames?: Record<string, string>;
-  ExpressionAttributeValues?: Record<string, unknown>;
-} {
-  const used = update.ConditionExpression ?? '';
-  const pick = <T>(map: Record<string, T> | undefined) =>
-    Object.fromEntries(Object.entries(map ?? {}).filter(([key]) => new RegExp(`${key}(?![A-Za-z0-9_])`).test(used)));
-  const names = pick(update.ExpressionAttributeNames);
-  const values = pick(update.ExpressionAttributeValues as Record<string, unknown> | undefined);
-  return {
-    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-  };
 }

@@ -62,6 +62,13 @@ export const LEASE_PREVIOUS = 'leasePrev';
 export const LOST_COUNTED = 'lostCounted';
 /** On run items: the id of the last revision (`reviseRun`), so a retried revision knows its own write. */
 export const REVISION = 'revision';
+/**
+ * On run items: the inline STARTs, a map from operation id to the operation (a step's fresh
+ * attempt, STARTED), kept in the run item that every checkpoint writes anyway instead of in an
+ * operation item of their own (see `inline-starts.ts`). Every run item has it from its creation
+ * (a run item written before it existed gets it at its next lease).
+ */
+export const INFLIGHT = 'inflight';
 /** On operation items: the fence of the write (see {@link EPOCH}). */
 export const OP_FENCE = 'f';
 /** On operation items: the operation, with large fields moved out. */
@@ -120,6 +127,7 @@ export function runItem(
     [PK]: pk,
     [SK]: RUN_SK,
     [EPOCH]: epoch,
+    [INFLIGHT]: {},
   };
   const chunks: ChunkItem[] = [];
   for (const field of RUN_FIELDS) {

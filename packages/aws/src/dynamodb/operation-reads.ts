@@ -1,23 +1,28 @@
 import type { Operation } from '@durable-lambda/protocol';
+import { isTerminal } from '@durable-lambda/protocol';
 import { ChunkPool } from './chunks';
 import { Expressions } from './expressions';
-import { EPOCH, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem } from './items';
+import { inlineStartsOf, withInlineStarts } from './inline-starts';
+import { EPOCH, INFLIGHT, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem } from './items';
 import { CHUNK_PREFIX, OP_PREFIX, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlPassed } from './layout';
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
 
-/** What the run item contributes to a read of operations: its retention and epoch, not its data. */
-const RUN_ATTRIBUTES_FOR_OPERATIONS = ['expiresAt', EPOCH];
+/**
+ * What the run item contributes to a read of operations: its retention, its epoch and its inline
+ * STARTs, not its input or result.
+ */
+const RUN_ATTRIBUTES_FOR_OPERATIONS = ['expiresAt', EPOCH, INFLIGHT];
 
 /**
  * The live operations of a run (none once its retention has passed), with their chunked values
- * read. Operations written below the run's epoch belong to an expired run this one replaced, so
- * they stay hidden until TTL deletes them.
+ * read and the run item's inline STARTs over them. Operations written below the run's epoch belong
+ * to an expired run this one replaced, so they stay hidden until TTL deletes them.
  */
 export async function loadOperations(ctx: StoreContext, runId: string): Promise<Operation[]> {
   const e = new Expressions();
-  // One Query over CHUNK#… < OP#… < RUN: the chunks, the operations, and the run item (for its
-  // retention and epoch only: the projection leaves its input and result behind).
+  // One Query over CHUNK#… < OP#… < RUN: the chunks, the operations, and the run item (its
+  // retention, epoch and inline STARTs only: the projection leaves its input and result behind).
   const items = await ctx.access.queryAll({
     KeyConditionExpression: `${e.name(PK)} = ${e.value(runPk(runId))} AND ${e.name(SK)} BETWEEN ${e.value(CHUNK_PREFIX)} AND ${e.value(RUN_SK)}`,
     ProjectionExpression: [PK, SK, OP, OP_REFS, OP_FENCE, TTL, 'data', ...RUN_ATTRIBUTES_FOR_OPERATIONS]
@@ -38,12 +43,16 @@ export async function loadOperations(ctx: StoreContext, runId: string): Promise<
   }
   if (!run || !ctx.live(run)) return [];
   const epoch = Number(run[EPOCH] ?? 0);
-  return operations.filter((item) => Number(item[OP_FENCE] ?? 0) >= epoch).map((item) => operationFromItem(item, pool));
+  const stored = operations
+    .filter((item) => Number(item[OP_FENCE] ?? 0) >= epoch)
+    .map((item) => operationFromItem(item, pool));
+  return withInlineStarts(stored, inlineStartsOf(run));
 }
 
 /**
- * One live operation of a run, by the same rules as {@link loadOperations}: two point reads (the
- * run item narrowed to its retention and epoch) instead of a Query over the whole partition.
+ * One live operation of a run, by the same rules as {@link loadOperations}: two point reads in
+ * parallel (the run item narrowed to its retention, epoch and inline STARTs) instead of a Query
+ * over the whole partition.
  */
 export async function getOperation(
   ctx: StoreContext,
@@ -51,12 +60,30 @@ export async function getOperation(
   operationId: string,
 ): Promise<Operation | undefined> {
   const pk = runPk(runId);
-  const [run, item] = await Promise.all([
+  const sk = operationSk(operationId);
+  const [run, read] = await Promise.all([
     ctx.access.getItem(pk, RUN_SK, RUN_ATTRIBUTES_FOR_OPERATIONS),
-    ctx.access.getItem(pk, operationSk(operationId)),
+    ctx.access.getItem(pk, sk),
   ]);
+  if (!run || !ctx.live(run)) return undefined;
+  const inline = inlineStartsOf(run)?.get(operationId);
+  if (inline) return inline;
+  let item = read;
+  // A step read as missing or unfinished may have been read just before a commit moved its inline
+  // START (which the run item, read after that commit, no longer shows) to its item: read again.
+  if (mayHaveMoved(item)) item = await ctx.access.getItem(pk, sk);
   const now = ctx.clock.now();
-  if (!run || !ctx.live(run) || !item || ttlPassed(item[TTL], now)) return undefined;
+  if (!item || ttlPassed(item[TTL], now)) return undefined;
   if (Number(item[OP_FENCE] ?? 0) < Number(run[EPOCH] ?? 0)) return undefined;
   return operationFromItem(item, await ctx.access.readChunks(pk, itemRefs(item), now));
+}
+
+/**
+ * An operation item read that a concurrent commit may have overtaken: missing, or a step not
+ * finished. A finished step's item, or another type's, has no inline START to move.
+ */
+function mayHaveMoved(item: Item | undefined): boolean {
+  if (!item) return true;
+  const op = item[OP] as Operation | undefined;
+  return op?.Type === 'STEP' && !isTerminal(op.Status);
 }

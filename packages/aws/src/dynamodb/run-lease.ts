@@ -2,7 +2,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeaseGrant, RunRecord } from '@durable-lambda/engine';
 import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
-import { LEASE_PREVIOUS, LOST_COUNTED } from './items';
+import { knowledgeOf } from './inline-starts';
+import { INFLIGHT, LEASE_PREVIOUS, LOST_COUNTED } from './items';
 import { PK, RUN_SK, runPk, SK } from './layout';
 import { conditionFailureItem } from './returned-items';
 import { setDueAt } from './run-patch';
@@ -12,9 +13,10 @@ import type { Item } from './table-access';
 /**
  * Takes the lease of a running, live run when it is free or lapsed, moving its fence on by one in
  * a single conditional UpdateItem that also stores `leaseToken`, puts the run in the due index at
- * `leaseExpiresAt` and records the lease it replaced (`leasePrev`). A lease taken over from a
- * lapsed one counts a lost invocation. Returns undefined when the lease is held (or the run is not
- * running).
+ * `leaseExpiresAt`, records the lease it replaced (`leasePrev`) and makes sure the run item has
+ * its inline-START map (`inflight`), whose entries then guide the commits of this lease. A lease
+ * taken over from a lapsed one counts a lost invocation. Returns undefined when the lease is held
+ * (or the run is not running).
  *
  * The SDK sends an UpdateItem again when its response is lost (a timeout, a 5xx); the second one
  * finds the lease held, by this very grant. The failed condition returns the item, and an item
@@ -39,9 +41,11 @@ export async function acquireLease(
   // Operands read the item as it was: `leasePrev` gets the lease this grant replaces.
   e.setToExpression(LEASE_PREVIOUS, `if_not_exists(${lease}, ${e.value(0)})`);
   e.setTo('leaseExpiresAt', leaseExpiresAt).setTo('leaseToken', leaseToken).setTo('updatedAt', now);
+  // A run item written before inline STARTs existed gets its map here, before any commit of this lease.
+  e.setToExpression(INFLIGHT, `if_not_exists(${e.name(INFLIGHT)}, ${e.value({})})`);
   setDueAt(e, runId, leaseExpiresAt);
   e.adds('fence', 1).adds('invocations', 1);
-  let granted: { run: RunRecord; replaced: number; counted: boolean };
+  let granted: { run: RunRecord; replaced: number; counted: boolean; inline: ReadonlySet<string> };
   try {
     const out = await ctx.access.client.send(
       new UpdateCommand({
@@ -69,6 +73,7 @@ export async function acquireLease(
       },
       replaced: typeof old.leaseExpiresAt === 'number' ? old.leaseExpiresAt : 0,
       counted: false,
+      inline: inlineIds(old),
     };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -78,15 +83,24 @@ export async function acquireLease(
       run: await ctx.runOf(current),
       replaced: Number(current[LEASE_PREVIOUS] ?? 0),
       counted: current[LOST_COUNTED] === current.fence,
+      inline: inlineIds(current),
     };
   }
   const { run, replaced, counted } = granted;
+  // The invocation's commits start from the map as the lease found it.
+  ctx.inlineStarts.set(runId, run.fence, granted.inline);
   const previousLost = replaced > 0;
   if (previousLost && !counted) {
     run.lostInvocations += 1;
     await countLostInvocation(ctx, runId, run.fence);
   }
   return { run, previousLost };
+}
+
+/** The ids in a run item's inline map (none when it had no map: the lease created it empty). */
+function inlineIds(item: Item): ReadonlySet<string> {
+  const known = knowledgeOf(item);
+  return known === 'absent' || known === undefined ? new Set() : known;
 }
 
 /** The run item holds the lease this call asked for: a grant whose response was lost. */

@@ -3,7 +3,8 @@ import { dueAtOf, type RunPatch, type RunRecord, type RunStatus } from '@durable
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { failedConditionAt } from './errors';
 import { Expressions } from './expressions';
-import { writeFenced } from './fenced-writes';
+import { operationBatches, type RunEntry, writeFenced } from './fenced-writes';
+import { earlierRunEntry, inlineUpdate, knowledgeOf, stepIds } from './inline-starts';
 import { operationItem, operationItems, REVISION, runItem } from './items';
 import { PK, RUN_SK, runPk, SK } from './layout';
 import { applyRunPatch, setDueAt } from './run-patch';
@@ -81,8 +82,9 @@ export async function createRun(
  * is `expectStatus`: patches it, writes `operations`, moves its fence on (so the holder of any
  * lease is fenced) and releases the lease. It reads the run first, so it writes `dueAt` as
  * {@link dueAtOf} says of the revised run (a patch's own `dueAt` agrees with it, when the caller
- * computed it from the same run). Returns the revised run, or undefined when the run is gone or
- * has another status.
+ * computed it from the same run). A step it writes (a reopened one) drops its inline START in the
+ * same transaction. Returns the revised run, or undefined when the run is gone or has another
+ * status.
  */
 export async function reviseRun(
   ctx: StoreContext,
@@ -102,12 +104,16 @@ export async function reviseRun(
     const expiresAt = typeof patch.expiresAt === 'number' ? patch.expiresAt : undefined;
     const ttl = ctx.itemTtl(now, expiresAt);
     const prepared = operationItems(runId, operations, fence, ttl, ctx.limits);
-    const e = new Expressions();
-    const condition = [
+    const batches = operationBatches(prepared);
+    // Read with the run: whether its inline map exists (only a lease or a new run creates it).
+    const absent = knowledgeOf(current) === 'absent';
+    const conditionsOf = (e: Expressions) => [
       `${e.name('fence')} = ${e.value(before.fence)}`,
       `${e.name('status')} = ${e.value(expectStatus)}`,
       ctx.liveCondition(e, now),
-    ].join(' AND ');
+    ];
+    const e = new Expressions();
+    const conditions = conditionsOf(e);
     const chunks = applyRunPatch(e, runId, patch, ctx.limits, ttl, REVISION_SKIPS);
     const revised: Record<string, unknown> = { ...before, fence, updatedAt: now };
     delete revised.leaseExpiresAt;
@@ -124,20 +130,25 @@ export async function reviseRun(
     e.setTo('fence', fence).setTo('updatedAt', now).setTo(REVISION, revision);
     e.removes('leaseExpiresAt').removes('leaseToken');
     setDueAt(e, runId, result.dueAt ?? null);
-    await ctx.access.writeChunks([...prepared.flatMap((p) => p.chunks), ...chunks]);
-    try {
-      await writeFenced(
-        ctx,
-        pk,
-        prepared,
-        {
+    // A reopened step's item is newer than its inline START: the entry goes.
+    inlineUpdate(e, conditions, [], stepIds(batches[batches.length - 1] ?? []), absent);
+    const key = { [PK]: pk, [SK]: RUN_SK };
+    const entries: RunEntry[] = [
+      ...batches.slice(0, -1).map((batch) => earlierRunEntry(ctx.table, key, batch, conditionsOf, absent)),
+      {
+        Update: {
           TableName: ctx.table,
-          Key: { [PK]: pk, [SK]: RUN_SK },
+          Key: key,
           UpdateExpression: e.update(),
-          ConditionExpression: condition,
+          ConditionExpression: conditions.join(' AND '),
           ...e.attributes(),
         },
-        (stored) => (stored?.[REVISION] === revision ? new AlreadyRevised() : new FencedError()),
+      },
+    ];
+    await ctx.access.writeChunks([...prepared.flatMap((p) => p.chunks), ...chunks]);
+    try {
+      await writeFenced(ctx, batches, entries, (stored) =>
+        stored?.[REVISION] === revision ? new AlreadyRevised() : new FencedError(),
       );
     } catch (error) {
       if (error instanceof AlreadyRevised) return result;

@@ -1,16 +1,20 @@
 import type { RunRecord } from '@durable-lambda/engine';
 import type { Expressions } from './expressions';
+import { InlineStartHints } from './inline-starts';
 import { type ItemLimits, itemRefs, runFromItem } from './items';
 import { PK, ttlSeconds } from './layout';
 import type { Item, TableAccess } from './table-access';
 
 /**
- * What every part of the {@link DynamoDbStore} shares: the table, the clock, the item limits and
- * the TTL ceiling, with the few rules about a run's retention they all apply. One object, so the
- * store's concerns (run writes, operation reads, outside events) live in separate modules without
- * each of them re-deriving the options.
+ * What every part of the {@link DynamoDbStore} shares: the table, the clock, the item limits, the
+ * TTL ceiling and the hints on inline STARTs, with the few rules about a run's retention they all
+ * apply. One object, so the store's concerns (run writes, operation reads, outside events) live in
+ * separate modules without each of them re-deriving the options.
  */
 export class StoreContext {
+  /** What this store last knew of its runs' inline STARTs: a guess, checked by every write. */
+  readonly inlineStarts = new InlineStartHints();
+
   constructor(
     readonly access: TableAccess,
     readonly clock: { now(): number },

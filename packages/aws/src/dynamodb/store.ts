@@ -50,7 +50,8 @@ const DEFAULT_ITEM_TTL_CEILING_MS = 400 * 24 * 60 * 60 * 1000;
 /**
  * The {@link Store} on one DynamoDB table, in the single-table layout of `packages/aws/TABLE.md`:
  * per run a partition `pk=RUN#<runId>` holding the run item (`sk=RUN`: lease, fence, outcome),
- * one item per operation (`sk=OP#<sortable id>`) and chunk items for large values
+ * one item per operation (`sk=OP#<sortable id>`; a step's START rides in the run item's
+ * `inflight` map instead, up to 8 at once) and chunk items for large values
  * (`sk=CHUNK#<hash>#<n>`); idempotency records at `pk=IDEM#<key>`; TTL on `ttl` (seconds); the
  * sparse, sharded `due` index of runs by `dueAt`, which every run write keeps current.
  *
@@ -64,8 +65,8 @@ const DEFAULT_ITEM_TTL_CEILING_MS = 400 * 24 * 60 * 60 * 1000;
  *
  * The class only checks its options and delegates, one module per concern: `run-writes.ts`
  * (creating, revising), `run-lease.ts`, `run-commit.ts`, `fenced-writes.ts` (the transactions
- * behind a commit), `operation-reads.ts`, `outside-events.ts`, `run-listing.ts`, `due-index.ts`
- * and `idempotency.ts`.
+ * behind a commit), `inline-starts.ts` (STARTs in the run item), `operation-reads.ts`,
+ * `outside-events.ts`, `run-listing.ts`, `due-index.ts` and `idempotency.ts`.
  */
 export class DynamoDbStore implements Store {
   private readonly ctx: StoreContext;
