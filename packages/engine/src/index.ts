@@ -3,6 +3,31 @@
  * (`Store`, `Waker`, `Invoker`) that adapters implement.
  */
 
+export type { AwsHandlerResult, RunAwsHandlerOptions } from './aws-protocol/aws-handler';
+export {
+  awsLambdaContext,
+  DurableExecutionInvocationInputWithClient,
+  fromAwsOutput,
+  isForeignDurableHandler,
+  runAwsDurableHandler,
+} from './aws-protocol/aws-handler';
+export { fromAwsError, fromAwsUpdate, toAwsError, toAwsOperation } from './aws-protocol/aws-mapping';
+export type {
+  AwsCheckpointRequest,
+  AwsCheckpointResponse,
+  AwsDurableExecutionClient,
+  AwsDurableLambdaHandler,
+  AwsErrorObject,
+  AwsGetStateRequest,
+  AwsGetStateResponse,
+  AwsInvocationInput,
+  AwsInvocationOutput,
+  AwsLambdaContext,
+  AwsOperation,
+  AwsOperationUpdate,
+} from './aws-protocol/aws-shapes';
+export type { AwsErrorScope, EngineClientOptions } from './aws-protocol/aws-transport';
+export { AwsTransportError, EngineDurableExecutionClient } from './aws-protocol/aws-transport';
 export { issueCallbackId, parseCallbackId } from './callback-ids';
 export type { EngineOptions, StartRunRequest } from './engine';
 export { Engine, EXECUTION_OPERATION_ID } from './engine';

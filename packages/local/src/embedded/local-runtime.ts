@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { clearTimeout, setImmediate, setTimeout } from 'node:timers';
 import {
+  type AwsDurableLambdaHandler,
   type Clock,
   Engine,
   EngineInputError,
   type EngineOptions,
+  isForeignDurableHandler,
   isWakeEvent,
   type ReconcileOptions,
   type RunRecord,
+  runAwsDurableHandler,
   type Store,
   systemClock,
 } from '@durable-lambda/engine';
@@ -42,7 +45,7 @@ export interface LocalRuntimeOptions {
   /** Where runs live, usually a `SqliteStore`. */
   store: LocalRuntimeStore;
   /** The durable functions this process runs, by name. */
-  functions: ReadonlyMap<string, DurableLambdaHandler>;
+  functions: ReadonlyMap<string, DurableLambdaHandler | AwsDurableLambdaHandler>;
   /** The engine's clock. Default: system time. */
   clock?: Clock;
   /** Real time one invocation may take, ms, as a Lambda timeout. Default 15 minutes. */
@@ -113,7 +116,7 @@ export class LocalRuntime {
   readonly store: LocalRuntimeStore;
   readonly waker: TimerWaker;
   readonly invoker: InProcessInvoker;
-  readonly functions: ReadonlyMap<string, DurableLambdaHandler>;
+  readonly functions: ReadonlyMap<string, DurableLambdaHandler | AwsDurableLambdaHandler>;
   private readonly clock: Clock;
   private readonly invocationMs: number;
   private readonly overrides: RuntimeOverrides;
@@ -148,7 +151,8 @@ export class LocalRuntime {
       onError: (error, request) => this.report(error, { runId: request.runId }),
     });
     this.invoker = new InProcessInvoker({
-      functions: this.functions,
+      // With `dispatch` given, the invoker only looks names up: AWS-wrapped handlers are dispatched by us.
+      functions: this.functions as ReadonlyMap<string, DurableLambdaHandler>,
       dispatch: (name, event) => this.dispatch(name, event),
       onError: (error, functionName) => this.report(error, { functionName }),
     });
@@ -330,11 +334,11 @@ export class LocalRuntime {
       if (!session) return;
       const scope = this.faultScope;
       const opened = scope ? new FaultyInvocation(session, scope, scope.invocationStarted(runId)) : session;
-      const result = await getDurableEntry(handler).execute(
-        opened.invocation,
-        { functionName, awsRequestId: randomUUID(), getRemainingTimeInMillis: remainingTimeMs },
-        this.overrides,
-      );
+      const lambda = { functionName, awsRequestId: randomUUID(), getRemainingTimeInMillis: remainingTimeMs };
+      // A handler wrapped by AWS's own withDurableExecution runs unchanged, on our transport.
+      const result = isForeignDurableHandler(handler)
+        ? await runAwsDurableHandler(handler, opened.invocation, lambda)
+        : await getDurableEntry(handler).execute(opened.invocation, lambda, this.overrides);
       // A killed invocation is never closed: its lease lapses, as a dead process's would.
       await finishOpened(opened, result);
     } catch (error) {

@@ -1,6 +1,16 @@
 import { setImmediate } from 'node:timers';
-import { Engine, MemoryStore, type RunRecord, runIdFor, type Store, type WakeEvent } from '@durable-lambda/engine';
-import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import {
+  type AwsDurableLambdaHandler,
+  Engine,
+  isForeignDurableHandler,
+  MemoryStore,
+  type RunRecord,
+  runAwsDurableHandler,
+  runIdFor,
+  type Store,
+  type WakeEvent,
+} from '@durable-lambda/engine';
+import type { DurableInvocation, ErrorObject, LambdaContextLike, Operation } from '@durable-lambda/protocol';
 import { type DurableLambdaHandler, finishOpened, getDurableEntry, type LogEntry } from '@durable-lambda/sdk';
 import type { FaultOptions, FaultRecord } from '../faults/fault-plan';
 import { isInjectedFault } from '../faults/injected-errors';
@@ -13,6 +23,9 @@ import type { TestInvocation } from './test-result';
 const INVOCATION_MS = 15 * 60_000;
 /** Turns of the event loop given to test code (sending callbacks) before time skips ahead. */
 const IDLE_TURNS = 3;
+
+/** A handler the driver runs: ours, or one wrapped by AWS's own `withDurableExecution`. */
+export type DriverHandler = DurableLambdaHandler | AwsDurableLambdaHandler;
 
 /** Options of a {@link TestDriver}. */
 export interface TestDriverOptions {
@@ -57,7 +70,7 @@ export class TestDriver {
   /** The in-memory store when the driver built one (read synchronously by the test runner). */
   readonly memoryStore: MemoryStore | undefined;
   private readonly known = new Set<string>();
-  private readonly functions: ReadonlyMap<string, DurableLambdaHandler>;
+  private readonly functions: ReadonlyMap<string, DriverHandler>;
   private readonly maxInvocations: number;
   private readonly rig: FaultRig | undefined;
   private readonly loop: QueuedLoop | undefined;
@@ -69,11 +82,11 @@ export class TestDriver {
   private kicks = 0;
 
   constructor(
-    functions: ReadonlyMap<string, DurableLambdaHandler> | Readonly<Record<string, DurableLambdaHandler>>,
+    functions: ReadonlyMap<string, DriverHandler> | Readonly<Record<string, DriverHandler>>,
     private readonly options: TestDriverOptions = {},
   ) {
     this.functions = functions instanceof Map ? functions : new Map(Object.entries(functions));
-    for (const handler of this.functions.values()) getDurableEntry(handler);
+    for (const handler of this.functions.values()) if (!isForeignDurableHandler(handler)) getDurableEntry(handler);
     this.maxInvocations = options.maxInvocations ?? 10_000;
     this.clock = new VirtualClock(options.startTime ?? Date.now());
     const raw = options.store ? options.store(this.clock) : new MemoryStore(this.clock);
@@ -258,11 +271,10 @@ export class TestDriver {
       ? this.rig.invocation(session, index, allowRace ? () => this.race(runId) : undefined)
       : session;
     try {
-      const result = await getDurableEntry(handler).execute(
-        opened.invocation,
-        { functionName: session.functionName, awsRequestId: `local-${runId}-${index}` },
-        this.overrides(),
-      );
+      const result = await this.execute(handler, opened.invocation, {
+        functionName: session.functionName,
+        awsRequestId: `local-${runId}-${index}`,
+      });
       record.status = result.type === 'completed' ? result.output.Status : 'STOPPED';
       await finishOpened(opened, result);
       return true;
@@ -281,6 +293,16 @@ export class TestDriver {
     if (++this.total > this.maxInvocations) return;
     // B's own failure is B's: Lambda would retry its event, and the lease or reconciler covers it.
     await this.invokeQueued(runId, false).catch(() => undefined);
+  }
+
+  /**
+   * One invocation of either kind of handler. AWS's SDK is told no time remains, so it suspends at
+   * every wait, retry and callback instead of polling in real time: the run replays as on Lambda.
+   */
+  private execute(handler: DriverHandler, invocation: DurableInvocation, lambda: LambdaContextLike) {
+    if (isForeignDurableHandler(handler))
+      return runAwsDurableHandler(handler, invocation, lambda, { remainingTimeMs: () => 0 });
+    return getDurableEntry(handler).execute(invocation, lambda, this.overrides());
   }
 
   private overrides() {
@@ -308,11 +330,10 @@ export class TestDriver {
     if (!session) return;
     const list = this.listOf(run.runId);
     const startedAt = new Date(this.clock.now());
-    const result = await getDurableEntry(handler).execute(
-      session,
-      { functionName: run.functionName, awsRequestId: `local-${run.runId}-${list.length}` },
-      this.overrides(),
-    );
+    const result = await this.execute(handler, session, {
+      functionName: run.functionName,
+      awsRequestId: `local-${run.runId}-${list.length}`,
+    });
     await finishOpened(session, result);
     list.push({
       index: list.length,

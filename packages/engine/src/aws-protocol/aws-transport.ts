@@ -1,0 +1,218 @@
+import {
+  CheckpointRejectedError,
+  type DurableInvocation,
+  FencedError,
+  type Operation,
+  type OperationUpdate,
+} from '@durable-lambda/protocol';
+import { EXECUTION_OPERATION_ID } from '../engine';
+import { EngineInputError } from '../errors';
+import { fromAwsUpdate, toAwsOperation } from './aws-mapping';
+import type {
+  AwsCheckpointRequest,
+  AwsCheckpointResponse,
+  AwsDurableExecutionClient,
+  AwsGetStateRequest,
+  AwsGetStateResponse,
+  AwsOperation,
+} from './aws-shapes';
+
+/** How far a transport failure reaches, in AWS's `DurableExecutionClientErrorScope` words. */
+export type AwsErrorScope = 'INVOCATION' | 'EXECUTION';
+
+/**
+ * A failure of {@link EngineDurableExecutionClient}, classified the way AWS's SDK reads a
+ * `DurableExecutionClientError` (it matches the `isDurableExecutionClientError` marker and
+ * `scope`, not the class): INVOCATION ends only this invocation (a stale token, a store fault),
+ * EXECUTION fails the run (an update the engine refuses, a malformed request).
+ */
+export class AwsTransportError extends Error {
+  /** The marker AWS's `isDurableExecutionClientError` looks for. */
+  readonly isDurableExecutionClientError = true;
+  constructor(
+    message: string,
+    /** How far the failure reaches. */
+    readonly scope: AwsErrorScope,
+    /** Stable code: `stale_checkpoint_token`, `checkpoint_rejected`, `invalid_argument`, `backend_fault`. */
+    readonly code: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = code === 'stale_checkpoint_token' ? 'InvalidParameterValueException' : 'DurableExecutionClientError';
+  }
+}
+
+/** Options of an {@link EngineDurableExecutionClient}. */
+export interface EngineClientOptions {
+  /** Operations per page of `getExecutionState` and of the invocation input. Default 1,000 (Lambda's). */
+  pageSize?: number;
+}
+
+const DEFAULT_PAGE = 1000;
+
+/**
+ * AWS's `DurableExecutionClient` over one invocation of our engine: `getExecutionState` pages
+ * through the run's operations in AWS's shape, `checkpoint` applies AWS's updates through the
+ * invocation's fenced `checkpoint` and answers with a new token and the operations that changed
+ * since the SDK last saw them. A fenced write (a newer invocation owns the run) is reported as a
+ * stale checkpoint token, which AWS's SDK treats as the end of this invocation only.
+ */
+export class EngineDurableExecutionClient implements AwsDurableExecutionClient {
+  /** The Lambda-style ARN this transport answers to. */
+  readonly durableExecutionArn: string;
+  private readonly prefix: string;
+  private sequence = 0;
+  private readonly pageSize: number;
+  /** What the SDK was last told of each operation (JSON), so answers carry only changes. */
+  private readonly seen = new Map<string, string>();
+  /** The state the invocation input pages through, fixed at its start so pages do not shift. */
+  private snapshot: AwsOperation[] = [];
+  private fencedError: FencedError | undefined;
+  private executionResult: string | undefined;
+
+  constructor(
+    private readonly invocation: DurableInvocation,
+    options: EngineClientOptions = {},
+  ) {
+    const size = options.pageSize ?? DEFAULT_PAGE;
+    if (!Number.isInteger(size) || size < 1) throw new EngineInputError('pageSize', 'must be a positive integer');
+    this.pageSize = size;
+    this.durableExecutionArn = `arn:aws:lambda:local:000000000000:function:${invocation.functionName}/durable-execution/${invocation.runId}`;
+    this.prefix = `dl1.${invocation.runId}.`;
+  }
+
+  /** The token the next checkpoint must carry. */
+  get checkpointToken(): string {
+    return `${this.prefix}${this.sequence}`;
+  }
+
+  /** True once a checkpoint was refused because a newer invocation owns the run. */
+  get fenced(): boolean {
+    return this.fencedError !== undefined;
+  }
+
+  /**
+   * The result AWS's SDK checkpointed as an EXECUTION update (it does so for results too large
+   * for a Lambda response, then returns an empty `Result`).
+   */
+  get checkpointedResult(): string | undefined {
+    return this.executionResult;
+  }
+
+  /** The first page of the run's state for the invocation input; the rest is read through `getExecutionState`. */
+  initialState(): { Operations: AwsOperation[]; NextMarker?: string } {
+    const ops = [...this.invocation.operations];
+    // AWS's SDK takes the first operation it is handed as the execution (it reads the input there).
+    ops.sort((a, b) => Number(b.Id === EXECUTION_OPERATION_ID) - Number(a.Id === EXECUTION_OPERATION_ID));
+    this.snapshot = ops.map((op) => this.show(op));
+    return this.page(0, this.pageSize);
+  }
+
+  async getExecutionState(params: AwsGetStateRequest): Promise<AwsGetStateResponse> {
+    this.checkTarget(params, false);
+    const start = params.Marker === undefined || params.Marker === '' ? 0 : Number(params.Marker);
+    if (!Number.isInteger(start) || start < 0 || start > this.snapshot.length) {
+      throw new AwsTransportError('Marker: not a marker this backend issued', 'EXECUTION', 'invalid_argument');
+    }
+    const size = Math.min(this.pageSize, params.MaxItems ?? this.pageSize);
+    return this.page(start, size > 0 ? size : this.pageSize);
+  }
+
+  async checkpoint(params: AwsCheckpointRequest): Promise<AwsCheckpointResponse> {
+    this.checkTarget(params, true);
+    const updates: OperationUpdate[] = [];
+    try {
+      (params.Updates ?? []).forEach((update, i) => {
+        const ours = fromAwsUpdate(update, i);
+        // Our engine records the run's result when the invocation closes, not as an operation.
+        if (ours.Type === 'EXECUTION' && ours.Action === 'SUCCEED') this.executionResult = ours.Payload ?? '';
+        else updates.push(ours);
+      });
+    } catch (error) {
+      throw this.classify(error);
+    }
+    let current: readonly Operation[];
+    try {
+      // An empty checkpoint is how AWS's SDK polls: read what outside events changed.
+      if (updates.length === 0) current = await this.invocation.refresh();
+      else {
+        const changed = await this.invocation.checkpoint(updates);
+        current = [...changed, ...this.invocation.operations];
+      }
+    } catch (error) {
+      throw this.classify(error);
+    }
+    this.sequence += 1;
+    const news = new Map<string, AwsOperation>();
+    for (const op of current) {
+      const shown = this.changed(op);
+      if (shown && !news.has(op.Id)) news.set(op.Id, shown);
+    }
+    return { CheckpointToken: this.checkpointToken, NewExecutionState: { Operations: [...news.values()] } };
+  }
+
+  private page(start: number, size: number): { Operations: AwsOperation[]; NextMarker?: string } {
+    const end = start + size;
+    const Operations = this.snapshot.slice(start, end);
+    return end < this.snapshot.length ? { Operations, NextMarker: String(end) } : { Operations };
+  }
+
+  /** The operation in AWS's shape, remembered as seen. */
+  private show(op: Operation): AwsOperation {
+    const aws = toAwsOperation(op);
+    this.seen.set(op.Id, JSON.stringify(aws));
+    return aws;
+  }
+
+  /** The operation in AWS's shape when it differs from what the SDK last saw, else undefined. */
+  private changed(op: Operation): AwsOperation | undefined {
+    const aws = toAwsOperation(op);
+    const json = JSON.stringify(aws);
+    if (this.seen.get(op.Id) === json) return undefined;
+    this.seen.set(op.Id, json);
+    return aws;
+  }
+
+  private checkTarget(params: { DurableExecutionArn?: string; CheckpointToken?: string }, write: boolean): void {
+    if (params?.DurableExecutionArn !== this.durableExecutionArn) {
+      throw new AwsTransportError(
+        `DurableExecutionArn: expected ${this.durableExecutionArn}`,
+        'EXECUTION',
+        'invalid_argument',
+      );
+    }
+    const token = params.CheckpointToken;
+    // Reads accept any token this invocation issued; a write must carry the latest.
+    const valid = write ? token === this.checkpointToken : typeof token === 'string' && token.startsWith(this.prefix);
+    if (!valid || this.fencedError) {
+      throw new AwsTransportError(
+        'Invalid Checkpoint Token: not the latest token of this invocation',
+        'INVOCATION',
+        'stale_checkpoint_token',
+      );
+    }
+  }
+
+  private classify(error: unknown): AwsTransportError {
+    if (error instanceof FencedError) {
+      this.fencedError = error;
+      return new AwsTransportError(
+        `Invalid Checkpoint Token: ${error.message}`,
+        'INVOCATION',
+        'stale_checkpoint_token',
+        {
+          cause: error,
+        },
+      );
+    }
+    if (error instanceof CheckpointRejectedError) {
+      return new AwsTransportError(error.message, 'EXECUTION', 'checkpoint_rejected', { cause: error });
+    }
+    if (error instanceof EngineInputError) {
+      return new AwsTransportError(error.message, 'EXECUTION', 'invalid_argument', { cause: error });
+    }
+    // Left to the caller: the invocation ends, the run resumes later (lease, wake-up or reconciler).
+    const message = error instanceof Error ? error.message : String(error);
+    return new AwsTransportError(message, 'INVOCATION', 'backend_fault', { cause: error });
+  }
+}
