@@ -1,14 +1,18 @@
+import { isForeignDurableHandler } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import { type DurableLambdaHandler, getDurableEntry } from '@durable-lambda/sdk';
+import { getDurableEntry } from '@durable-lambda/sdk';
 import type { FaultOptions } from '../faults/fault-plan';
-import { TestDriver } from './driver';
+import { type DriverHandler, TestDriver } from './driver';
 import { DurableOperation, type OperationSource } from './operation-view';
 import { DurableTestResult } from './test-result';
 
 /** Options of a {@link LocalDurableTestRunner}. */
 export interface LocalDurableTestRunnerOptions {
-  /** A handler wrapped with `withDurableExecution`. */
-  handlerFunction: DurableLambdaHandler;
+  /**
+   * A handler wrapped with `withDurableExecution`: ours, or AWS's (`@aws/durable-execution-sdk-js`),
+   * which runs unchanged on this runner through the same engine.
+   */
+  handlerFunction: DriverHandler;
   /** The function name runs are recorded under. Default `handler`. */
   functionName?: string;
   /** Virtual start time, epoch ms. Default: the real time at each `run`. */
@@ -52,14 +56,14 @@ const FUNCTION_NAME = 'handler';
  */
 export class LocalDurableTestRunner<TResult = unknown> {
   private readonly options: LocalDurableTestRunnerOptions;
-  private readonly functions = new Map<string, DurableLambdaHandler>();
+  private readonly functions = new Map<string, DriverHandler>();
   private driver: TestDriver | undefined;
   private runId: string | undefined;
   private lastOperations: readonly Operation[] = [];
   private readonly source: OperationSource;
 
   constructor(options: LocalDurableTestRunnerOptions) {
-    getDurableEntry(options?.handlerFunction);
+    checkHandler(options?.handlerFunction);
     this.options = options;
     this.functions.set(options.functionName ?? FUNCTION_NAME, options.handlerFunction);
     this.source = {
@@ -82,8 +86,8 @@ export class LocalDurableTestRunner<TResult = unknown> {
   static async teardownTestEnvironment(): Promise<void> {}
 
   /** Makes `handler` reachable by `context.invoke(name, ...)` from the handler under test. */
-  registerDurableFunction(name: string, handler: DurableLambdaHandler): this {
-    getDurableEntry(handler);
+  registerDurableFunction(name: string, handler: DriverHandler): this {
+    checkHandler(handler);
     if (typeof name !== 'string' || name.length === 0)
       throw new Error('registerDurableFunction: name must be a non-empty string');
     this.functions.set(name, handler);
@@ -142,4 +146,9 @@ export class LocalDurableTestRunner<TResult = unknown> {
     if (!this.driver) throw new Error('no run in progress: call run() first');
     return this.driver;
   }
+}
+
+/** Ours must carry its entry (a clear error otherwise); a plain function is run as AWS's SDK's. */
+function checkHandler(handler: unknown): void {
+  if (!isForeignDurableHandler(handler)) getDurableEntry(handler);
 }
