@@ -12,21 +12,33 @@
  * A few waits are shortened so their effect shows within minutes (the reminder interval, the
  * approval's reminder and timeout); the rest is as in the examples' handlers.
  */
+import { onStopSignals } from '@durable-lambda/api';
 import { startDevServer } from '@durable-lambda/local';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { fakeApprovalServices, sampleRequest } from './approval/fakes';
-import { createApprovalHandler } from './approval/handler';
+import { samples as approvalSamples, createApprovalHandler } from './approval/handler';
 import { fakeCheckoutServices, sampleOrder } from './checkout/fakes';
-import { createCheckoutHandler } from './checkout/handler';
+import { samples as checkoutSamples, createCheckoutHandler } from './checkout/handler';
 import { fakeInvoiceServices } from './fan-out/fakes';
-import { createFanOutHandler } from './fan-out/handler';
+import { createFanOutHandler, samples as fanOutSamples } from './fan-out/handler';
 import { fakeOrderSagaServices, sampleOrder as sampleSagaOrder } from './order-saga/fakes';
-import { createOrderSagaHandler } from './order-saga/handler';
-import { createPaymentsHandler } from './order-saga/payments';
+import { createOrderSagaHandler, samples as sagaSamples } from './order-saga/handler';
+import { createPaymentsHandler, samples as paymentSamples } from './order-saga/payments';
 import { fakeReminderServices } from './reminder/fakes';
-import { createReminderHandler } from './reminder/handler';
+import { createReminderHandler, samples as reminderSamples } from './reminder/handler';
 import { fakeReportServices } from './report-job/fakes';
-import { createReportJobHandler } from './report-job/handler';
+import { createReportJobHandler, samples as reportSamples } from './report-job/handler';
+
+/** Each example's sample inputs (declared next to its handler), offered by the dashboard's start form. */
+const SAMPLES = {
+  checkout: checkoutSamples,
+  reminder: reminderSamples,
+  'report-job': reportSamples,
+  approval: approvalSamples,
+  'fan-out': fanOutSamples,
+  'order-saga': sagaSamples,
+  payments: paymentSamples,
+};
 
 /** The server's URL, known once it listens (the approval mails link to its callback routes). */
 let baseUrl = 'http://localhost:3000';
@@ -116,9 +128,10 @@ function printHowTo(url: string): void {
     `    -d '{"function":"checkout","input":${JSON.stringify(sampleOrder())}}'`,
     `  curl -s ${url}/v1/runs`,
     `  curl -s -X POST ${url}/v1/callbacks/<callbackId>/fail -H 'content-type: application/json' -d '{"error":{"message":"over budget"}}'`,
-    'Other inputs: report-job {"reportId":"sales-2025-01","month":"2025-01","format":"csv","recipients":["finance@example.com"]},',
-    '  fan-out {"period":"2025-04"}. The services are in-memory fakes (examples/*/fakes.ts); the first',
-    '  checkout charge is rate-limited once. Ctrl-C stops the server; runs go on at the next start.',
+    `  ${cli} wake <runId>                           # ends a wait (checkout's 30 minutes) or a retry's backoff now`,
+    "The start form of the dashboard offers each function's sample inputs (declared next to its handler).",
+    'The services are in-memory fakes (examples/*/fakes.ts); the first checkout charge is rate-limited',
+    'once. Ctrl-C stops the server; runs go on at the next start.',
     '',
   ];
   for (const line of lines) console.log(line);
@@ -128,33 +141,33 @@ let server: Awaited<ReturnType<typeof startDevServer>>;
 try {
   server = await startDevServer({
     functions: exampleFunctions(),
+    samples: SAMPLES,
     port: portFromEnv(),
     ...(process.env.HOST ? { host: process.env.HOST } : {}),
     db: process.env.DURABLE_DB || '.durable/dev.sqlite',
   });
 } catch (error) {
   // One line (the port or the file in use by another server), not a stack trace.
-  console.error(`durable-lambda dev server: ${error instanceof Error ? error.message : String(error)}`);
+  const message = error instanceof Error ? error.message : String(error);
+  const hint =
+    (error as { code?: unknown }).code === 'port_in_use'
+      ? ': start it with another PORT, e.g. PORT=3001 npm start'
+      : '';
+  console.error(`durable-lambda dev server: ${message}${hint}`);
   process.exit(1);
 }
 baseUrl = server.url;
 printHowTo(server.url);
 
-let signals = 0;
-const shutdown = (signal: NodeJS.Signals) => {
-  signals++;
-  if (signals > 1) {
-    console.log(`${signal} again: exiting without waiting for the invocations under way`);
-    process.exit(130);
-  }
-  console.log(`${signal}: stopping (waiting for the invocations under way; again to force)`);
-  server.stop().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error('durable-lambda dev server: stop failed', error);
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+// `npm start` runs this under tsx, which relays the terminal's Ctrl-C to this process: one key
+// press can arrive twice. The second changes nothing; a third forces the exit.
+const stopRequest = onStopSignals();
+const signal = await stopRequest.requested;
+console.log(`${signal}: stopping, waiting for the invocations under way (Ctrl-C twice more to force)`);
+server.stop().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`durable-lambda dev server: stop failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

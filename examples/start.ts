@@ -1,6 +1,6 @@
 /**
- * `npm start`: runs each example workflow on the local runtime and prints what every run did.
- * A stopgap until the local dev server and its dashboard exist.
+ * `npm run demo`: runs each example workflow on the test runner (a virtual clock, so days pass
+ * in milliseconds) and prints what every run did. `npm start` runs them live in the dev server.
  */
 import {
   type DurableOperation,
@@ -138,7 +138,10 @@ function scenarios(): Scenario[] {
 async function main(): Promise<void> {
   console.log('durable-lambda: the example workflows on the local runtime');
   console.log('Waits and retry backoffs run on a virtual clock, so days pass in milliseconds.');
-  console.log('(A stopgap: this uses the test runner; the local dev server with a dashboard comes later.)');
+  console.log('(This uses the test runner. To watch runs live, `npm start` runs the same workflows in the dev server,');
+  console.log(
+    ' with a dashboard at http://localhost:3000/: step them, wake a wait now, read their logs and stack traces.)',
+  );
 
   let unexpected = 0;
   for (const scenario of scenarios()) {

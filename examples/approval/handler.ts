@@ -30,6 +30,21 @@ export interface PurchaseRequest {
   currency: string;
 }
 
+/** Inputs to try the workflow with: the dev server's start form offers them. */
+export const samples: ReadonlyArray<{ name: string; input: PurchaseRequest }> = [
+  {
+    name: 'a laptop for the new hire',
+    input: {
+      requestId: 'pr-311',
+      requester: 'ada@example.com',
+      approver: 'bob@example.com',
+      description: 'a laptop for the new hire',
+      amountCents: 124_000,
+      currency: 'EUR',
+    },
+  },
+];
+
 /**
  * What the approve link sends as the callback's result: a JSON string such as
  * `{"approvedBy":"bob@example.com","comment":"ok"}`. The reject link fails the callback instead,

@@ -31,6 +31,26 @@ export interface Order {
   lines: OrderLine[];
 }
 
+/**
+ * Inputs to try the workflow with: the dev server's start form offers them (its fakes stock
+ * these SKUs). Each is a whole order, as the run's input.
+ */
+export const samples: ReadonlyArray<{ name: string; input: Order }> = [
+  {
+    name: 'two mugs and a tee',
+    input: {
+      orderId: 'order-1001',
+      customerId: 'cus-42',
+      email: 'ada@example.com',
+      currency: 'EUR',
+      lines: [
+        { sku: 'MUG-BLUE', quantity: 2, unitPriceCents: 1250 },
+        { sku: 'TEE-M', quantity: 1, unitPriceCents: 2000 },
+      ],
+    },
+  },
+];
+
 export interface ChargeRequest {
   orderId: string;
   customerId: string;

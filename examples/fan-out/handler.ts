@@ -20,6 +20,11 @@ export interface InvoiceRun {
   period: string;
 }
 
+/** Inputs to try the workflow with: the dev server's start form offers them. */
+export const samples: ReadonlyArray<{ name: string; input: InvoiceRun }> = [
+  { name: 'April invoices (100 customers)', input: { period: '2025-04' } },
+];
+
 export interface Customer {
   customerId: string;
   email: string;

@@ -20,6 +20,14 @@ export interface PaymentRequest {
   currency: string;
 }
 
+/** Inputs to try the function with on its own (the order saga invokes it): the dev server offers them. */
+export const samples: ReadonlyArray<{ name: string; input: PaymentRequest }> = [
+  {
+    name: 'a 45 EUR payment',
+    input: { orderId: 'order-2001', customerId: 'cus-42', amountCents: 4500, currency: 'EUR' },
+  },
+];
+
 /** What the payments run returns to the saga. */
 export interface PaymentResult {
   chargeId: string;

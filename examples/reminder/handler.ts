@@ -19,6 +19,11 @@ export interface ReminderRequest {
   email: string;
 }
 
+/** Inputs to try the workflow with: the dev server's start form offers them. */
+export const samples: ReadonlyArray<{ name: string; input: ReminderRequest }> = [
+  { name: 'a new sign-up', input: { userId: 'u-7', email: 'grace@example.com' } },
+];
+
 /** Where sign-ups are recorded as confirmed. */
 export interface ConfirmationStore {
   isConfirmed(userId: string): Promise<boolean>;

@@ -24,6 +24,14 @@ export interface ReportRequest {
   recipients: string[];
 }
 
+/** Inputs to try the workflow with: the dev server's start form offers them. */
+export const samples: ReadonlyArray<{ name: string; input: ReportRequest }> = [
+  {
+    name: 'January sales as CSV',
+    input: { reportId: 'sales-2025-01', month: '2025-01', format: 'csv', recipients: ['finance@example.com'] },
+  },
+];
+
 export interface Warehouse {
   /** Runs the report query; must stop when `signal` aborts. */
   render(

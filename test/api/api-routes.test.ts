@@ -614,6 +614,7 @@ function pick(engine: Engine) {
     listRuns: engine.listRuns.bind(engine),
     cancelRun: engine.cancelRun.bind(engine),
     retryRun: engine.retryRun.bind(engine),
+    wakeRun: engine.wakeRun.bind(engine),
     sendCallbackSuccess: engine.sendCallbackSuccess.bind(engine),
     sendCallbackFailure: engine.sendCallbackFailure.bind(engine),
     sendCallbackHeartbeat: engine.sendCallbackHeartbeat.bind(engine),

@@ -89,7 +89,7 @@ describe('durable CLI (the real binary against a real API server)', () => {
 
     const listed = await api('list', '--function', 'greet', '--status', 'SUCCEEDED');
     expect(listed.code).toBe(0);
-    expect(listed.stdout.split('\n')[0]).toMatch(/^RUN ID\s+FUNCTION\s+STATUS\s+CREATED\s+ENDED$/);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^RUN ID\s+FUNCTION\s+STATUS\s+CREATED\s+ENDED\s+WAITING FOR$/);
     expect(listed.stdout).toMatch(new RegExp(`^${run.runId}\\s+greet\\s+SUCCEEDED`, 'm'));
     const listJson = JSON.parse((await api('list', '--json', '--limit', '1')).stdout);
     expect(listJson.runs).toHaveLength(1);
@@ -258,11 +258,14 @@ describe('durable dev', () => {
       line(['./handlers.ts'], { port: '4000', host: '0.0.0.0', db: '.durable.db' }),
       cli,
       async () => local,
-      async () => {},
+      () => ({ requested: Promise.resolve('SIGINT' as const), dispose() {} }),
     );
     expect(code).toBe(0);
     expect(calls).toEqual([{ entries: ['./handlers.ts'], port: 4000, host: '0.0.0.0', db: '.durable.db' }]);
-    expect(out[0]).toContain('http://localhost:4000');
+    // The server prints its URL itself; the command adds how to stop it, and says so when it stops.
+    expect(out.join('\n')).not.toContain('http://localhost:4000');
+    expect(out[0]).toMatch(/^Press Ctrl-C to stop/);
+    expect(out[1]).toMatch(/^SIGINT: stopping the dev server/);
     expect(closed).toBe(true);
   });
 

@@ -1,18 +1,18 @@
 /**
- * The dashboard in a real headless Chromium (Debian's /usr/bin/chromium driven by
- * playwright-core; no browser is downloaded), against the dev server. Screenshots are kept in
- * .artifacts/browser/.
+ * The dashboard in a real headless Chromium (`CHROMIUM_PATH`, else Debian's /usr/bin/chromium,
+ * driven by playwright-core; no browser is downloaded), against the dev server. Screenshots are
+ * kept in .artifacts/browser/.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from '@durable-lambda/local';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './chromium';
 import { approval, doomed, flaky } from './fixtures';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve(import.meta.dirname, '../../.artifacts/browser');
 const STEP_MS = 10_000;
 
@@ -62,11 +62,6 @@ async function expectRuns(expected: Array<[string, string]>): Promise<void> {
 const op = (type: string, name: string) => `[data-testid="op"][data-op-type="${type}"][data-op-name="${name}"]`;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: the browser tests drive Debian's Chromium (install it with \`apt-get install -y chromium\`); no browser is downloaded`,
-    );
-  }
   mkdirSync(ARTIFACTS, { recursive: true });
   dir = mkdtempSync(join(tmpdir(), 'durable-dashboard-'));
   server = await startDevServer({
@@ -76,19 +71,7 @@ beforeAll(async () => {
     db: join(dir, 'dev.sqlite'),
     log: (line) => void serverLog.push(line),
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.setDefaultTimeout(STEP_MS);
   page.on('pageerror', (error) => pageErrors.push(error.message));

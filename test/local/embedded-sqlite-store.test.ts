@@ -156,7 +156,7 @@ describe('SqliteStore due index', () => {
       db.prepare('UPDATE runs SET record = ? WHERE run_id = ?').run(JSON.stringify(record), row.run_id);
     }
     db.exec(
-      'DROP INDEX runs_by_due; ALTER TABLE runs DROP COLUMN due_at; DELETE FROM schema_version WHERE version = 2',
+      'DROP INDEX runs_by_due; ALTER TABLE runs DROP COLUMN due_at; DELETE FROM schema_version WHERE version >= 2',
     );
     db.close();
 

@@ -1,4 +1,12 @@
-import type { CallbackAckWire, FunctionListWire, OperationListWire, RunListWire, RunStatusWire, RunWire } from './wire';
+import type {
+  CallbackAckWire,
+  FunctionListWire,
+  OperationListWire,
+  RunListWire,
+  RunStatusWire,
+  RunWire,
+  WakeAnswerWire,
+} from './wire';
 
 /** Options of a {@link DurableClient}. */
 export interface DurableClientOptions {
@@ -28,6 +36,10 @@ export interface ListRunsQuery {
   cursor?: string;
   createdAfter?: Date | string;
   createdBefore?: Date | string;
+  /** A run id or run key (or part of one, on a store that can search): one page, no cursor. */
+  search?: string;
+  /** Also what each RUNNING run waits for (`waitingFor`). */
+  includeWaitingFor?: boolean;
 }
 
 /** What {@link DurableClient.startRun} returns. */
@@ -135,6 +147,8 @@ export class DurableClient {
     if (query.cursor !== undefined) params.set('cursor', query.cursor);
     if (query.createdAfter !== undefined) params.set('createdAfter', time(query.createdAfter));
     if (query.createdBefore !== undefined) params.set('createdBefore', time(query.createdBefore));
+    if (query.search !== undefined) params.set('search', query.search);
+    if (query.includeWaitingFor) params.set('include', 'waitingFor');
     const search = params.toString();
     return (await this.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;
   }
@@ -152,6 +166,17 @@ export class DurableClient {
   /** `POST /v1/runs/{runId}/retry`. */
   async retryRun(runId: string, options: PostOptions = {}): Promise<RunWire> {
     return (await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, options)).value as RunWire;
+  }
+
+  /**
+   * `POST /v1/runs/{runId}/wake`: "wake now", ending the run's pending waits and retry backoffs
+   * (or only `operationId`'s) and waking it. `409 nothing_to_wake` when nothing waits on time.
+   */
+  async wakeRun(runId: string, options: PostOptions & { operationId?: string } = {}): Promise<WakeAnswerWire> {
+    const { operationId, ...post } = options;
+    const body = operationId === undefined ? {} : { operationId };
+    return (await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/wake`, { body, ...post }))
+      .value as WakeAnswerWire;
   }
 
   /** `POST /v1/callbacks/{callbackId}/succeed`: `result` is any JSON value (or left out). */

@@ -6,6 +6,7 @@ import { type ApiRequest, type ApiResponse, errorResponse } from './http';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, readIdempotencyKey, withIdempotency } from './idempotency';
 import { matchRoute, type Route } from './router';
 import { runRoutes } from './run-routes';
+import type { FunctionSampleWire } from './wire';
 
 /** Largest request body accepted by default: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -16,6 +17,13 @@ export interface ControlApiOptions {
   engine: ControlEngine;
   /** The durable functions this API serves (and may start runs of); a function is read per request. */
   functions: readonly string[] | (() => readonly string[]);
+  /**
+   * Sample inputs per function (by name), listed by `GET /v1/functions` and offered by the
+   * dashboard's start form; a function is read per request.
+   */
+  samples?:
+    | Readonly<Record<string, readonly FunctionSampleWire[]>>
+    | ((name: string) => readonly FunctionSampleWire[] | undefined);
   /**
    * Invokes a function with a run's wake-up event after a start (and a retry). Default: the
    * engine's invoker; with neither, the engine's waker is asked to wake the run now.
@@ -49,8 +57,8 @@ function positive(value: number | undefined, name: string, fallback: number): nu
 }
 
 /**
- * Creates the control API (`/v1/...`): start, list, show, history, cancel and retry runs;
- * complete callbacks. Every POST may carry an `Idempotency-Key` header. Errors answer
+ * Creates the control API (`/v1/...`): start, list (and search), show, history, cancel, retry
+ * and wake runs; complete callbacks. Every POST may carry an `Idempotency-Key` header. Errors answer
  * `{ error: { code, message } }` with a stable code.
  */
 export function createControlApi(options: ControlApiOptions): ControlApi {
@@ -60,9 +68,14 @@ export function createControlApi(options: ControlApiOptions): ControlApi {
   const clock = options.clock ?? engine.clock;
   const report = options.onError ?? ((error: unknown) => console.error('durable-lambda control API:', error));
   const listed = options.functions;
+  const samples = options.samples;
   const deps: RouteDeps = {
     engine,
     functions: typeof listed === 'function' ? listed : () => listed,
+    samples:
+      typeof samples === 'function'
+        ? samples
+        : (name) => (samples && Object.hasOwn(samples, name) ? samples[name] : undefined),
     invoker: options.invoker ?? engine.invoker,
     clock,
     report,

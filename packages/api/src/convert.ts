@@ -18,6 +18,34 @@ export function errorToWire(error: ErrorObject): ErrorWire {
     code: error.ErrorCode ?? 'error',
     message: error.ErrorMessage ?? '',
     ...(error.ErrorType === undefined ? {} : { type: error.ErrorType }),
+    ...(Array.isArray(error.StackTrace) && error.StackTrace.length > 0
+      ? { stackTrace: error.StackTrace.map(String) }
+      : {}),
+  };
+}
+
+/** Batch contexts, whose result is the SDK's summary of their items. */
+const BATCH_SUBTYPES = new Set(['Map', 'Parallel']);
+
+/**
+ * A map's or parallel's stored summary with each item's result decoded: the SDK keeps an item's
+ * result as its serialized form (a JSON string) inside the summary's JSON, which would show as a
+ * string of escaped JSON. Anything that is not such a summary is returned as it is.
+ */
+export function decodeBatchResult(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || !Array.isArray((value as { items?: unknown }).items)) return value;
+  const summary = value as { items: unknown[] };
+  return {
+    ...summary,
+    items: summary.items.map((item) => {
+      if (item === null || typeof item !== 'object') return item;
+      const { result, error, ...rest } = item as { result?: unknown; error?: unknown };
+      return {
+        ...rest,
+        ...(result === undefined ? {} : { result: typeof result === 'string' ? parsePayload(result) : result }),
+        ...(error && typeof error === 'object' ? { error: errorToWire(error as ErrorObject) } : {}),
+      };
+    }),
   };
 }
 
@@ -81,7 +109,14 @@ export function operationToWire(op: Operation): OperationWire {
           })),
         }
       : {}),
-    ...(result === undefined ? {} : { result: parsePayload(result) }),
+    ...(result === undefined
+      ? {}
+      : {
+          result:
+            op.Type === 'CONTEXT' && BATCH_SUBTYPES.has(op.SubType ?? '')
+              ? decodeBatchResult(parsePayload(result))
+              : parsePayload(result),
+        }),
     ...(error ? { error: errorToWire(error) } : {}),
     ...(op.WaitDetails ? { waitUntil: iso(op.WaitDetails.ScheduledEndTimestamp) } : {}),
     ...(callback ? { callbackId: callback.CallbackId } : {}),

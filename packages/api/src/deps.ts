@@ -1,4 +1,5 @@
 import type { Clock, Engine, Invoker } from '@durable-lambda/engine';
+import type { FunctionSampleWire } from './wire';
 
 /** The parts of an {@link Engine} the control API uses (an `Engine` fits). */
 export type ControlEngine = Pick<
@@ -9,6 +10,7 @@ export type ControlEngine = Pick<
   | 'listRuns'
   | 'cancelRun'
   | 'retryRun'
+  | 'wakeRun'
   | 'sendCallbackSuccess'
   | 'sendCallbackFailure'
   | 'sendCallbackHeartbeat'
@@ -23,6 +25,8 @@ export interface RouteDeps {
   engine: ControlEngine;
   /** The durable functions this API serves. */
   functions(): readonly string[];
+  /** A function's sample inputs, offered by the dashboard's start form. */
+  samples(name: string): readonly FunctionSampleWire[] | undefined;
   /** Invokes a function to run a run; undefined: the engine's waker wakes it instead. */
   invoker: Invoker | undefined;
   clock: Clock;

@@ -36,6 +36,8 @@ export const ENGINE_ERROR_STATUS: Readonly<Record<string, number>> = {
   callback_already_completed: 409,
   run_key_conflict: 409,
   run_state_conflict: 409,
+  nothing_to_wake: 409,
+  run_busy: 409,
   payload_too_large: 413,
 };
 

@@ -6,12 +6,14 @@
 export type { DevCommandOptions } from './cli/dev';
 export type { CliIo } from './cli/io';
 export { DEFAULT_API_URL, EXIT, runCli } from './cli/main';
+export type { StopRequest, StopSignalOptions } from './cli/stop-signals';
+export { onStopSignals } from './cli/stop-signals';
 export { USAGE } from './cli/usage';
 export type { DurableClientOptions, ListRunsQuery, PostOptions, StartRunResult } from './client';
 export { DurableApiError, DurableClient, DurableConnectionError } from './client';
 export type { ControlApi, ControlApiOptions } from './control-api';
 export { createControlApi, DEFAULT_MAX_BODY_BYTES } from './control-api';
-export { errorToWire, operationToWire, parsePayload, runToWire } from './convert';
+export { decodeBatchResult, errorToWire, operationToWire, parsePayload, runToWire } from './convert';
 export type { ControlEngine } from './deps';
 export { API_ERROR_STATUS, ApiError, ENGINE_ERROR_STATUS } from './errors';
 export type { ApiRequest, ApiResponse, MultiValue } from './http';
@@ -23,4 +25,12 @@ export {
 export type { LambdaHttpEvent, LambdaHttpResult } from './lambda-adapter';
 export { toLambdaHandler } from './lambda-adapter';
 export { toNodeListener } from './node-adapter';
+export { historyToWire, waitingFor } from './run-history';
+export type {
+  RunInvocationEntry,
+  RunJournal,
+  RunJournalReader,
+  RunLogEntry,
+  RunSearcher,
+} from './run-journal';
 export * from './wire';

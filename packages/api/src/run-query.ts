@@ -12,7 +12,11 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'CANCELLED',
 ];
 
-const PARAMS = ['function', 'status', 'limit', 'cursor', 'createdAfter', 'createdBefore'] as const;
+const PARAMS = ['function', 'status', 'limit', 'cursor', 'createdAfter', 'createdBefore', 'search', 'include'] as const;
+/** What `include` may ask for besides the runs themselves. */
+const INCLUDES = ['waitingFor'] as const;
+/** Longest search text (a run key is at most 256 characters). */
+const MAX_SEARCH = 256;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** One query parameter's value; an empty value counts as absent, a repeated one is refused. */
@@ -33,9 +37,37 @@ function isoTime(value: string | undefined, name: string): number | undefined {
   return ms;
 }
 
+/** What `GET /v1/runs` asks for besides the store's query. */
+export interface RunListExtras {
+  /** Runs whose id or run key is (or, where the store can search, contains) this text. */
+  search?: string;
+  /** Each RUNNING run's `waitingFor`. */
+  waitingFor: boolean;
+}
+
+/**
+ * Reads `GET /v1/runs`'s `search` (a run id or run key, or part of one; 1-256 characters) and
+ * `include` (a comma-separated list: `waitingFor`).
+ */
+export function parseRunListExtras(query: ApiRequest['query']): RunListExtras {
+  const search = single(query, 'search')?.trim();
+  if (search !== undefined && search.length > MAX_SEARCH) {
+    throw invalidArgument('search', `must be at most ${MAX_SEARCH} characters`);
+  }
+  const include = single(query, 'include');
+  const asked = include === undefined ? [] : include.split(',').map((part) => part.trim());
+  for (const name of asked) {
+    if (!(INCLUDES as readonly string[]).includes(name)) {
+      throw invalidArgument('include', `unknown value ${JSON.stringify(name)} (expected ${INCLUDES.join(', ')})`);
+    }
+  }
+  return { ...(search ? { search } : {}), waitingFor: asked.includes('waitingFor') };
+}
+
 /**
  * Reads `GET /v1/runs`'s query: `function`, `status`, `limit` (1-100), `cursor`,
- * `createdAfter` and `createdBefore` (ISO times). Unknown parameters are refused.
+ * `createdAfter` and `createdBefore` (ISO times); `search` and `include` are read by
+ * {@link parseRunListExtras}. Unknown parameters are refused.
  */
 export function parseRunQuery(query: ApiRequest['query']): RunQuery {
   for (const name of Object.keys(query ?? {})) {

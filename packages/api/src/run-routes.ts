@@ -1,13 +1,17 @@
 import { type RunRecord, wakeEvent } from '@durable-lambda/engine';
-import { operationToWire, runToWire } from './convert';
+import { runToWire } from './convert';
 import type { RouteDeps } from './deps';
 import { afterDurableWrite, runMovedTo } from './durable-outcome';
 import { ApiError } from './errors';
 import { jsonResponse } from './http';
 import type { Route } from './router';
-import { parseRunQuery } from './run-query';
+import { historyToWire } from './run-history';
+import { EMPTY_JOURNAL, journalOf } from './run-journal';
+import { listRuns } from './run-list';
+import { parseRunListExtras, parseRunQuery } from './run-query';
 import { optionalString, parseObjectBody, rejectUnknownFields, requiredString } from './validate';
-import type { FunctionListWire, OperationListWire, RunListWire } from './wire';
+import { wakeRoute } from './wake-route';
+import type { FunctionListWire, OperationListWire } from './wire';
 
 /** Longest function name and run key accepted (the engine's run-key limit). */
 const MAX_NAME = 256;
@@ -46,14 +50,19 @@ async function requireRun(deps: RouteDeps, runId: string): Promise<RunRecord> {
   return run;
 }
 
-/** The run routes: functions, start, list, get, history, cancel, retry. */
+/** The run routes: functions, start, list (and search), get, history, cancel, retry, wake. */
 export function runRoutes(deps: RouteDeps): Route[] {
   return [
     {
       method: 'GET',
       pattern: '/v1/functions',
       handle: async () => {
-        const answer: FunctionListWire = { functions: deps.functions().map((name) => ({ name })) };
+        const answer: FunctionListWire = {
+          functions: deps.functions().map((name) => {
+            const samples = deps.samples(name);
+            return samples && samples.length > 0 ? { name, samples: [...samples] } : { name };
+          }),
+        };
         return jsonResponse(200, answer);
       },
     },
@@ -89,12 +98,8 @@ export function runRoutes(deps: RouteDeps): Route[] {
       method: 'GET',
       pattern: '/v1/runs',
       handle: async ({ request }) => {
-        const page = await deps.engine.listRuns(parseRunQuery(request.query));
-        const answer: RunListWire = {
-          runs: page.runs.map(runToWire),
-          ...(page.cursor === undefined ? {} : { nextCursor: page.cursor }),
-        };
-        return jsonResponse(200, answer);
+        const query = parseRunQuery(request.query);
+        return jsonResponse(200, await listRuns(deps, query, parseRunListExtras(request.query)));
       },
     },
     {
@@ -106,12 +111,17 @@ export function runRoutes(deps: RouteDeps): Route[] {
       method: 'GET',
       pattern: '/v1/runs/{runId}/operations',
       handle: async ({ params }) => {
-        const runId = params.runId as string;
-        await requireRun(deps, runId);
-        const answer: OperationListWire = {
-          runId,
-          operations: (await deps.engine.getOperations(runId)).map(operationToWire),
-        };
+        const run = await requireRun(deps, params.runId as string);
+        const operations = await deps.engine.getOperations(run.runId);
+        const reader = journalOf(deps.engine.store);
+        const journal = reader ? await reader.readRunJournal(run.runId) : EMPTY_JOURNAL;
+        const answer: OperationListWire = historyToWire(
+          run,
+          operations,
+          journal,
+          deps.clock.now(),
+          reader !== undefined,
+        );
         return jsonResponse(200, answer);
       },
     },
@@ -148,5 +158,6 @@ export function runRoutes(deps: RouteDeps): Route[] {
         return jsonResponse(200, runToWire(run));
       },
     },
+    wakeRoute(deps),
   ];
 }

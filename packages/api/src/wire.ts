@@ -12,6 +12,8 @@ export interface ErrorWire {
   message: string;
   /** The original error's type (class name), when known. */
   type?: string;
+  /** Where it was thrown, one frame a line, when the SDK recorded it. */
+  stackTrace?: string[];
 }
 
 /** A run. */
@@ -32,6 +34,53 @@ export interface RunWire {
   lostInvocations: number;
   /** Set on a run started by another run's `invoke`. */
   parent?: { runId: string; operationId: string };
+  /** What a RUNNING run waits for (`GET /v1/runs?include=waitingFor` only), soonest first. */
+  waitingFor?: WaitingForWire[];
+}
+
+/** One thing a RUNNING run waits for. */
+export interface WaitingForWire {
+  /**
+   * `invocation`: an invocation is running it now; `due`: it is due and about to run; `wait`: a
+   * durable wait (until `at`); `retry`: a step's next attempt (at `at`); `callback`: a callback
+   * (timing out at `at`, if it has a timeout); `child`: a child run started by `invoke`.
+   */
+  kind: 'invocation' | 'due' | 'wait' | 'retry' | 'callback' | 'child';
+  operationId?: string;
+  name?: string;
+  at?: string;
+  callbackId?: string;
+  childRunId?: string;
+  function?: string;
+}
+
+/** A log line a handler wrote (its context's or a step's logger). */
+export interface LogWire {
+  at: string;
+  level: string;
+  message: string;
+  /** The operation whose logger wrote it; absent for the context's logger. */
+  operationId?: string;
+  /** The step attempt that wrote it, 1-based. */
+  attempt?: number;
+  data?: unknown;
+}
+
+/** One invocation of a run: from taking the run's lease to releasing it. */
+export interface InvocationWire {
+  /** 1-based, in order. */
+  number: number;
+  startedAt: string;
+  /** Absent while it runs, or when it was lost. */
+  endedAt?: string;
+  /** It lost its lease without releasing it (a crash, a timeout). */
+  lost?: boolean;
+}
+
+/** A map's or parallel's items, counted by status (an abandoned item counts as `ABANDONED`). */
+export interface BatchItemsWire {
+  total: number;
+  byStatus: Record<string, number>;
 }
 
 /** One operation of a run, as its history shows it. */
@@ -62,6 +111,28 @@ export interface OperationWire {
   /** Chained invokes: the function and child run. */
   invokedFunction?: string;
   childRunId?: string;
+  /**
+   * Left unfinished for good: the run ended (`run_ended`: a cancelled run's wait) or a context
+   * above it finished (`context_ended`: a race's losing branch). Nothing will complete it.
+   */
+  abandoned?: 'run_ended' | 'context_ended';
+  /** Waits: ended before their time by a wake-now. */
+  endedEarly?: boolean;
+  /**
+   * When its last stretch of work began: its start, or later for a step retried (its last
+   * attempt) or an operation reopened by a retry of the run. Durations count from here.
+   */
+  activeFrom?: string;
+  /**
+   * How long it took, from `activeFrom` to its end (never spanning a retry of the run). Absent
+   * while it runs, and for a retried step when the store does not record invocations (its last
+   * attempt's start is then unknown).
+   */
+  durationMs?: number;
+  /** Maps and parallels: their items by status. */
+  items?: BatchItemsWire;
+  /** The log lines its logger wrote (steps), oldest first, when the store keeps logs. */
+  logs?: LogWire[];
 }
 
 /** `GET /v1/runs` answer. */
@@ -75,11 +146,39 @@ export interface RunListWire {
 export interface OperationListWire {
   runId: string;
   operations: OperationWire[];
+  /** The run's invocations, when the store records them (the dev server's does). */
+  invocations?: InvocationWire[];
+  /** When the run was retried after failing, when the store records it. */
+  retriedAt?: string[];
+  /** Log lines of the handler's context logger (not a step's), when the store keeps logs. */
+  logs?: LogWire[];
+  /** Log lines dropped (the oldest) to keep the run within the store's size cap. */
+  logsDropped?: number;
+}
+
+/** `POST /v1/runs/{runId}/wake` body (optional). */
+export interface WakeRunBody {
+  /** Only this operation (a wait or a step in backoff); default every one that waits on time. */
+  operationId?: string;
+}
+
+/** `POST /v1/runs/{runId}/wake` answer. */
+export interface WakeAnswerWire {
+  run: RunWire;
+  /** What was ended early: waits, and steps whose next attempt is now due. */
+  woken: Array<{ operationId: string; name?: string; kind: 'wait' | 'retry'; dueAt: string }>;
+}
+
+/** A sample input of a function, offered by the dashboard's start form. */
+export interface FunctionSampleWire {
+  /** A short label, e.g. `one book`. */
+  name: string;
+  input: unknown;
 }
 
 /** `GET /v1/functions` answer. */
 export interface FunctionListWire {
-  functions: Array<{ name: string }>;
+  functions: Array<{ name: string; samples?: FunctionSampleWire[] }>;
 }
 
 /** `POST /v1/runs` body. */

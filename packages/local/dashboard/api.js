@@ -79,6 +79,8 @@ export const api = {
   startRun: (body) => request('POST', 'v1/runs', { body }),
   cancelRun: (runId) => request('POST', `v1/runs/${seg(runId)}/cancel`),
   retryRun: (runId) => request('POST', `v1/runs/${seg(runId)}/retry`),
+  wakeRun: (runId, operationId) =>
+    request('POST', `v1/runs/${seg(runId)}/wake`, { body: operationId === undefined ? {} : { operationId } }),
   succeedCallback: (callbackId, result) =>
     request('POST', `v1/callbacks/${seg(callbackId)}/succeed`, { body: result === undefined ? {} : { result } }),
   failCallback: (callbackId, error) => request('POST', `v1/callbacks/${seg(callbackId)}/fail`, { body: { error } }),

@@ -96,13 +96,76 @@ export function payload(value, testid) {
   return h('pre', { class: 'payload', dataset: testid ? { testid } : undefined }, pretty(value));
 }
 
-/** An API or payload error: `code` (and type) then the message. */
-export function errorBox(error, testid = 'error') {
+/**
+ * An API or payload error: `code` (and type) then the message, and its stack trace (when the
+ * SDK recorded one) under a disclosure, open with `openStack`.
+ */
+export function errorBox(error, testid = 'error', { openStack = false } = {}) {
+  const frames = Array.isArray(error.stackTrace) ? error.stackTrace : [];
   return h(
     'div',
     { class: 'error-box', dataset: { testid } },
     h('code', { class: 'error-code' }, error.code ?? 'error'),
     error.type ? h('span', { class: 'error-type' }, ` ${error.type}`) : null,
     h('span', { class: 'error-message' }, ` ${error.message ?? ''}`),
+    frames.length > 0 ? stackTrace(frames, openStack) : null,
   );
+}
+
+/** A stack trace, one frame a line (its first line, the message, left out when it repeats it). */
+function stackTrace(frames, open) {
+  const shown = frames.length > 1 && !/^\s*at /.test(frames[0]) ? frames.slice(1) : frames;
+  return h(
+    'details',
+    { class: 'stack', open, dataset: { testid: 'stack-trace' } },
+    h('summary', null, `Stack trace (${shown.length} frame${shown.length === 1 ? '' : 's'})`),
+    h('pre', { class: 'stack-frames' }, shown.map((frame) => frame.trim()).join('\n')),
+  );
+}
+
+/** `14:05:09.123` of an ISO time, in local time. */
+export function clockMs(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+/** Log lines as a list: time, level, message and attached data. */
+export function logList(logs, testid = 'logs') {
+  return h(
+    'ol',
+    { class: 'logs', dataset: { testid } },
+    logs.map((log) =>
+      h(
+        'li',
+        {
+          class: `log log-${String(log.level).toLowerCase()}`,
+          dataset: { testid: 'log-line', level: log.level, attempt: log.attempt },
+        },
+        h('span', { class: 'log-time', title: absolute(log.at) }, clockMs(log.at)),
+        h('span', { class: 'log-level' }, String(log.level).toUpperCase()),
+        h('span', { class: 'log-message' }, log.message),
+        log.data === undefined ? null : h('code', { class: 'log-data' }, compact(log.data)),
+      ),
+    ),
+  );
+}
+
+/** A JSON value on one line, cut to `max` characters. */
+export function compact(value, max = 300) {
+  let text;
+  try {
+    text = typeof value === 'string' ? value : JSON.stringify(value);
+  } catch {
+    text = String(value);
+  }
+  text = text ?? String(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** An action's outcome under the element that started it. */
+export function renderNote(note, testid) {
+  if (!note) return null;
+  if (note.error) return h('div', { class: 'note', dataset: { testid } }, errorBox(note.error, `${testid}-error`));
+  return h('p', { class: `note ${note.pending ? 'muted' : 'ok'}`, role: 'status', dataset: { testid } }, note.text);
 }

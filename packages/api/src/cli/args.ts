@@ -19,6 +19,9 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   db: { type: 'string' },
+  watch: { type: 'boolean' },
+  search: { type: 'string' },
+  operation: { type: 'string' },
 } as const;
 
 /** An option's name. */
@@ -30,13 +33,14 @@ const COMMON: readonly OptionName[] = ['url', 'json', 'help'];
 /** The options of each command, besides the common ones. */
 export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
   start: ['input', 'run-key'],
-  list: ['function', 'status', 'limit', 'cursor', 'created-after', 'created-before'],
+  list: ['function', 'status', 'limit', 'cursor', 'created-after', 'created-before', 'search'],
   show: [],
   history: [],
   callback: ['result', 'message', 'code'],
   cancel: [],
   retry: [],
-  dev: ['port', 'host', 'db'],
+  wake: ['operation'],
+  dev: ['port', 'host', 'db', 'watch'],
   help: [],
 };
 

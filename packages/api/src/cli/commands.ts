@@ -1,7 +1,7 @@
 import type { DurableClient } from '../client';
 import type { RunStatusWire } from '../wire';
 import { type CommandLine, jsonOption, positionals, stringOption } from './args';
-import { formatOperations, formatRun, formatRunList } from './format';
+import { formatHistory, formatRun, formatRunList, formatWake } from './format';
 import type { CliIo } from './io';
 import { UsageError } from './usage';
 
@@ -42,7 +42,10 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
       const cursor = stringOption(line, 'cursor');
       const after = stringOption(line, 'created-after');
       const before = stringOption(line, 'created-before');
+      const search = stringOption(line, 'search');
       const list = await client.listRuns({
+        includeWaitingFor: true,
+        ...(search === undefined ? {} : { search }),
         ...(fn === undefined ? {} : { function: fn }),
         ...(status === undefined ? {} : { status: status as RunStatusWire }),
         ...(limit === undefined ? {} : { limit }),
@@ -62,7 +65,14 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
     case 'history': {
       const [runId] = positionals(line, ['runId']);
       const history = await client.getOperations(runId as string);
-      print(io, line, history, () => formatOperations(history.operations));
+      print(io, line, history, () => formatHistory(history));
+      return;
+    }
+    case 'wake': {
+      const [runId] = positionals(line, ['runId']);
+      const operationId = stringOption(line, 'operation');
+      const answer = await client.wakeRun(runId as string, operationId === undefined ? {} : { operationId });
+      print(io, line, answer, () => formatWake(answer));
       return;
     }
     case 'cancel':

@@ -1,5 +1,7 @@
 import { type CommandLine, stringOption } from './args';
+import { runDevWatch } from './dev-watch';
 import type { CliIo } from './io';
+import { onStopSignals, type StopRequest } from './stop-signals';
 import { UsageError } from './usage';
 
 /** The options `durable dev` passes to `startDevServer` of `@durable-lambda/local`. */
@@ -10,6 +12,8 @@ export interface DevCommandOptions {
   host?: string;
   /** The SQLite file the dev server keeps runs in. */
   db?: string;
+  /** `short` when restarted by `--watch`: one line instead of the whole banner. */
+  banner?: 'full' | 'short';
 }
 
 /** Loads `@durable-lambda/local` (a variable specifier: the api package does not depend on it). */
@@ -23,12 +27,16 @@ interface StartedServer {
   close?: () => unknown;
 }
 
-/** Builds the dev server's options from the command line. */
-export function devOptions(line: CommandLine): DevCommandOptions {
-  const portText = stringOption(line, 'port');
+/** The environment variable a restart under `--watch` is told by (it prints a short banner). */
+export const WATCH_RESTART_ENV = 'DURABLE_DEV_RESTARTED';
+
+/** Builds the dev server's options from the command line (`--port`, else `$PORT`). */
+export function devOptions(line: CommandLine, env: Record<string, string | undefined> = {}): DevCommandOptions {
+  const fromFlag = stringOption(line, 'port');
+  const portText = fromFlag ?? (env.PORT || undefined);
   const port = portText === undefined ? undefined : Number(portText);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
-    throw new UsageError('--port: must be a whole number from 0 to 65535');
+    throw new UsageError(`${fromFlag === undefined ? 'PORT' : '--port'}: must be a whole number from 0 to 65535`);
   }
   const host = stringOption(line, 'host');
   const db = stringOption(line, 'db');
@@ -37,21 +45,31 @@ export function devOptions(line: CommandLine): DevCommandOptions {
     ...(port === undefined ? {} : { port }),
     ...(host === undefined ? {} : { host }),
     ...(db === undefined ? {} : { db }),
+    ...(env[WATCH_RESTART_ENV] === '1' ? { banner: 'short' as const } : {}),
   };
+}
+
+/** A busy port, said in one line with what to do about it. */
+function portInUse(error: unknown): Error | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'port_in_use') return undefined;
+  return new Error(`${(error as Error).message}: choose another with --port N (or PORT=N)`);
 }
 
 /**
  * `durable dev`: starts the local dev server through `startDevServer(options)` of
- * `@durable-lambda/local` and runs until SIGINT or SIGTERM. Exit code 2 when that package or
- * export cannot be loaded.
+ * `@durable-lambda/local` (which prints its URL once) and runs until stopped: the first SIGINT
+ * or SIGTERM stops it gracefully (it says so), a second one (a relayed copy) changes nothing, a
+ * third forces the exit. With `--watch`, a supervisor runs it in a child process and restarts it
+ * when a file next to the entries changes. Exit code 2 when that package or export cannot be loaded.
  */
 export async function runDev(
   line: CommandLine,
   io: CliIo,
   load: () => Promise<unknown> = loadLocalPackage,
-  untilStopped: () => Promise<void> = untilSignal,
+  stopSignals: () => StopRequest = () => onStopSignals({ say: io.out }),
 ): Promise<number> {
-  const options = devOptions(line);
+  if (line.options.watch) return runDevWatch(line, io);
+  const options = devOptions(line, io.env);
   let mod: unknown;
   try {
     mod = await load();
@@ -66,22 +84,23 @@ export async function runDev(
     io.err('durable dev: this version of @durable-lambda/local has no startDevServer export; update it.');
     return 2;
   }
-  const server = (await start(options)) as StartedServer | undefined;
-  io.out(`durable dev server running${typeof server?.url === 'string' ? ` at ${server.url}` : ''} (Ctrl-C stops it)`);
-  await untilStopped();
-  await server?.close?.();
+  // Listening before the server starts: a Ctrl-C during the start stops it once it is up.
+  const stop = stopSignals();
+  let server: StartedServer | undefined;
+  try {
+    server = (await start(options)) as StartedServer | undefined;
+  } catch (error) {
+    stop.dispose();
+    throw portInUse(error) ?? error;
+  }
+  // A restart under --watch says one line; the hint was given at the first start.
+  if (options.banner !== 'short') io.out('Press Ctrl-C to stop (runs are kept: they go on at the next start).');
+  const signal = await stop.requested;
+  io.out(`${signal}: stopping the dev server, waiting for the invocations under way (Ctrl-C twice more to force)`);
+  try {
+    await server?.close?.();
+  } finally {
+    stop.dispose();
+  }
   return 0;
-}
-
-/** Resolves at the first SIGINT or SIGTERM. */
-export function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }

@@ -1,4 +1,13 @@
-import type { ErrorWire, OperationWire, RunListWire, RunWire } from '../wire';
+import type {
+  ErrorWire,
+  LogWire,
+  OperationListWire,
+  OperationWire,
+  RunListWire,
+  RunWire,
+  WaitingForWire,
+  WakeAnswerWire,
+} from '../wire';
 
 /** Renders rows as a left-aligned text table with a header row. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -43,12 +52,45 @@ export function formatRun(run: RunWire): string {
   return shown.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');
 }
 
+/** One thing a run waits for, in a few words. */
+export function describeWaitingFor(w: WaitingForWire): string {
+  const name = w.name ? ` ${JSON.stringify(w.name)}` : '';
+  switch (w.kind) {
+    case 'invocation':
+      return 'an invocation under way';
+    case 'due':
+      return 'its next invocation (due now)';
+    case 'wait':
+      return `wait${name} until ${w.at ?? '?'}`;
+    case 'retry':
+      return `retry of${name} at ${w.at ?? '?'}`;
+    case 'callback':
+      return `callback${name}${w.at ? ` (times out ${w.at})` : ''}`;
+    case 'child':
+      return `child run ${w.childRunId ?? '?'}${w.function ? ` (${w.function})` : ''}`;
+  }
+}
+
+function waitingColumn(run: RunWire): string {
+  const list = run.waitingFor ?? [];
+  if (run.status !== 'RUNNING' || list.length === 0) return '-';
+  const first = describeWaitingFor(list[0] as WaitingForWire);
+  return list.length > 1 ? `${first} (+${list.length - 1} more)` : first;
+}
+
 /** A page of runs as a table. */
 export function formatRunList(list: RunListWire): string {
   if (list.runs.length === 0) return 'No runs.';
   const body = table(
-    ['RUN ID', 'FUNCTION', 'STATUS', 'CREATED', 'ENDED'],
-    list.runs.map((run) => [run.runId, run.function, run.status, run.createdAt, run.endedAt ?? '-']),
+    ['RUN ID', 'FUNCTION', 'STATUS', 'CREATED', 'ENDED', 'WAITING FOR'],
+    list.runs.map((run) => [
+      run.runId,
+      run.function,
+      run.status,
+      run.createdAt,
+      run.endedAt ?? '-',
+      waitingColumn(run),
+    ]),
   );
   return list.nextCursor ? `${body}\n\nMore: --cursor ${list.nextCursor}` : body;
 }
@@ -65,20 +107,99 @@ function detail(op: OperationWire): string {
   return parts.join(' ');
 }
 
+/** `850 ms`, `3.2 s`, `4 min 3 s`, `2 h 5 min`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min${Math.round(s % 60) ? ` ${Math.round(s % 60)} s` : ''}`;
+  const h = Math.floor(m / 60);
+  return `${h} h${m % 60 ? ` ${m % 60} min` : ''}`;
+}
+
+function statusOf(op: OperationWire): string {
+  if (op.abandoned) return `${op.status} (abandoned)`;
+  if (op.endedEarly) return `${op.status} (woken early)`;
+  return op.status;
+}
+
 /** A run's operations as a table. */
 export function formatOperations(operations: readonly OperationWire[]): string {
   if (operations.length === 0) return 'No operations.';
   return table(
-    ['ID', 'TYPE', 'NAME', 'STATUS', 'ATTEMPT', 'STARTED', 'ENDED', 'DETAIL'],
+    ['ID', 'TYPE', 'NAME', 'STATUS', 'ATTEMPT', 'STARTED', 'ENDED', 'TOOK', 'DETAIL'],
     operations.map((op) => [
       op.id,
-      op.subType ? `${op.type}/${op.subType}` : op.type,
+      op.subType && op.subType.toUpperCase() !== op.type ? `${op.type}/${op.subType}` : op.type,
       op.name ?? '-',
-      op.status,
+      statusOf(op),
       op.attempt === undefined ? '-' : String(op.attempt),
       op.startedAt,
       op.endedAt ?? '-',
+      op.durationMs === undefined ? '-' : formatDuration(op.durationMs),
       detail(op),
     ]),
   );
+}
+
+function label(op: OperationWire): string {
+  return `${op.id} ${op.name ? JSON.stringify(op.name) : op.type}`;
+}
+
+function logLine(log: LogWire): string {
+  const data = log.data === undefined ? '' : ` ${compactJson(log.data, 200)}`;
+  const attempt = log.attempt === undefined ? '' : ` #${log.attempt}`;
+  return `  ${log.at}${attempt} ${log.level.toUpperCase().padEnd(5)} ${log.message}${data}`;
+}
+
+/**
+ * A run's history: the operations' table, then its invocations, each error with its stack
+ * trace, and the log lines of the run and of each step (by attempt), when the API has them.
+ */
+export function formatHistory(history: OperationListWire): string {
+  const parts = [formatOperations(history.operations)];
+  if (history.invocations && history.invocations.length > 0) {
+    const rows = history.invocations.map((inv) => {
+      const took = inv.endedAt ? ` (${formatDuration(Date.parse(inv.endedAt) - Date.parse(inv.startedAt))})` : '';
+      return `  #${inv.number} ${inv.startedAt} → ${inv.endedAt ?? (inv.lost ? 'lost' : 'running')}${took}`;
+    });
+    const retried = (history.retriedAt ?? []).map((at) => `  retried at ${at}`);
+    parts.push(['Invocations:', ...rows, ...retried].join('\n'));
+  }
+  const errors = history.operations.filter((op) => op.error);
+  if (errors.length > 0) {
+    const lines = ['Errors:'];
+    for (const op of errors) {
+      const error = op.error as ErrorWire;
+      lines.push(`  ${label(op)}: ${describeError(error)}`);
+      for (const frame of error.stackTrace ?? []) lines.push(`      ${frame.trim()}`);
+    }
+    parts.push(lines.join('\n'));
+  }
+  const logged = history.operations.filter((op) => op.logs && op.logs.length > 0);
+  if ((history.logs && history.logs.length > 0) || logged.length > 0) {
+    const lines = ['Logs:'];
+    if (history.logs && history.logs.length > 0) {
+      lines.push('  (run)');
+      for (const log of history.logs) lines.push(`  ${logLine(log)}`);
+    }
+    for (const op of logged) {
+      lines.push(`  ${label(op)}`);
+      for (const log of op.logs ?? []) lines.push(`  ${logLine(log)}`);
+    }
+    if (history.logsDropped) lines.push(`  (${history.logsDropped} older lines dropped by the size cap)`);
+    parts.push(lines.join('\n'));
+  }
+  return parts.join('\n\n');
+}
+
+/** What a wake-now did, for humans. */
+export function formatWake(answer: WakeAnswerWire): string {
+  const what = answer.woken.map((w) =>
+    w.kind === 'wait'
+      ? `ended wait ${w.name ? JSON.stringify(w.name) : w.operationId} early (it was due ${w.dueAt})`
+      : `made the next attempt of ${w.name ? JSON.stringify(w.name) : w.operationId} due now (it was due ${w.dueAt})`,
+  );
+  return [`Run ${answer.run.runId}: woken.`, ...what.map((line) => `  ${line}`)].join('\n');
 }

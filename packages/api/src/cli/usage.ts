@@ -3,16 +3,23 @@ export const USAGE = `Usage: durable <command> [arguments] [options]
 
 Commands:
   start <function> [--input JSON] [--run-key KEY]    start a run (a known run key finds its run)
-  list [--function F] [--status S] [--limit N] [--cursor C]
-       [--created-after ISO] [--created-before ISO]  list runs, newest first
+  list [--function F] [--status S] [--limit N] [--cursor C] [--search TEXT]
+       [--created-after ISO] [--created-before ISO]  list runs, newest first, with what they wait for
+                                                     (--search: a run id or run key, or part of one)
   show <runId>                                       show a run
-  history <runId>                                    show a run's operations
+  history <runId>                                    show a run's operations, errors (with stack
+                                                     traces) and the log lines of each step
   callback succeed <callbackId> [--result JSON]      complete a callback with a result
   callback fail <callbackId> --message M [--code C]  fail a callback
   callback heartbeat <callbackId>                    keep a callback alive
   cancel <runId>                                     cancel a running run
   retry <runId>                                      retry a failed run
-  dev [entry...] [--port N] [--host H] [--db FILE]   start the local dev server (@durable-lambda/local)
+  wake <runId> [--operation ID]                      wake now: end the run's durable waits and retry
+                                                     backoffs at once (or only that operation's)
+  dev [entry...] [--port N] [--host H] [--db FILE] [--watch]
+                                                     start the local dev server (@durable-lambda/local);
+                                                     --port defaults to $PORT, else 3000; --watch
+                                                     restarts it when a file next to the entries changes
   help                                               show this help
 
 Options:

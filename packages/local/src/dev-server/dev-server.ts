@@ -5,9 +5,11 @@ import { dirname, resolve } from 'node:path';
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { LocalRuntime } from '../embedded/local-runtime';
+import type { RunJournalLimits } from '../embedded/sqlite-run-journal';
 import { SqliteStore } from '../embedded/sqlite-store';
 import { locateDashboard, serveDashboard } from './dashboard';
-import { isDurableHandler, loadEntries } from './entries';
+import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput } from './entries';
+import { capturingLogs } from './log-capture';
 
 /** The port the dev server listens on by default. */
 export const DEFAULT_DEV_PORT = 3000;
@@ -38,6 +40,22 @@ export interface DevServerOptions {
   db?: string;
   /** Where the server's lines go (the URL, failures of invocations). Default: stdout. */
   log?: (line: string) => void;
+  /**
+   * Sample inputs by function name, offered by the dashboard's start form (and listed by
+   * `GET /v1/functions`). An entry module may declare its own: an export `samples`, an array
+   * (one handler) or an object of arrays by handler name.
+   */
+  samples?: Record<string, readonly SampleInput[]>;
+  /**
+   * What the server prints once it listens: `full` (default) its URL, functions and file;
+   * `short` one line with its URL (a restart by `durable dev --watch`).
+   */
+  banner?: 'full' | 'short';
+  /**
+   * Limits of what is kept per run besides its operations: its handler's log lines (by default
+   * 256 KiB a run, the oldest dropped first) and its invocations.
+   */
+  journal?: RunJournalLimits;
 }
 
 /** A started dev server. */
@@ -55,6 +73,19 @@ export interface DevServer {
   stop(): Promise<void>;
   /** The same as {@link DevServer.stop} (the `durable dev` command calls `close`). */
   close(): Promise<void>;
+}
+
+/** The port is taken by another process (code `port_in_use`): one line says which. */
+export class PortInUseError extends Error {
+  /** Stable code. */
+  readonly code = 'port_in_use';
+  constructor(
+    readonly port: number,
+    readonly host: string,
+  ) {
+    super(`port ${port} on ${host} is in use (another dev server?)`);
+    this.name = 'PortInUseError';
+  }
 }
 
 /** How long a stop waits for requests under way before it closes their connections, ms. */
@@ -78,8 +109,13 @@ function checkPort(port: number): number {
   return port;
 }
 
-/** The functions to serve: the given ones, then the entries' handlers; a name may be used once. */
-async function collectFunctions(options: DevServerOptions): Promise<Map<string, DurableLambdaHandler>> {
+/**
+ * The functions to serve: the given ones, then the entries' handlers (a name may be used once),
+ * with the samples the options and the entries declare.
+ */
+async function collectFunctions(
+  options: DevServerOptions,
+): Promise<{ functions: Map<string, DurableLambdaHandler>; samples: Map<string, SampleInput[]> }> {
   const functions = new Map<string, DurableLambdaHandler>();
   for (const [name, handler] of Object.entries(options.functions ?? {})) {
     if (!isDurableHandler(handler)) {
@@ -87,24 +123,30 @@ async function collectFunctions(options: DevServerOptions): Promise<Map<string, 
     }
     functions.set(name, handler);
   }
-  for (const [name, handler] of await loadEntries(options.entries ?? [])) {
+  const loaded = await loadEntryModules(options.entries ?? []);
+  for (const [name, handler] of loaded.handlers) {
     if (functions.has(name) && functions.get(name) !== handler) {
       throw new Error(`two durable handlers are named ${JSON.stringify(name)} (in functions and in an entry)`);
     }
     functions.set(name, handler);
   }
-  return functions;
+  const samples = loaded.samples;
+  for (const [name, list] of Object.entries(options.samples ?? {})) {
+    if (!functions.has(name)) throw new TypeError(`samples.${name}: no function of this name is served`);
+    samples.set(name, checkSamples(list, `samples.${name}`));
+  }
+  return { functions, samples };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const failed = (error: NodeJS.ErrnoException) => {
       server.off('listening', listening);
-      const message =
+      reject(
         error.code === 'EADDRINUSE'
-          ? `port ${port} on ${host} is in use (another dev server?); choose another port`
-          : `cannot listen on ${host}:${port}: ${error.message}`;
-      reject(new Error(message, { cause: error }));
+          ? new PortInUseError(port, host)
+          : new Error(`cannot listen on ${host}:${port}: ${error.message}`, { cause: error }),
+      );
     };
     const listening = () => {
       server.off('error', failed);
@@ -141,11 +183,23 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const port = checkPort(options.port ?? DEFAULT_DEV_PORT);
   const host = options.host ?? DEFAULT_DEV_HOST;
   const db = options.db ?? DEFAULT_DEV_DB;
-  const functions = await collectFunctions(options);
+  const { functions: given, samples } = await collectFunctions(options);
 
   const dbPath = db === ':memory:' ? db : resolve(db);
   if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
-  const store = new SqliteStore({ path: dbPath });
+  const store = new SqliteStore({ path: dbPath, ...(options.journal ? { journal: options.journal } : {}) });
+  // Every handler's log lines are kept with their run (the dashboard and the API show them per
+  // step and attempt) and still reach the function's own sink.
+  const functions = new Map(
+    [...given].map(([name, handler]) => [
+      name,
+      capturingLogs(
+        handler,
+        (line) => store.appendLog(line),
+        (error) => log(`error keeping a log line of ${name}: ${describeError(error)}`),
+      ),
+    ]),
+  );
   const runtime = new LocalRuntime({
     store,
     functions,
@@ -157,6 +211,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const api = createControlApi({
     engine: runtime.engine,
     functions: [...functions.keys()],
+    samples: Object.fromEntries(samples),
     invoker: runtime.invoker,
     onError: (error) => log(`error in the control API: ${describeError(error)}`),
   });
@@ -202,6 +257,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   };
 
   const names = [...functions.keys()];
+  if (options.banner === 'short') {
+    log(`durable-lambda dev server at ${url} (restarted; functions: ${names.join(', ') || 'none'})`);
+    return { url, port: listeningPort, runtime, stop, close: stop };
+  }
   log(`durable-lambda dev server at ${url}`);
   log(`  dashboard  ${url}/`);
   log(`  API        ${url}/v1 (e.g. ${url}/v1/runs)`);

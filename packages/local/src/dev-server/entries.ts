@@ -65,6 +65,68 @@ export function handlersOf(mod: Record<string, unknown>, defaultName: string): A
   return handlers;
 }
 
+/** A sample input of a function, offered by the dashboard's start form. */
+export interface SampleInput {
+  /** A short label, e.g. `one book`. */
+  name: string;
+  /** The input, any JSON value. */
+  input: unknown;
+}
+
+/**
+ * Checks a list of samples (`where` names it in errors): an array of `{ name, input }` with a
+ * non-empty name and an input JSON can carry.
+ */
+export function checkSamples(value: unknown, where: string): SampleInput[] {
+  if (!Array.isArray(value)) throw new TypeError(`${where}: expected an array of { name, input }`);
+  return value.map((sample, i) => {
+    const item = sample as Partial<SampleInput> | null;
+    if (item === null || typeof item !== 'object' || typeof item.name !== 'string' || item.name.length === 0) {
+      throw new TypeError(`${where}[${i}].name: expected a non-empty string`);
+    }
+    if (!('input' in item) || JSON.stringify(item.input) === undefined) {
+      throw new TypeError(`${where}[${i}].input: expected a JSON value`);
+    }
+    return { name: item.name, input: JSON.parse(JSON.stringify(item.input)) as unknown };
+  });
+}
+
+/**
+ * The samples a module declares for its handlers: an export `samples` that is either an array
+ * (for a module with one handler) or an object of arrays by handler name.
+ */
+export function samplesOf(
+  mod: Record<string, unknown>,
+  handlers: ReadonlyArray<[string, DurableLambdaHandler]>,
+  from: string,
+): Map<string, SampleInput[]> {
+  const declared = mod.samples ?? (mod.default as { samples?: unknown } | undefined)?.samples;
+  const out = new Map<string, SampleInput[]>();
+  if (declared === undefined) return out;
+  if (Array.isArray(declared)) {
+    if (handlers.length !== 1) {
+      throw new TypeError(`${from}: samples: an array fits a module with one handler; give { <handler>: [...] }`);
+    }
+    out.set((handlers[0] as [string, DurableLambdaHandler])[0], checkSamples(declared, `${from}: samples`));
+    return out;
+  }
+  if (declared === null || typeof declared !== 'object') {
+    throw new TypeError(`${from}: samples: expected an array or an object of arrays by handler name`);
+  }
+  const names = new Set(handlers.map(([name]) => name));
+  for (const [name, list] of Object.entries(declared)) {
+    if (!names.has(name)) throw new TypeError(`${from}: samples.${name}: no durable handler has this name`);
+    out.set(name, checkSamples(list, `${from}: samples.${name}`));
+  }
+  return out;
+}
+
+/** The handlers and samples of the entries, by function name. */
+export interface LoadedEntries {
+  handlers: Map<string, DurableLambdaHandler>;
+  samples: Map<string, SampleInput[]>;
+}
+
 /**
  * Loads handler modules and returns their durable handlers by name: each export that is a
  * wrapped handler under its export name, a `default` export under the file's name (without its
@@ -72,7 +134,13 @@ export function handlersOf(mod: Record<string, unknown>, defaultName: string): A
  * loaded, exports no durable handler, or two handlers get the same name.
  */
 export async function loadEntries(entries: readonly string[]): Promise<Map<string, DurableLambdaHandler>> {
+  return (await loadEntryModules(entries)).handlers;
+}
+
+/** Like {@link loadEntries}, with the samples each module declares (see {@link samplesOf}). */
+export async function loadEntryModules(entries: readonly string[]): Promise<LoadedEntries> {
   const found = new Map<string, { handler: DurableLambdaHandler; from: string }>();
+  const samples = new Map<string, SampleInput[]>();
   for (const entry of entries) {
     const file = resolve(entry);
     let mod: Record<string, unknown>;
@@ -92,6 +160,7 @@ export async function loadEntries(entries: readonly string[]): Promise<Map<strin
       }
       found.set(name, { handler, from: entry });
     }
+    for (const [name, list] of samplesOf(mod, handlers, entry)) samples.set(name, list);
   }
-  return new Map([...found].map(([name, { handler }]) => [name, handler]));
+  return { handlers: new Map([...found].map(([name, { handler }]) => [name, handler])), samples };
 }

@@ -1,5 +1,6 @@
 import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import type BetterSqlite3 from 'better-sqlite3';
+import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
 
 /**
  * The embedded store's schema, as numbered migrations. Migration `i` brings the file from version
@@ -13,6 +14,9 @@ import type BetterSqlite3 from 'better-sqlite3';
  * - `wake_ups`: pending wake-ups of the timer waker, one per run/time/reason.
  * - `runs.due_at` (version 2): the due index of `Store.findDueRuns`, `dueAtOf(record)` or
  *   NULL; a partial index holds only the non-NULL rows, so it stays as small as the due runs.
+ * - `run_logs`, `run_log_totals`, `run_invocations`, `run_retries` (version 3): each run's journal
+ *   (its handler's log lines within a size cap, its invocations, its retries; see
+ *   `SqliteRunJournal`), for the dev server's views. Not part of the `Store` port.
  *
  * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
@@ -74,6 +78,7 @@ const MIGRATIONS: ReadonlyArray<string | ((db: BetterSqlite3.Database) => void)>
       update.run(dueAt ?? null, JSON.stringify(run), row.run_id);
     }
   },
+  RUN_JOURNAL_SCHEMA,
 ];
 
 /** The schema version this code writes. */

@@ -22,6 +22,7 @@ import { FencedError, type Operation } from '@durable-lambda/protocol';
 import Database from 'better-sqlite3';
 import { OwnerLock } from './sqlite-owner-lock';
 import { type LogLine, type RunJournalLimits, SqliteRunJournal } from './sqlite-run-journal';
+import { searchRuns } from './sqlite-run-search';
 import { migrate } from './sqlite-schema';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
 
@@ -385,17 +386,7 @@ export class SqliteStore implements Store {
    * (1-100), within their retention. A scan of the runs table: for the dev server's search box.
    */
   searchRuns(text: string, limit: number): RunRecord[] {
-    const pattern = `%${String(text)
-      .toLowerCase()
-      .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = this.db
-      .prepare<[number, string, string, number], { record: string }>(
-        `SELECT record FROM runs WHERE (expires_at IS NULL OR expires_at > ?)
-           AND (lower(run_id) LIKE ? ESCAPE '\\' OR lower(json_extract(record, '$.runKey')) LIKE ? ESCAPE '\\')
-         ORDER BY created_at DESC, run_id DESC LIMIT ?`,
-      )
-      .all(this.clock.now(), pattern, pattern, runQueryLimit(limit));
-    return rows.map((row) => JSON.parse(row.record) as RunRecord);
+    return searchRuns(this.db, this.clock.now(), text, runQueryLimit(limit));
   }
 
   /** Closes the database (and gives up the file taken by {@link reclaimLeases}); unusable afterwards. */
