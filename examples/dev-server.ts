@@ -137,6 +137,22 @@ function printHowTo(url: string): void {
   for (const line of lines) console.log(line);
 }
 
+/**
+ * `DURABLE_FAULTS=<seed>` (optionally `DURABLE_FAULT_PROBABILITY=0.05`) injects seeded faults,
+ * as the test runner does, to watch every run finish anyway in the dashboard.
+ */
+function faultsFromEnv(): { faults?: { seed: number; defaultProbability?: number } } {
+  const seed = process.env.DURABLE_FAULTS;
+  if (seed === undefined || seed === '') return {};
+  const probability = process.env.DURABLE_FAULT_PROBABILITY;
+  const faults = {
+    seed: Number(seed),
+    ...(probability ? { defaultProbability: Number(probability) } : {}),
+  };
+  console.log(`Injecting faults: DURABLE_FAULTS=${seed} (see the README's "Fault injection").`);
+  return { faults };
+}
+
 let server: Awaited<ReturnType<typeof startDevServer>>;
 try {
   server = await startDevServer({
@@ -145,6 +161,7 @@ try {
     port: portFromEnv(),
     ...(process.env.HOST ? { host: process.env.HOST } : {}),
     db: process.env.DURABLE_DB || '.durable/dev.sqlite',
+    ...faultsFromEnv(),
   });
 } catch (error) {
   // One line (the port or the file in use by another server), not a stack trace.

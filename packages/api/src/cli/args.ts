@@ -20,6 +20,7 @@ const OPTIONS = {
   host: { type: 'string' },
   db: { type: 'string' },
   watch: { type: 'boolean' },
+  faults: { type: 'string' },
   search: { type: 'string' },
   operation: { type: 'string' },
 } as const;
@@ -40,7 +41,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = 
   cancel: [],
   retry: [],
   wake: ['operation'],
-  dev: ['port', 'host', 'db', 'watch'],
+  dev: ['port', 'host', 'db', 'watch', 'faults'],
   help: [],
 };
 

@@ -14,6 +14,8 @@ export interface DevCommandOptions {
   db?: string;
   /** `short` when restarted by `--watch`: one line instead of the whole banner. */
   banner?: 'full' | 'short';
+  /** `--faults <seed>`: seeded fault injection (see the README's "Fault injection"). */
+  faults?: { seed: number };
 }
 
 /** Loads `@durable-lambda/local` (a variable specifier: the api package does not depend on it). */
@@ -40,7 +42,13 @@ export function devOptions(line: CommandLine, env: Record<string, string | undef
   }
   const host = stringOption(line, 'host');
   const db = stringOption(line, 'db');
+  const faultsText = stringOption(line, 'faults');
+  const seed = faultsText === undefined ? undefined : Number(faultsText);
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
+    throw new UsageError('--faults: must be a seed, a whole number from 0 to 4294967295');
+  }
   return {
+    ...(seed === undefined ? {} : { faults: { seed } }),
     entries: line.args,
     ...(port === undefined ? {} : { port }),
     ...(host === undefined ? {} : { host }),

@@ -16,10 +16,11 @@ Commands:
   retry <runId>                                      retry a failed run
   wake <runId> [--operation ID]                      wake now: end the run's durable waits and retry
                                                      backoffs at once (or only that operation's)
-  dev [entry...] [--port N] [--host H] [--db FILE] [--watch]
+  dev [entry...] [--port N] [--host H] [--db FILE] [--watch] [--faults SEED]
                                                      start the local dev server (@durable-lambda/local);
                                                      --port defaults to $PORT, else 3000; --watch
-                                                     restarts it when a file next to the entries changes
+                                                     restarts it when a file next to the entries changes;
+                                                     --faults injects seeded faults (runs finish anyway)
   help                                               show this help
 
 Options:

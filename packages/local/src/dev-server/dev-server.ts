@@ -7,6 +7,7 @@ import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { LocalRuntime } from '../embedded/local-runtime';
 import type { RunJournalLimits } from '../embedded/sqlite-run-journal';
 import { SqliteStore } from '../embedded/sqlite-store';
+import type { FaultOptions } from '../faults/fault-plan';
 import { locateDashboard, serveDashboard } from './dashboard';
 import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput } from './entries';
 import { capturingLogs } from './log-capture';
@@ -56,6 +57,14 @@ export interface DevServerOptions {
    * 256 KiB a run, the oldest dropped first) and its invocations.
    */
   journal?: RunJournalLimits;
+  /**
+   * Seeded fault injection (as in the test runner, racing invocations aside; see `FaultOptions`):
+   * wake-ups late, twice or dropped, events twice or dropped, invocations killed around steps,
+   * lost store responses, throttled wake-ups and invokes, on the real clock, to watch runs finish
+   * anyway in the dashboard. Invocations then get a 30-second budget, so a killed one's lease
+   * lapses soon and the reconciler resumes its run.
+   */
+  faults?: FaultOptions;
 }
 
 /** A started dev server. */
@@ -90,6 +99,8 @@ export class PortInUseError extends Error {
 
 /** How long a stop waits for requests under way before it closes their connections, ms. */
 const CLOSE_GRACE_MS = 2_000;
+/** An invocation's budget while faults are injected: a killed one's lease lapses within a minute. */
+const FAULTY_INVOCATION_MS = 30_000;
 
 function describeError(error: unknown): string {
   if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
@@ -203,6 +214,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const runtime = new LocalRuntime({
     store,
     functions,
+    ...(options.faults ? { faults: { ...options.faults, race: 0 }, invocationMs: FAULTY_INVOCATION_MS } : {}),
     onError: (error, where) =>
       log(
         `error in ${where.runId ? `run ${where.runId}` : 'the runtime'}${where.functionName ? ` (${where.functionName})` : ''}: ${describeError(error)}`,
