@@ -1,24 +1,34 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+const source = (pkg: string, file = 'index.ts') =>
+  fileURLToPath(new URL(`./packages/${pkg}/src/${file}`, import.meta.url));
+/** `@durable-lambda/<pkg>` exactly (subpaths have their own entries below). */
+const exactly = (id: string) => new RegExp(`^${id}$`);
 
-// Tests run against the TypeScript sources; the packaging test checks the built dist separately.
+// Tests run against the TypeScript sources; the packaging tests check the built dist and the packed
+// tarballs separately.
 export default defineConfig({
   resolve: {
-    alias: {
-      '@durable-lambda/protocol': source('protocol'),
-      '@durable-lambda/sdk': source('sdk'),
-      '@durable-lambda/engine': source('engine'),
-      '@durable-lambda/local': source('local'),
-      '@durable-lambda/aws': source('aws'),
-      '@durable-lambda/api': source('api'),
-      '@durable-lambda/cdk': source('cdk'),
-    },
+    alias: [
+      { find: exactly('@durable-lambda/local/testing'), replacement: source('local', 'testing-entry.ts') },
+      ...['protocol', 'sdk', 'engine', 'local', 'aws', 'api', 'cdk'].map((pkg) => ({
+        find: exactly(`@durable-lambda/${pkg}`),
+        replacement: source(pkg),
+      })),
+    ],
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     globalSetup: ['test/support/global-setup.ts'],
+    // Most test files wait (on DynamoDB Local, Chromium, child processes) more than they compute:
+    // two workers on two cores halve the wall time (vitest's default there is one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The AWS SDK's notice that its releases after early 2027 need Node 22, once per worker: we pin
+    // exact @aws-sdk versions, and the notice would bury the tests' own output.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    reporters: ['default', './scripts/slowest-tests-reporter.ts'],
   },
 });

@@ -1,6 +1,6 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiRequest, type ControlApiOptions, createControlApi } from '@durable-lambda/api';
+import { type ApiRequest, answerClientErrors, type ControlApiOptions, createControlApi } from '@durable-lambda/api';
 import { Engine, type Invoker, MemoryStore, type WakeRequest } from '@durable-lambda/engine';
 import { VirtualClock } from '@durable-lambda/local';
 import {
@@ -134,6 +134,7 @@ export async function runWaitingOnCallback(
 /** Listens on 127.0.0.1 on a random port. */
 export async function listen(listener: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(listener);
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

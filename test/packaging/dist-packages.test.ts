@@ -1,20 +1,25 @@
 /**
- * The built packages work for real consumers: ESM and CommonJS, at runtime and for types.
+ * The built packages work for real consumers: ESM and CommonJS, at runtime and for types, for every
+ * entry (`@durable-lambda/local/testing` too).
  *
  * Unlike the other tests (which vitest aliases to the TypeScript sources), this one looks only at what
  * `npm run build` left in packages/<name>/dist, reached the way a user reaches it: through
  * node_modules/@durable-lambda/<name> (workspace symlinks) and each package.json's `exports`.
+ *
+ * The slow part (a Node process per entry and module system, and two tsc programs over every
+ * package's declarations, aws-cdk-lib's included) runs once, side by side, in `beforeAll`; the
+ * tests then only read its results.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGES, type Pkg, packageEntries, runProcess, settleAll } from './support';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const PACKAGES = ['protocol', 'sdk', 'engine', 'local', 'api', 'aws', 'cdk'] as const;
-type Pkg = (typeof PACKAGES)[number];
+/** The whole setup takes about a minute on a loaded 2-core machine; this is far above it. */
+const SETUP_TIMEOUT_MS = 15 * 60_000;
 
 const pkgDir = (pkg: Pkg) => join(root, 'packages', pkg);
 const readManifest = (pkg: Pkg) => JSON.parse(readFileSync(join(pkgDir(pkg), 'package.json'), 'utf8'));
@@ -29,16 +34,17 @@ function exportTargets(value: unknown): string[] {
   return [];
 }
 
+const entries = PACKAGES.flatMap((pkg) => packageEntries(readManifest(pkg)).map((entry) => ({ pkg, ...entry })));
+
 interface Probe {
-  /** The file Node loaded for the package, symlinks resolved. */
+  /** The file Node loaded for the entry, symlinks resolved. */
   file: string;
-  /** The package's export names, sorted. */
+  /** The entry's export names, sorted. */
   names: string[];
 }
 
-/** Loads the package in a fresh Node process, as `require()` or as `import()`, from the repo root. */
-function probe(pkg: Pkg, mode: 'cjs' | 'esm'): Probe {
-  const id = `@durable-lambda/${pkg}`;
+/** Loads an entry in a fresh Node process, as `require()` or as `import()`, from the repo root. */
+async function probe(id: string, mode: 'cjs' | 'esm'): Promise<Probe> {
   const script =
     mode === 'cjs'
       ? `const m = require(${JSON.stringify(id)});
@@ -50,7 +56,7 @@ function probe(pkg: Pkg, mode: 'cjs' | 'esm'): Probe {
          const file = realpathSync(fileURLToPath(import.meta.resolve(${JSON.stringify(id)})));
          process.stdout.write(JSON.stringify({ file, names: Object.keys(m).sort() }));`;
   const args = mode === 'cjs' ? ['-e', script] : ['--input-type=module', '-e', script];
-  const result = spawnSync(process.execPath, args, { cwd: root, env: childEnv, encoding: 'utf8' });
+  const result = await runProcess(process.execPath, args, { cwd: root, env: childEnv });
   if (result.status !== 0) {
     throw new Error(`${mode === 'cjs' ? 'require' : 'import'}('${id}') failed:\n${result.stderr}`);
   }
@@ -58,19 +64,82 @@ function probe(pkg: Pkg, mode: 'cjs' | 'esm'): Probe {
 }
 
 const probes = new Map<string, Probe>();
-const probed = (pkg: Pkg, mode: 'cjs' | 'esm') => {
-  const key = `${pkg}:${mode}`;
-  let found = probes.get(key);
-  if (!found) {
-    found = probe(pkg, mode);
-    probes.set(key, found);
-  }
+const probed = (id: string, mode: 'cjs' | 'esm') => {
+  const found = probes.get(`${id}:${mode}`);
+  if (!found) throw new Error(`no probe of ${id} as ${mode} (the setup failed: see its error)`);
   return found;
 };
 
-beforeAll(() => {
-  const missing = PACKAGES.flatMap((pkg) =>
-    ['index.js', 'index.cjs', 'index.d.ts', 'index.d.cts']
+const consumersDir = join(root, '.artifacts', 'consumers');
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+/** One fixture file: imports every runtime export, by name, of every entry, plus the namespace. */
+function fixtureSource(style: 'import' | 'import-equals'): string {
+  const lines = entries.flatMap((entry, index) => {
+    const alias = `${entry.pkg}${index}`;
+    const names = probed(entry.id, 'cjs').names.map((name) => `${name} as ${alias}_${name}`);
+    return [
+      style === 'import' ? `import * as ${alias} from '${entry.id}';` : `import ${alias} = require('${entry.id}');`,
+      ...(names.length > 0 ? [`import { ${names.join(', ')} } from '${entry.id}';`] : []),
+    ];
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Two programs: nodenext, with an ESM and a CommonJS file in one program (the declarations of both
+ * module systems, checked once together with what they import, aws-cdk-lib's included); node10, for
+ * older CommonJS setups that ignore `exports` and read `types` (and `typesVersions` for subpaths):
+ * it checks that every entry resolves and its exports type-check there, and leaves the declarations
+ * (the same .d.cts files) to the first program, which halves the cost.
+ */
+const programs = [
+  {
+    name: 'nodenext',
+    files: [
+      { file: 'index.mts', source: () => fixtureSource('import'), declarations: (dist: string) => `${dist}.d.ts` },
+      {
+        file: 'index.cts',
+        source: () => fixtureSource('import-equals'),
+        declarations: (dist: string) => `${dist}.d.cts`,
+      },
+    ],
+    compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: false },
+  },
+  {
+    name: 'node10',
+    files: [
+      { file: 'index.ts', source: () => fixtureSource('import'), declarations: (dist: string) => `${dist}.d.cts` },
+    ],
+    compilerOptions: { module: 'commonjs', moduleResolution: 'node10', skipLibCheck: true },
+  },
+];
+const typeChecks = new Map<string, { status: number | null; output: string }>();
+
+function writeProgram(program: (typeof programs)[number]): string {
+  const dir = join(consumersDir, program.name);
+  mkdirSync(dir, { recursive: true });
+  for (const { file, source } of program.files) writeFileSync(join(dir, file), source());
+  // Standalone tsconfig (no `extends`): no `paths`, so nothing can reach packages/*/src.
+  const tsconfig = {
+    compilerOptions: {
+      ...program.compilerOptions,
+      target: 'es2022',
+      lib: ['es2023'],
+      types: ['node'],
+      strict: true,
+      noEmit: true,
+      esModuleInterop: true,
+    },
+    files: program.files.map(({ file }) => file),
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
+  return dir;
+}
+
+beforeAll(async () => {
+  const missing = entries.flatMap(({ pkg, dist }) =>
+    [`${dist}.js`, `${dist}.cjs`, `${dist}.d.ts`, `${dist}.d.cts`]
       .map((file) => join(pkgDir(pkg), 'dist', file))
       .filter((file) => !existsSync(file)),
   );
@@ -81,7 +150,22 @@ beforeAll(() => {
         .join('\n  ')}`,
     );
   }
-});
+  const jobs = entries.flatMap(({ id }) =>
+    (['cjs', 'esm'] as const).map((mode) => async () => {
+      probes.set(`${id}:${mode}`, await probe(id, mode));
+    }),
+  );
+  await settleAll(jobs, 4);
+  rmSync(consumersDir, { recursive: true, force: true });
+  await settleAll(
+    programs.map((program) => async () => {
+      const dir = writeProgram(program);
+      const result = await runProcess(process.execPath, [tsc, '-p', dir, '--listFiles'], { cwd: root, env: childEnv });
+      typeChecks.set(program.name, { status: result.status, output: `${result.stdout}${result.stderr}` });
+    }),
+    programs.length,
+  );
+}, SETUP_TIMEOUT_MS);
 
 describe.each(PACKAGES)('@durable-lambda/%s dist', (pkg) => {
   it('has package.json exports, main, module and types pointing at existing files', () => {
@@ -96,20 +180,10 @@ describe.each(PACKAGES)('@durable-lambda/%s dist', (pkg) => {
     }
   });
 
-  it('require() loads dist/index.cjs and import() loads dist/index.js through node_modules', () => {
-    expect(probed(pkg, 'cjs').file).toBe(join(pkgDir(pkg), 'dist', 'index.cjs'));
-    expect(probed(pkg, 'esm').file).toBe(join(pkgDir(pkg), 'dist', 'index.js'));
-  });
-
-  it('exposes the same non-empty set of exports to CommonJS and ESM consumers', () => {
-    const cjs = probed(pkg, 'cjs').names;
-    const esm = probed(pkg, 'esm').names;
-    expect(cjs).toEqual(esm);
-    expect(esm.length, `@durable-lambda/${pkg} exports nothing at runtime`).toBeGreaterThan(0);
-  });
-
   it('bundles only its own sources (sibling packages stay external imports)', () => {
-    for (const file of ['index.js.map', 'index.cjs.map']) {
+    const maps = readdirSync(join(pkgDir(pkg), 'dist')).filter((file) => file.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(0);
+    for (const file of maps) {
       const map = JSON.parse(readFileSync(join(pkgDir(pkg), 'dist', file), 'utf8')) as { sources: string[] };
       const foreign = map.sources
         .map((source) => resolve(pkgDir(pkg), 'dist', source))
@@ -119,100 +193,37 @@ describe.each(PACKAGES)('@durable-lambda/%s dist', (pkg) => {
   });
 });
 
+describe.each(entries.map((entry) => [entry.id, entry] as const))('%s', (_id, entry) => {
+  it(`require() loads dist/${entry.dist}.cjs and import() loads dist/${entry.dist}.js through node_modules`, () => {
+    expect(probed(entry.id, 'cjs').file).toBe(join(pkgDir(entry.pkg), 'dist', `${entry.dist}.cjs`));
+    expect(probed(entry.id, 'esm').file).toBe(join(pkgDir(entry.pkg), 'dist', `${entry.dist}.js`));
+  });
+
+  it('exposes the same non-empty set of exports to CommonJS and ESM consumers', () => {
+    const cjs = probed(entry.id, 'cjs').names;
+    const esm = probed(entry.id, 'esm').names;
+    expect(cjs).toEqual(esm);
+    expect(esm.length, `${entry.id} exports nothing at runtime`).toBeGreaterThan(0);
+  });
+});
+
 describe('type consumers (tsc on fixtures in .artifacts/consumers)', () => {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const consumersDir = join(root, '.artifacts', 'consumers');
-
-  /** One fixture: imports every runtime export, by name, of every package, plus the namespace. */
-  const fixtureSource = (style: 'import' | 'import-equals') => {
-    const lines = PACKAGES.flatMap((pkg) => {
-      const id = `@durable-lambda/${pkg}`;
-      const names = probed(pkg, 'cjs').names.map((name) => `${name} as ${pkg}_${name}`);
-      return [
-        style === 'import' ? `import * as ${pkg} from '${id}';` : `import ${pkg} = require('${id}');`,
-        ...(names.length > 0 ? [`import { ${names.join(', ')} } from '${id}';`] : []),
-      ];
-    });
-    return `${lines.join('\n')}\n`;
-  };
-
-  const fixtures = [
-    {
-      name: 'esm-nodenext',
-      file: 'index.mts',
-      declarations: 'index.d.ts',
-      source: () => fixtureSource('import'),
-      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' },
-    },
-    {
-      name: 'cjs-nodenext',
-      file: 'index.cts',
-      declarations: 'index.d.cts',
-      source: () => fixtureSource('import-equals'),
-      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' },
-    },
-    {
-      // Older CommonJS setups ignore `exports` and read the top-level `types` field.
-      name: 'cjs-node10',
-      file: 'index.ts',
-      declarations: 'index.d.cts',
-      source: () => fixtureSource('import'),
-      compilerOptions: { module: 'commonjs', moduleResolution: 'node10' },
-    },
-  ];
-
-  const runTsc = (project: string) =>
-    new Promise<{ status: number | null; output: string }>((done, fail) => {
-      const child = spawn(process.execPath, [tsc, '-p', project, '--listFiles'], { cwd: root, env: childEnv });
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        output += chunk;
-      });
-      child.on('error', fail);
-      child.on('close', (status) => done({ status, output }));
-    });
-
-  it('resolve every package through node_modules to the dist types, for ESM and CommonJS', async () => {
-    rmSync(consumersDir, { recursive: true, force: true });
-    for (const fixture of fixtures) {
-      const dir = join(consumersDir, fixture.name);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, fixture.file), fixture.source());
-      // Standalone tsconfig (no `extends`): no `paths`, so nothing can reach packages/*/src.
-      const tsconfig = {
-        compilerOptions: {
-          ...fixture.compilerOptions,
-          target: 'es2022',
-          lib: ['es2023'],
-          types: ['node'],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          esModuleInterop: true,
-        },
-        files: [fixture.file],
-      };
-      writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
-    }
-
-    const results = await Promise.all(fixtures.map((fixture) => runTsc(join(consumersDir, fixture.name))));
-
-    fixtures.forEach((fixture, index) => {
-      const { status, output } = results[index] ?? { status: null, output: '' };
-      expect(status, `tsc on .artifacts/consumers/${fixture.name} failed:\n${output}`).toBe(0);
+  it.each(programs.map((program) => [program.name, program] as const))(
+    '%s: resolves every entry through node_modules to its dist types, and they check',
+    (name, program) => {
+      const { status, output } = typeChecks.get(name) ?? { status: null, output: 'not run (the setup failed)' };
+      expect(status, `tsc on .artifacts/consumers/${name} failed:\n${output}`).toBe(0);
       const files = output.split('\n').map((line) => line.trim());
-      for (const pkg of PACKAGES) {
-        expect(files, `${fixture.name} should load ${pkg}'s dist/${fixture.declarations}`).toContain(
-          join(pkgDir(pkg), 'dist', fixture.declarations),
-        );
+      for (const { declarations } of program.files) {
+        for (const entry of entries) {
+          const expected = join(pkgDir(entry.pkg), 'dist', declarations(entry.dist));
+          expect(files, `${name} should load ${relative(root, expected)}`).toContain(expected);
+        }
       }
       const sources = files.filter(
         (file) => file.startsWith(join(root, 'packages')) && file.includes(`${sep}src${sep}`),
       );
-      expect(sources, `${fixture.name} must not see package sources`).toEqual([]);
-    });
-  }, 60_000);
+      expect(sources, `${name} must not see package sources`).toEqual([]);
+    },
+  );
 });

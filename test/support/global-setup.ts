@@ -2,14 +2,32 @@
  * Vitest global setup: at most one DynamoDB Local per test run, started only if a test file asks
  * for it (`dynamoDbLocalEndpoint` in ./dynamodb-local.ts), stopped here at the end. When java is
  * missing, the tests that use it fail saying so; the others run as usual.
+ *
+ * It also tells the test files where the tools are, in environment variables the workers inherit
+ * (`npm test` has found or installed them already; a bare `npx vitest run` finds them here):
+ * `CHROMIUM_PATH` (a Chromium or Chrome for the browser tests, unset when there is none) and
+ * `DYNAMODB_LOCAL_DIR` (the folder holding DynamoDBLocal.jar, installed here on first use).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { ensureDynamoDbLocal, findBrowser } from '../../scripts/test-tools.mjs';
 import { killGroup, readInstance } from './dynamodb-local';
 
+function locateTools(): void {
+  const browser = findBrowser();
+  if ('path' in browser) process.env.CHROMIUM_PATH = browser.path;
+  if (!process.env.DYNAMODB_LOCAL_DIR) {
+    const local = ensureDynamoDbLocal((line) => process.stdout.write(`global-setup: ${line}\n`));
+    // Without it, the DynamoDB tests fail naming the problem; the others need nothing from it.
+    if ('dir' in local) process.env.DYNAMODB_LOCAL_DIR = local.dir;
+    else process.stderr.write(`global-setup: ${local.problem}\n`);
+  }
+}
+
 export default function setup(project: TestProject): () => void {
+  locateTools();
   const stateDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-run-'));
   project.provide('dynamoDbLocal', { stateDir, ownerPid: process.pid });
   let done = false;

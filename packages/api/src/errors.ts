@@ -48,6 +48,8 @@ export const ENGINE_ERROR_STATUS: Readonly<Record<string, number>> = {
 export const API_ERROR_STATUS: Readonly<Record<string, number>> = {
   ...ENGINE_ERROR_STATUS,
   invalid_json: 400,
+  bad_request: 400,
+  request_headers_too_large: 431,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_in_progress: 409,

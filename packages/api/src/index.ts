@@ -24,7 +24,7 @@ export {
 } from './idempotency';
 export type { LambdaHttpEvent, LambdaHttpResult } from './lambda-adapter';
 export { toLambdaHandler } from './lambda-adapter';
-export { toNodeListener } from './node-adapter';
+export { answerClientErrors, toNodeListener } from './node-adapter';
 export { historyToWire, waitingFor } from './run-history';
 export type {
   RunInvocationEntry,

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ControlApi } from './control-api';
 import { type ApiResponse, errorResponse, type MultiValue } from './http';
 
@@ -91,4 +92,30 @@ export function toNodeListener(api: ControlApi): (req: IncomingMessage, res: Ser
       }
     })();
   };
+}
+
+/**
+ * Answers the requests Node's own HTTP parser refuses before any listener sees them (headers or
+ * a URL over its size limit: `431 request_headers_too_large`; a malformed request:
+ * `400 bad_request`) in the API's JSON error shape, instead of Node's empty answer. Call it on
+ * the `node:http` server that serves {@link toNodeListener}.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const response = tooLarge
+      ? errorResponse(431, 'request_headers_too_large', 'the request line and headers are over the size limit')
+      : errorResponse(400, 'bad_request', `malformed HTTP request (${error.code ?? 'parse error'})`);
+    const head = [
+      `HTTP/1.1 ${response.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+      'content-type: application/json',
+      `content-length: ${Buffer.byteLength(response.body)}`,
+      'connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${response.body}`);
+  });
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { createControlApi, toNodeListener } from '@durable-lambda/api';
+import { answerClientErrors, createControlApi, toNodeListener } from '@durable-lambda/api';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { LocalRuntime } from '../embedded/local-runtime';
 import type { RunJournalLimits } from '../embedded/sqlite-run-journal';
@@ -243,6 +243,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       res.end('internal error\n');
     });
   });
+  answerClientErrors(server);
 
   let listeningPort: number;
   try {
