@@ -68,7 +68,7 @@ afterAll(() => close());
 
 const api = (...args: string[]) => durable([...args, '--url', url]);
 
-describe('durable CLI (the real binary against a real API server)', () => {
+describe('durable CLI (the real binary against a real API server)', { timeout: 120_000 }, () => {
   it('start --json prints the run; show, list and history print it for humans and for scripts', async () => {
     const started = await api('start', 'greet', '--input', '{"name":"Ada"}', '--json');
     expect(started.stderr).toBe('');
