@@ -159,7 +159,9 @@ async function compileExamples(): Promise<void> {
           lib: ['es2023'],
           types: ['node'],
           strict: true,
-          skipLibCheck: false,
+          // The ESM program checks the published declarations (entries.ts imports them all); the
+          // CommonJS one only the examples (dist-packages.test.ts checks the .d.cts declarations).
+          skipLibCheck: system.name === 'cjs',
           outDir: 'build',
           rootDir: '.',
         },
