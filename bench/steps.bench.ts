@@ -3,7 +3,7 @@
  * (@aws/durable-execution-sdk-js-testing, time skipping on), in one process.
  *
  *   npm run bench                          # N = 10, 100, 1,000, 10,000
- *   npm run bench -- --quick               # N = 10, 100 (CI smoke); also: npm -w bench run bench:quick
+ *   npm run bench -- --quick               # N = 10, 100 (CI smoke); also: npm --prefix bench run bench:quick
  *
  * For each N it measures:
  *   run     a handler doing N steps and returning: one invocation.

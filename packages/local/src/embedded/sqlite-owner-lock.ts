@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openDatabase, type SqliteDatabase } from './sqlite-driver';
 
 /**
  * Another runtime already owns the database file (code `database_in_use`): two runtimes on one
@@ -22,7 +22,7 @@ export class DatabaseInUseError extends Error {
  * too. Readers and writers of the database itself never touch the sidecar.
  */
 export class OwnerLock {
-  private db: Database.Database | undefined;
+  private db: SqliteDatabase | undefined;
 
   constructor(private readonly path: string) {}
 
@@ -34,7 +34,7 @@ export class OwnerLock {
   /** Takes the lock, or throws {@link DatabaseInUseError} at once (it never waits). No-op when held. */
   acquire(): void {
     if (this.db) return;
-    const db = new Database(`${this.path}.lock`, { timeout: 0 });
+    const db = openDatabase(`${this.path}.lock`, { timeout: 0 });
     try {
       db.exec('BEGIN EXCLUSIVE');
     } catch (error) {

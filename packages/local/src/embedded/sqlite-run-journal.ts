@@ -1,5 +1,5 @@
 import type { RunInvocationEntry, RunJournal, RunLogEntry } from '@durable-lambda/api';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver';
 
 /** A log line as the SDK's logger hands it to a `logSink`. */
 export interface LogLine {
@@ -13,7 +13,7 @@ export interface LogLine {
   data?: unknown;
 }
 
-/** Limits of a {@link SqliteRunJournal}. */
+/** Limits of each run's journal in a `SqliteStore` (its log lines and invocations). */
 export interface RunJournalLimits {
   /** Log bytes kept per run (JSON size of the lines); the oldest lines go first. Default 256 KiB. */
   logBytesPerRun?: number;
@@ -70,11 +70,11 @@ export class SqliteRunJournal {
     | 'trimInvocations'
     | 'retried'
     | 'retries',
-    BetterSqlite3.Statement
+    SqliteStatement
   >;
 
   constructor(
-    private readonly db: BetterSqlite3.Database,
+    private readonly db: SqliteDatabase,
     private readonly now: () => number,
     limits: RunJournalLimits = {},
   ) {

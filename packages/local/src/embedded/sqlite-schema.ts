@@ -1,5 +1,5 @@
 import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-driver';
 import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
 
 /**
@@ -20,7 +20,7 @@ import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
  *
  * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
-const MIGRATIONS: ReadonlyArray<string | ((db: BetterSqlite3.Database) => void)> = [
+const MIGRATIONS: ReadonlyArray<string | ((db: SqliteDatabase) => void)> = [
   `
   CREATE TABLE runs (
     run_id TEXT PRIMARY KEY NOT NULL,
@@ -88,7 +88,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Brings `db` to {@link SCHEMA_VERSION}, each migration in its own transaction. Throws when the
  * file was written by a newer version.
  */
-export function migrate(db: BetterSqlite3.Database): void {
+export function migrate(db: SqliteDatabase): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   const current = () =>
     (db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null }).version ?? 0;

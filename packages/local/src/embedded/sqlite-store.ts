@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { RunJournal } from '@durable-lambda/api';
 import {
   applyPatch,
   checkOperationPayloads,
   checkRunPayloads,
   type DueRun,
-  decodeRunCursor,
   dueAtOf,
-  encodeRunCursor,
   type IdempotencyRecord,
   type LeaseGrant,
   type RunPage,
@@ -19,10 +18,12 @@ import {
   takeLease,
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
-import Database from 'better-sqlite3';
+import { openDatabase, type SqliteDatabase } from './sqlite-driver';
+import { SqliteIdempotency } from './sqlite-idempotency';
 import { OwnerLock } from './sqlite-owner-lock';
 import { type LogLine, type RunJournalLimits, SqliteRunJournal } from './sqlite-run-journal';
-import { searchRuns } from './sqlite-run-search';
+import { listRuns, searchRuns } from './sqlite-run-queries';
+import { immediately, prepareRunStatements, type RunRow, type RunStatements } from './sqlite-run-statements';
 import { migrate } from './sqlite-schema';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
 
@@ -36,16 +37,10 @@ export interface SqliteStoreOptions {
   journal?: RunJournalLimits;
 }
 
-type Statement<P extends unknown[] = unknown[], R = unknown> = Database.Statement<P, R>;
-
-interface RunRow {
-  record: string;
-  expires_at: number | null;
-}
-
 /**
  * The embedded {@link Store}: runs, operations, idempotency records and the timer waker's
- * wake-ups in one SQLite file (WAL mode), through `better-sqlite3`. Every method runs in one
+ * wake-ups in one SQLite file (WAL mode), through `better-sqlite3` (an optional dependency, loaded
+ * by the first construction: a `SqliteUnavailableError` when it is missing). Every method runs in one
  * immediate transaction, so it is atomic even with another process on the same file; commits
  * are fenced exactly as the port says. Runs past their `expiresAt` are invisible. Every write of
  * a run sets its `dueAt` (and the indexed `due_at` column) to `dueAtOf` of the record written.
@@ -58,68 +53,31 @@ interface RunRow {
 export class SqliteStore implements Store {
   /** The pending wake-ups of a {@link TimerWaker} on this database. */
   readonly wakeUps: WakeUpTable;
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly clock: { now(): number };
   private readonly listeners = new Set<() => void>();
   /** The file's ownership, for {@link reclaimLeases}; none for a private in-memory database. */
   private readonly owner: OwnerLock | undefined;
   /** Each run's log lines, invocations and retries (not part of the `Store` port). */
   private readonly journal: SqliteRunJournal;
-  private readonly sql: {
-    getRun: Statement<[string], RunRow>;
-    putRun: Statement<[string, string, string, number, number | null, number | null, string]>;
-    findDue: Statement<[number, number, number, string, number, number], { run_id: string; due_at: number }>;
-    running: Statement<[], { record: string }>;
-    deleteOperations: Statement<[string]>;
-    putOperation: Statement<[string, string, string, string, string]>;
-    loadOperations: Statement<[string], { body: string }>;
-    getOperation: Statement<[string, string], { body: string }>;
-    getIdempotency: Statement<[string], { record: string; expires_at: number }>;
-    putIdempotency: Statement<[string, number, string]>;
-    deleteIdempotency: Statement<[string]>;
-  };
+  private readonly idempotency: SqliteIdempotency;
+  private readonly sql: RunStatements;
 
+  /**
+   * Opens (or creates) the database and brings its schema up to date.
+   * @throws `SqliteUnavailableError` (code `sqlite_unavailable`) when better-sqlite3 is not installed or does not load.
+   */
   constructor(options: SqliteStoreOptions) {
     this.clock = options.clock ?? { now: () => Date.now() };
-    this.db = new Database(options.path, { timeout: 5_000 });
+    this.db = openDatabase(options.path, { timeout: 5_000 });
     this.owner = options.path === ':memory:' || options.path === '' ? undefined : new OwnerLock(options.path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     migrate(this.db);
     this.wakeUps = new SqliteWakeUps(this.db);
     this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
-    this.sql = {
-      getRun: this.db.prepare('SELECT record, expires_at FROM runs WHERE run_id = ?'),
-      putRun: this.db.prepare(
-        `INSERT INTO runs (run_id, function_name, status, created_at, expires_at, due_at, record)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (run_id) DO UPDATE SET function_name = excluded.function_name, status = excluded.status,
-           created_at = excluded.created_at, expires_at = excluded.expires_at, due_at = excluded.due_at,
-           record = excluded.record`,
-      ),
-      // `due_at IS NOT NULL` lets SQLite use the partial index runs_by_due (no scan of every run).
-      findDue: this.db.prepare(
-        `SELECT run_id, due_at FROM runs INDEXED BY runs_by_due
-         WHERE due_at IS NOT NULL AND due_at <= ? AND (due_at > ? OR (due_at = ? AND run_id > ?))
-           AND (expires_at IS NULL OR expires_at > ?)
-         ORDER BY due_at, run_id LIMIT ?`,
-      ),
-      running: this.db.prepare(`SELECT record FROM runs WHERE status = 'RUNNING'`),
-      deleteOperations: this.db.prepare('DELETE FROM operations WHERE run_id = ?'),
-      putOperation: this.db.prepare(
-        `INSERT INTO operations (run_id, operation_id, type, status, body) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (run_id, operation_id) DO UPDATE SET type = excluded.type, status = excluded.status,
-           body = excluded.body`,
-      ),
-      loadOperations: this.db.prepare('SELECT body FROM operations WHERE run_id = ? ORDER BY seq'),
-      getOperation: this.db.prepare('SELECT body FROM operations WHERE run_id = ? AND operation_id = ?'),
-      getIdempotency: this.db.prepare('SELECT record, expires_at FROM idempotency WHERE key = ?'),
-      putIdempotency: this.db.prepare(
-        `INSERT INTO idempotency (key, expires_at, record) VALUES (?, ?, ?)
-         ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at, record = excluded.record`,
-      ),
-      deleteIdempotency: this.db.prepare('DELETE FROM idempotency WHERE key = ?'),
-    };
+    this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
+    this.sql = prepareRunStatements(this.db);
   }
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
@@ -213,29 +171,7 @@ export class SqliteStore implements Store {
   }
 
   async listRuns(query: RunQuery): Promise<RunPage> {
-    const limit = runQueryLimit(query.limit);
-    const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const filter = (clause: string, ...values: unknown[]) => {
-      where.push(clause);
-      params.push(...values);
-    };
-    filter('(expires_at IS NULL OR expires_at > ?)', this.clock.now());
-    if (query.functionName !== undefined) filter('function_name = ?', query.functionName);
-    if (query.status !== undefined) filter('status = ?', query.status);
-    if (query.createdAfter !== undefined) filter('created_at >= ?', query.createdAfter);
-    if (query.createdBefore !== undefined) filter('created_at < ?', query.createdBefore);
-    if (after)
-      filter('(created_at < ? OR (created_at = ? AND run_id < ?))', after.createdAt, after.createdAt, after.runId);
-    const rows = this.db
-      .prepare<unknown[], { record: string }>(
-        `SELECT record FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`,
-      )
-      .all(...params, limit + 1);
-    const runs = rows.slice(0, limit).map((row) => JSON.parse(row.record) as RunRecord);
-    const last = runs[runs.length - 1];
-    return rows.length > limit && last ? { runs, cursor: encodeRunCursor(last) } : { runs };
+    return listRuns(this.db, this.clock.now(), query);
   }
 
   async reviseRun(
@@ -266,19 +202,7 @@ export class SqliteStore implements Store {
   async claimIdempotencyKey(
     record: IdempotencyRecord,
   ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> {
-    return this.transaction(() => {
-      const row = this.sql.getIdempotency.get(record.key);
-      if (row && row.expires_at > this.clock.now()) {
-        const existing = JSON.parse(row.record) as IdempotencyRecord;
-        // The same claim again (its first answer was lost): it is the claimer's own.
-        if (record.claimToken !== undefined && existing.claimToken === record.claimToken) {
-          return { claimed: true as const };
-        }
-        return { claimed: false as const, existing };
-      }
-      this.sql.putIdempotency.run(record.key, record.expiresAt, JSON.stringify(record));
-      return { claimed: true as const };
-    });
+    return this.idempotency.claim(record);
   }
 
   async completeIdempotencyKey(
@@ -286,28 +210,11 @@ export class SqliteStore implements Store {
     response: NonNullable<IdempotencyRecord['response']>,
     claim?: { claimToken: string; expiresAt: number },
   ): Promise<void> {
-    this.transaction(() => {
-      const row = this.sql.getIdempotency.get(key);
-      if (!row) return;
-      const stored = JSON.parse(row.record) as IdempotencyRecord;
-      if (claim && stored.claimToken !== claim.claimToken) return;
-      const record: IdempotencyRecord = {
-        ...stored,
-        state: 'COMPLETED',
-        response,
-        ...(claim ? { expiresAt: claim.expiresAt } : {}),
-      };
-      this.sql.putIdempotency.run(key, record.expiresAt, JSON.stringify(record));
-    });
+    this.idempotency.complete(key, response, claim);
   }
 
   async releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
-    this.transaction(() => {
-      const row = this.sql.getIdempotency.get(key);
-      if (!row) return;
-      if (claimToken !== undefined && (JSON.parse(row.record) as IdempotencyRecord).claimToken !== claimToken) return;
-      this.sql.deleteIdempotency.run(key);
-    });
+    this.idempotency.release(key, claimToken);
   }
 
   async writeOutsideEvent(
@@ -377,7 +284,7 @@ export class SqliteStore implements Store {
   }
 
   /** A run's journal: its log lines, its invocations (lease taken to released) and its retries. */
-  readRunJournal(runId: string): ReturnType<SqliteRunJournal['read']> {
+  readRunJournal(runId: string): RunJournal {
     return this.journal.read(runId);
   }
 
@@ -397,7 +304,7 @@ export class SqliteStore implements Store {
   }
 
   private transaction<T>(body: () => T): T {
-    return this.db.transaction(body).immediate();
+    return immediately(this.db, body);
   }
 
   /** The run if stored and within its retention (a fresh copy). */

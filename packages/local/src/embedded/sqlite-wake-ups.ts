@@ -1,5 +1,5 @@
 import type { WakeRequest } from '@durable-lambda/engine';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver';
 
 /** Where a {@link TimerWaker} keeps its pending wake-ups, so they outlive the process. */
 export interface WakeUpTable {
@@ -20,11 +20,11 @@ interface WakeUpRow {
 
 /** The `wake_ups` table of a {@link SqliteStore}'s database. */
 export class SqliteWakeUps implements WakeUpTable {
-  private readonly insert: BetterSqlite3.Statement;
-  private readonly delete: BetterSqlite3.Statement;
-  private readonly all: BetterSqlite3.Statement<[], WakeUpRow>;
+  private readonly insert: SqliteStatement;
+  private readonly delete: SqliteStatement;
+  private readonly all: SqliteStatement<[], WakeUpRow>;
 
-  constructor(db: BetterSqlite3.Database) {
+  constructor(db: SqliteDatabase) {
     this.insert = db.prepare(
       'INSERT INTO wake_ups (run_id, at, reason, function_name) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     );

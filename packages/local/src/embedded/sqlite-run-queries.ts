@@ -1,0 +1,58 @@
+import {
+  decodeRunCursor,
+  encodeRunCursor,
+  type RunPage,
+  type RunQuery,
+  type RunRecord,
+  runQueryLimit,
+} from '@durable-lambda/engine';
+import type { SqliteDatabase } from './sqlite-driver';
+
+/**
+ * `Store.listRuns` over a `SqliteStore`'s database: the runs matching `query` within their
+ * retention at `now`, newest first, one page at a time (the cursor is the last run's position).
+ */
+export function listRuns(db: SqliteDatabase, now: number, query: RunQuery): RunPage {
+  const limit = runQueryLimit(query.limit);
+  const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const filter = (clause: string, ...values: unknown[]) => {
+    where.push(clause);
+    params.push(...values);
+  };
+  filter('(expires_at IS NULL OR expires_at > ?)', now);
+  if (query.functionName !== undefined) filter('function_name = ?', query.functionName);
+  if (query.status !== undefined) filter('status = ?', query.status);
+  if (query.createdAfter !== undefined) filter('created_at >= ?', query.createdAfter);
+  if (query.createdBefore !== undefined) filter('created_at < ?', query.createdBefore);
+  if (after)
+    filter('(created_at < ? OR (created_at = ? AND run_id < ?))', after.createdAt, after.createdAt, after.runId);
+  const rows = db
+    .prepare<unknown[], { record: string }>(
+      `SELECT record FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+    )
+    .all(...params, limit + 1);
+  const runs = rows.slice(0, limit).map((row) => JSON.parse(row.record) as RunRecord);
+  const last = runs[runs.length - 1];
+  return rows.length > limit && last ? { runs, cursor: encodeRunCursor(last) } : { runs };
+}
+
+/**
+ * Runs of a `SqliteStore`'s database whose id or run key contains `text` (case-insensitive; `%`
+ * and `_` match themselves), newest first, at most `limit`, within their retention at `now`. A
+ * scan of the runs table: for the dev server's search box, not for a hot path.
+ */
+export function searchRuns(db: SqliteDatabase, now: number, text: string, limit: number): RunRecord[] {
+  const pattern = `%${String(text)
+    .toLowerCase()
+    .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = db
+    .prepare<[number, string, string, number], { record: string }>(
+      `SELECT record FROM runs WHERE (expires_at IS NULL OR expires_at > ?)
+         AND (lower(run_id) LIKE ? ESCAPE '\\' OR lower(json_extract(record, '$.runKey')) LIKE ? ESCAPE '\\')
+       ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+    )
+    .all(now, pattern, pattern, limit);
+  return rows.map((row) => JSON.parse(row.record) as RunRecord);
+}

@@ -1,0 +1,54 @@
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver';
+
+/** A row of the `runs` table as the store reads it back. */
+export interface RunRow {
+  record: string;
+  expires_at: number | null;
+}
+
+/** The prepared statements of a `SqliteStore` over the `runs` and `operations` tables. */
+export interface RunStatements {
+  getRun: SqliteStatement<[string], RunRow>;
+  putRun: SqliteStatement<[string, string, string, number, number | null, number | null, string]>;
+  findDue: SqliteStatement<[number, number, number, string, number, number], { run_id: string; due_at: number }>;
+  running: SqliteStatement<[], { record: string }>;
+  deleteOperations: SqliteStatement<[string]>;
+  putOperation: SqliteStatement<[string, string, string, string, string]>;
+  loadOperations: SqliteStatement<[string], { body: string }>;
+  getOperation: SqliteStatement<[string, string], { body: string }>;
+}
+
+/** Prepares the store's statements once per connection (the schema must be migrated first). */
+export function prepareRunStatements(db: SqliteDatabase): RunStatements {
+  return {
+    getRun: db.prepare('SELECT record, expires_at FROM runs WHERE run_id = ?'),
+    putRun: db.prepare(
+      `INSERT INTO runs (run_id, function_name, status, created_at, expires_at, due_at, record)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id) DO UPDATE SET function_name = excluded.function_name, status = excluded.status,
+         created_at = excluded.created_at, expires_at = excluded.expires_at, due_at = excluded.due_at,
+         record = excluded.record`,
+    ),
+    // `due_at IS NOT NULL` lets SQLite use the partial index runs_by_due (no scan of every run).
+    findDue: db.prepare(
+      `SELECT run_id, due_at FROM runs INDEXED BY runs_by_due
+       WHERE due_at IS NOT NULL AND due_at <= ? AND (due_at > ? OR (due_at = ? AND run_id > ?))
+         AND (expires_at IS NULL OR expires_at > ?)
+       ORDER BY due_at, run_id LIMIT ?`,
+    ),
+    running: db.prepare(`SELECT record FROM runs WHERE status = 'RUNNING'`),
+    deleteOperations: db.prepare('DELETE FROM operations WHERE run_id = ?'),
+    putOperation: db.prepare(
+      `INSERT INTO operations (run_id, operation_id, type, status, body) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (run_id, operation_id) DO UPDATE SET type = excluded.type, status = excluded.status,
+         body = excluded.body`,
+    ),
+    loadOperations: db.prepare('SELECT body FROM operations WHERE run_id = ? ORDER BY seq'),
+    getOperation: db.prepare('SELECT body FROM operations WHERE run_id = ? AND operation_id = ?'),
+  };
+}
+
+/** Runs `body` in one immediate transaction: atomic even with another process on the same file. */
+export function immediately<T>(db: SqliteDatabase, body: () => T): T {
+  return db.transaction(body).immediate();
+}
