@@ -174,7 +174,8 @@ export function isInstalled(projectDir) {
   if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== lockHash(projectDir)) return false;
   // Another install (a root `npm install` that still knew the folder as a workspace) may have emptied it.
   const manifest = JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8'));
-  return Object.keys(manifest.dependencies ?? {}).every((name) => existsSync(join(modules, name, 'package.json')));
+  const wanted = { ...manifest.dependencies, ...manifest.devDependencies };
+  return Object.keys(wanted).every((name) => existsSync(join(modules, name, 'package.json')));
 }
 
 /**

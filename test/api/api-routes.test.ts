@@ -390,6 +390,27 @@ describe('POST /v1/callbacks/{callbackId}/...', () => {
     });
   });
 
+  it('fail keeps the error type and data (AWS ErrorObject fields), shown back on the operation', async () => {
+    const f = new ApiFixture();
+    const { callbackId, runId } = await runWaitingOnCallback(f);
+    const answer = await f.call('POST', `/v1/callbacks/${callbackId}/fail`, {
+      body: { error: { message: 'card declined', type: 'PaymentError', data: '{"retryable":false}' } },
+    });
+    expect(answer.status).toBe(200);
+    const stored = (await f.engine.getOperations(runId)).find((o) => o.Type === 'CALLBACK')?.CallbackDetails?.Error;
+    expect(stored).toMatchObject({
+      ErrorMessage: 'card declined',
+      ErrorType: 'PaymentError',
+      ErrorData: '{"retryable":false}',
+    });
+    const history = (await f.call('GET', `/v1/runs/${runId}/operations`)).json.operations;
+    expect(history.find((o: { type: string }) => o.type === 'CALLBACK').error).toMatchObject({
+      message: 'card declined',
+      type: 'PaymentError',
+      data: '{"retryable":false}',
+    });
+  });
+
   it('fail answers 400 naming the field for a bad body', async () => {
     const f = new ApiFixture();
     const { callbackId } = await runWaitingOnCallback(f);
@@ -399,6 +420,8 @@ describe('POST /v1/callbacks/{callbackId}/...', () => {
       [{ error: {} }, 'error.message: '],
       [{ error: { message: 1 } }, 'error.message: '],
       [{ error: { message: 'm', code: '' } }, 'error.code: '],
+      [{ error: { message: 'm', type: 3 } }, 'error.type: '],
+      [{ error: { message: 'm', data: {} } }, 'error.data: '],
       [{ error: { message: 'm', kind: 'x' } }, 'error.kind: '],
       [{ error: { message: 'm' }, extra: 1 }, 'extra: '],
       [undefined, 'body: '],

@@ -305,6 +305,36 @@ describe('Engine.openRun: leases', () => {
     expect(wakes).toHaveLength(wakesBefore);
   });
 
+  it('a PENDING close after a wait ended during the invocation leaves the run due at once (never stranded)', async () => {
+    const { startAndOpen, clock, memory, wakes, engine } = setup();
+    const { runId, session } = await startAndOpen();
+    await session.checkpoint([waitStart('w1', 1)]);
+    // The invocation outlives its wait: the SDK said PENDING, but time alone has ended the wait.
+    clock.t += 2000;
+    await session.close({ Status: 'PENDING' });
+    const run = await memory.getRun(runId);
+    expect(run).toMatchObject({ status: 'RUNNING', nextWakeAt: T0 + 2000, dueAt: T0 + 2000 });
+    expect(wakes.at(-1)).toMatchObject({ runId, at: T0 + 2000, reason: 'due' });
+    expect(byId(await memory.loadOperations(runId), 'w1')?.Status).toBe('SUCCEEDED');
+    // And the reconciler finds it, even if that wake-up was lost.
+    clock.t += 300_000;
+    const report = await engine.reconcile();
+    expect(report.woken.map((w) => w.runId)).toContain(runId);
+  });
+
+  it('a PENDING close after a retry backoff ended during the invocation leaves the run due at once', async () => {
+    const { startAndOpen, clock, memory } = setup();
+    const { runId, session } = await startAndOpen();
+    await session.checkpoint([stepStart('s1')]);
+    await session.checkpoint([stepRetry('s1', 1)]);
+    clock.t += 1500;
+    await session.close({ Status: 'PENDING' });
+    const run = await memory.getRun(runId);
+    expect(run?.status).toBe('RUNNING');
+    expect(run?.dueAt).toBeLessThanOrEqual(clock.t);
+    expect(run?.nextWakeAt).toBeLessThanOrEqual(clock.t);
+  });
+
   it('previousInvocationLost is false after a clean close', async () => {
     const { startAndOpen, open, clock, memory } = setup();
     const { runId, session } = await startAndOpen();
@@ -484,7 +514,8 @@ describe('time-driven completion', () => {
     clock.t += 1000;
     await session.close({ Status: 'PENDING' });
     expect(byId(await memory.loadOperations(runId), 'w1')?.Status).toBe('SUCCEEDED');
-    expect((await memory.getRun(runId))?.nextWakeAt).toBe(T0 + 100_000);
+    // The SDK never saw w1 end: the run comes back now to go on from it, not when w2 ends.
+    expect((await memory.getRun(runId))?.nextWakeAt).toBe(T0 + 1000);
   });
 
   it('a retry that came due is READY for the next invocation', async () => {

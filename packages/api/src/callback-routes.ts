@@ -6,13 +6,15 @@ import type { Route } from './router';
 import { isJsonObject, optionalString, parseObjectBody, rejectUnknownFields } from './validate';
 import type { CallbackAckWire } from './wire';
 
-/** Longest error code accepted for a failed callback. */
+/** Longest error code (and error type) accepted for a failed callback. */
 const MAX_CODE = 256;
+/** Longest error data accepted for a failed callback (the payload limit bounds the whole write). */
+const MAX_DATA = 256 * 1024;
 
 const ack = (callbackId: string, outcome: CallbackAckWire['outcome']) =>
   jsonResponse(200, { callbackId, outcome } satisfies CallbackAckWire);
 
-/** The callback routes: succeed `{result?}`, fail `{error: {code?, message}}`, heartbeat. */
+/** The callback routes: succeed `{result?}`, fail `{error: {message, code?, type?, data?}}`, heartbeat. */
 export function callbackRoutes(deps: RouteDeps): Route[] {
   return [
     {
@@ -46,11 +48,20 @@ export function callbackRoutes(deps: RouteDeps): Route[] {
         const body = parseObjectBody(request.body, true);
         rejectUnknownFields(body, ['error']);
         const error = body.error;
-        if (!isJsonObject(error)) throw invalidArgument('error', 'is required (an object {code?, message})');
-        rejectUnknownFields(error, ['code', 'message'], 'error.');
+        if (!isJsonObject(error))
+          throw invalidArgument('error', 'is required (an object {message, code?, type?, data?})');
+        rejectUnknownFields(error, ['code', 'message', 'type', 'data'], 'error.');
         if (typeof error.message !== 'string') throw invalidArgument('error.message', 'is required (a string)');
         const code = optionalString(error.code, 'error.code', MAX_CODE);
-        const failure = { ErrorMessage: error.message, ...(code === undefined ? {} : { ErrorCode: code }) };
+        const type = optionalString(error.type, 'error.type', MAX_CODE);
+        const data = optionalString(error.data, 'error.data', MAX_DATA);
+        // The callback's waiter sees these as AWS's ErrorObject (ErrorType, ErrorData).
+        const failure = {
+          ErrorMessage: error.message,
+          ...(code === undefined ? {} : { ErrorCode: code }),
+          ...(type === undefined ? {} : { ErrorType: type }),
+          ...(data === undefined ? {} : { ErrorData: data }),
+        };
         // As for succeed: once the failure is stored, a failed wake-up is left to the reconciler.
         await afterDurableWrite(
           deps,

@@ -186,13 +186,20 @@ export class DurableClient {
       .value as CallbackAckWire;
   }
 
-  /** `POST /v1/callbacks/{callbackId}/fail`. */
+  /** `POST /v1/callbacks/{callbackId}/fail`: the waiter sees `type` and `data` as its error's ErrorType and ErrorData. */
   async failCallback(
     callbackId: string,
-    error: { message: string; code?: string },
+    error: { message: string; code?: string; type?: string; data?: string },
     options: PostOptions = {},
   ): Promise<CallbackAckWire> {
-    const body = { error: { message: error.message, ...(error.code === undefined ? {} : { code: error.code }) } };
+    const body = {
+      error: {
+        message: error.message,
+        ...(error.code === undefined ? {} : { code: error.code }),
+        ...(error.type === undefined ? {} : { type: error.type }),
+        ...(error.data === undefined ? {} : { data: error.data }),
+      },
+    };
     return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/fail`, { body, ...options }))
       .value as CallbackAckWire;
   }

@@ -1,4 +1,5 @@
 import type { Clock, Invoker } from '@durable-lambda/engine';
+import { type AwsRoutesOptions, awsRoutes } from './aws-routes';
 import { callbackRoutes } from './callback-routes';
 import type { ControlEngine, RouteDeps } from './deps';
 import { ApiError, toApiError } from './errors';
@@ -40,6 +41,11 @@ export interface ControlApiOptions {
   clock?: Clock;
   /** Told of unexpected errors (answered `500 internal_error`). Default: `console.error`. */
   onError?: (error: unknown) => void;
+  /**
+   * The settings of the Lambda-shaped routes (`/2025-12-01/...`, for AWS's SDKs): the engine's
+   * own (`maxPayloadBytes`, `retentionMs`, `faultRetryMs`) when it was built with other values.
+   */
+  aws?: AwsRoutesOptions;
 }
 
 /** The control API as a framework-free handler. */
@@ -81,6 +87,7 @@ export function createControlApi(options: ControlApiOptions): ControlApi {
     report,
   };
   const routes: Route[] = [...runRoutes(deps), ...callbackRoutes(deps)];
+  routes.push(...awsRoutes(deps, options.aws));
 
   /** Runs the route; expected errors become their answers, anything else `500`. */
   const execute = async (route: Route, params: Record<string, string>, request: ApiRequest) => {

@@ -18,6 +18,7 @@ export function errorToWire(error: ErrorObject): ErrorWire {
     code: error.ErrorCode ?? 'error',
     message: error.ErrorMessage ?? '',
     ...(error.ErrorType === undefined ? {} : { type: error.ErrorType }),
+    ...(error.ErrorData === undefined ? {} : { data: error.ErrorData }),
     ...(Array.isArray(error.StackTrace) && error.StackTrace.length > 0
       ? { stackTrace: error.StackTrace.map(String) }
       : {}),

@@ -3,6 +3,23 @@
  * `node:http` and Lambda adapters), its typed client and the `durable` CLI.
  */
 
+export type {
+  AwsInvocationInputWire,
+  AwsRoutesOptions,
+  AwsSessionEngine,
+  AwsSessionOptions,
+  CheckpointTokenClaims,
+} from './aws-routes';
+export {
+  AWS_ROUTE_PREFIX,
+  AwsCheckpointSessions,
+  AwsRouteError,
+  awsRoutes,
+  decodeCheckpointToken,
+  encodeCheckpointToken,
+  executionArn,
+  openAwsInvocation,
+} from './aws-routes';
 export type { DevCommandOptions } from './cli/dev';
 export type { CliIo } from './cli/io';
 export { DEFAULT_API_URL, EXIT, runCli } from './cli/main';

@@ -12,6 +12,8 @@ export interface ErrorWire {
   message: string;
   /** The original error's type (class name), when known. */
   type?: string;
+  /** The error's data (AWS's `ErrorData`: a string the thrower attached), when it has some. */
+  data?: string;
   /** Where it was thrown, one frame a line, when the SDK recorded it. */
   stackTrace?: string[];
 }

@@ -1,4 +1,12 @@
 export {
+  AWS_SDK_HANDLER,
+  type BackendSource,
+  isSelfHosted,
+  type SelfHostedHandler,
+  type SelfHostedOptions,
+  selfHosted,
+} from './aws-sdk-host';
+export {
   BY_FUNCTION_INDEX,
   BY_STATUS_INDEX,
   ChunkMissingError,

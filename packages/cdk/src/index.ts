@@ -4,9 +4,11 @@
 export { DurableApi, type DurableApiProps } from './durable-api';
 export {
   DURABLE_ENV,
+  DURABLE_SDKS,
   DurableFunction,
   type DurableFunctionAlarms,
   type DurableFunctionProps,
+  type DurableSdk,
 } from './durable-function';
 export {
   DurableReconciler,

@@ -11,6 +11,36 @@ export {
   isForeignDurableHandler,
   runAwsDurableHandler,
 } from './aws-protocol/aws-handler';
+export { toAwsHistoryEvents } from './aws-protocol/aws-history';
+export type {
+  AwsCallbackFailedDetails,
+  AwsCallbackStartedDetails,
+  AwsCallbackSucceededDetails,
+  AwsChainedInvokeFailedDetails,
+  AwsChainedInvokeStartedDetails,
+  AwsChainedInvokeSucceededDetails,
+  AwsContextFailedDetails,
+  AwsContextStartedDetails,
+  AwsContextSucceededDetails,
+  AwsEventError,
+  AwsEventInput,
+  AwsEventResult,
+  AwsExecutionFailedDetails,
+  AwsExecutionStartedDetails,
+  AwsExecutionSucceededDetails,
+  AwsHistoryEvent,
+  AwsHistoryEventType,
+  AwsHistoryInvocation,
+  AwsHistoryOptions,
+  AwsInvocationCompletedDetails,
+  AwsRetryDetails,
+  AwsStepFailedDetails,
+  AwsStepStartedDetails,
+  AwsStepSucceededDetails,
+  AwsWaitCancelledDetails,
+  AwsWaitStartedDetails,
+  AwsWaitSucceededDetails,
+} from './aws-protocol/aws-history-shapes';
 export { fromAwsError, fromAwsUpdate, toAwsError, toAwsOperation } from './aws-protocol/aws-mapping';
 export type {
   AwsCheckpointRequest,

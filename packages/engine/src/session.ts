@@ -149,12 +149,16 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.assertOpen();
     this.ended = true;
     const now = this.now();
+    const settledBefore = this.settled.size;
     this.settleDue();
+    // A wait that time ended after the SDK last looked (the invocation outlived it) is progress
+    // the SDK never saw: the run must come back at once, or nothing would ever wake it.
+    const endedUnseen = this.settled.size > settledBefore;
     if (output.Status === 'PENDING') {
       // Before the lease is released: a child run that cannot be started now makes this run due
       // again soon, so its next invocation starts it (never a run waiting on a child that is not).
       const childrenStarted = await this.ensureChildrenStarted();
-      const waitDue = nextDue(this.ops);
+      const waitDue = endedUnseen ? now : nextDue(this.ops);
       const due = childrenStarted
         ? waitDue
         : Math.min(waitDue ?? Number.POSITIVE_INFINITY, now + this.deps.faultRetryMs);

@@ -187,7 +187,7 @@ async function executeInvocation<TEvent, TResult>(
       output: { Status: 'FAILED', Error: toErrorObject(error, ErrorCode.PLUGIN_LOAD_FAILED) },
     };
   }
-  const runtime = new InvocationRuntime(invocation, settings, plugin);
+  const runtime = new InvocationRuntime(invocation, settings, plugin, lambdaContext.awsRequestId);
   const root = new Scope(
     { runtime, defaults, lambdaContext, plugin, makeContext: (scope) => new DurableContextImpl(scope) },
     undefined,

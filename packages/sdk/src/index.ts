@@ -39,6 +39,7 @@ export type { DurableEntry, DurableLambdaHandler, RuntimeOverrides } from './han
 export { DURABLE_ENTRY, finishOpened, getDurableEntry, withDurableExecution } from './handler';
 export type { RetryableFunc, WithRetryConfig } from './helpers/with-retry';
 export { withRetry } from './helpers/with-retry';
+export { jsonLineSink } from './logger';
 export { createWaitStrategy } from './operations/wait-strategy';
 export * from './retry';
 export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';

@@ -3,14 +3,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { answerClientErrors, createControlApi, toNodeListener } from '@durable-lambda/api';
-import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { LocalRuntime } from '../embedded/local-runtime';
 import type { RunJournalLimits } from '../embedded/sqlite-run-journal';
 import { SqliteStore } from '../embedded/sqlite-store';
 import type { FaultOptions } from '../faults/fault-plan';
 import { locateDashboard, serveDashboard } from './dashboard';
-import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput } from './entries';
-import { capturingLogs } from './log-capture';
+import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput, type ServedHandler } from './entries';
+import { capturingServedLogs } from './log-capture';
+
+/** Paths of the control API's Lambda-shaped routes (durable executions, callbacks, Invoke). */
+const LAMBDA_API_PREFIXES = ['/2025-12-01/', '/2015-03-31/'];
 
 /** The port the dev server listens on by default. */
 export const DEFAULT_DEV_PORT = 3000;
@@ -21,11 +23,14 @@ export const DEFAULT_DEV_DB = '.durable/dev.sqlite';
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {
-  /** Durable handlers (wrapped with `withDurableExecution`) to serve, by function name. */
-  functions?: Record<string, DurableLambdaHandler>;
+  /**
+   * Durable handlers to serve, by function name: wrapped with our `withDurableExecution`, or with
+   * AWS's (`@aws/durable-execution-sdk-js`, unchanged, or made `selfHosted`).
+   */
+  functions?: Record<string, ServedHandler>;
   /**
    * Modules to load handlers from (paths relative to the working directory): every export that
-   * is a wrapped handler is served under its export name, a `default` export under the file's
+   * is a wrapped handler (ours or AWS's) is served under its export name, a `default` export under the file's
    * name. `.js` files load as they are; `.ts` files need tsx (the process runs under tsx, or tsx
    * is installed, which is then used to load them).
    */
@@ -126,11 +131,13 @@ function checkPort(port: number): number {
  */
 async function collectFunctions(
   options: DevServerOptions,
-): Promise<{ functions: Map<string, DurableLambdaHandler>; samples: Map<string, SampleInput[]> }> {
-  const functions = new Map<string, DurableLambdaHandler>();
+): Promise<{ functions: Map<string, ServedHandler>; samples: Map<string, SampleInput[]> }> {
+  const functions = new Map<string, ServedHandler>();
   for (const [name, handler] of Object.entries(options.functions ?? {})) {
     if (!isDurableHandler(handler)) {
-      throw new TypeError(`functions.${name}: expected a handler wrapped with withDurableExecution`);
+      throw new TypeError(
+        `functions.${name}: expected a handler wrapped with withDurableExecution (@durable-lambda/sdk or @aws/durable-execution-sdk-js)`,
+      );
     }
     functions.set(name, handler);
   }
@@ -200,11 +207,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
   const store = new SqliteStore({ path: dbPath, ...(options.journal ? { journal: options.journal } : {}) });
   // Every handler's log lines are kept with their run (the dashboard and the API show them per
-  // step and attempt) and still reach the function's own sink.
+  // step and attempt) and still reach the function's own sink. AWS-wrapped handlers log to stdout.
   const functions = new Map(
     [...given].map(([name, handler]) => [
       name,
-      capturingLogs(
+      capturingServedLogs(
         handler,
         (line) => store.appendLog(line),
         (error) => log(`error keeping a log line of ${name}: ${describeError(error)}`),
@@ -233,7 +240,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     const target = req.url ?? '/';
     const mark = target.indexOf('?');
     const path = mark === -1 ? target : target.slice(0, mark);
-    if (path === '/v1' || path.startsWith('/v1/')) {
+    // The control API, and its routes shaped like Lambda's durable-execution APIs (for AWS's SDKs
+    // and AWS's CloudDurableTestRunner pointed at the dev server).
+    if (path === '/v1' || path.startsWith('/v1/') || LAMBDA_API_PREFIXES.some((p) => path.startsWith(p))) {
       apiListener(req, res);
       return;
     }

@@ -1,15 +1,39 @@
 import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { AwsDurableLambdaHandler } from '@durable-lambda/engine';
 import { type DurableLambdaHandler, getDurableEntry } from '@durable-lambda/sdk';
 
-/** Whether `value` is a handler wrapped with `withDurableExecution`. */
-export function isDurableHandler(value: unknown): value is DurableLambdaHandler {
+/** A handler the dev server runs: wrapped by our `withDurableExecution`, or by AWS's. */
+export type ServedHandler = DurableLambdaHandler | AwsDurableLambdaHandler;
+
+/** Whether `value` is a handler wrapped with our SDK's `withDurableExecution`. */
+export function isOurDurableHandler(value: unknown): value is DurableLambdaHandler {
   try {
     getDurableEntry(value);
     return true;
   } catch {
     return false;
   }
+}
+
+/** Where `selfHosted` of `@durable-lambda/aws` marks the AWS-wrapped handler it hosts (`AWS_SDK_HANDLER`). */
+const SELF_HOSTED = Symbol.for('durable-lambda.aws-sdk-handler');
+
+/**
+ * Whether `value` is a handler wrapped by AWS's `withDurableExecution`
+ * (`@aws/durable-execution-sdk-js`), or such a handler made `selfHosted`. AWS's wrapper carries no
+ * mark, so it is known by its code: it starts by validating AWS's invocation input
+ * (`validateDurableExecutionEvent`, in AWS's SDK 2.x). A module's other functions are not handlers.
+ */
+export function isAwsDurableHandler(value: unknown): value is AwsDurableLambdaHandler {
+  if (typeof value !== 'function' || isOurDurableHandler(value)) return false;
+  if (typeof (value as { [SELF_HOSTED]?: unknown })[SELF_HOSTED] === 'function') return true;
+  return Function.prototype.toString.call(value).includes('validateDurableExecutionEvent(');
+}
+
+/** Whether `value` is a handler the dev server runs (ours or AWS-wrapped). */
+export function isDurableHandler(value: unknown): value is ServedHandler {
+  return isOurDurableHandler(value) || isAwsDurableHandler(value);
 }
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
@@ -43,18 +67,18 @@ async function importEntry(file: string): Promise<Record<string, unknown>> {
 }
 
 /**
- * The durable handlers a module exports, by name: named exports, then `default` under
+ * The durable handlers a module exports (ours and AWS-wrapped ones), by name: named exports, then `default` under
  * `defaultName` (unless it is also a named export). A CommonJS module (e.g. TypeScript compiled
  * to CommonJS by tsx) may show its exports only as properties of `default`: those count too.
  */
-export function handlersOf(mod: Record<string, unknown>, defaultName: string): Array<[string, DurableLambdaHandler]> {
+export function handlersOf(mod: Record<string, unknown>, defaultName: string): Array<[string, ServedHandler]> {
   const exported = new Map<string, unknown>(Object.entries(mod));
   const fallback = mod.default;
   if (fallback !== null && typeof fallback === 'object' && !isDurableHandler(fallback)) {
     exported.delete('default');
     for (const [name, value] of Object.entries(fallback)) if (!exported.has(name)) exported.set(name, value);
   }
-  const handlers: Array<[string, DurableLambdaHandler]> = [];
+  const handlers: Array<[string, ServedHandler]> = [];
   for (const [name, value] of exported) {
     if (name !== 'default' && isDurableHandler(value)) handlers.push([name, value]);
   }
@@ -97,7 +121,7 @@ export function checkSamples(value: unknown, where: string): SampleInput[] {
  */
 export function samplesOf(
   mod: Record<string, unknown>,
-  handlers: ReadonlyArray<[string, DurableLambdaHandler]>,
+  handlers: ReadonlyArray<[string, ServedHandler]>,
   from: string,
 ): Map<string, SampleInput[]> {
   const declared = mod.samples ?? (mod.default as { samples?: unknown } | undefined)?.samples;
@@ -107,7 +131,7 @@ export function samplesOf(
     if (handlers.length !== 1) {
       throw new TypeError(`${from}: samples: an array fits a module with one handler; give { <handler>: [...] }`);
     }
-    out.set((handlers[0] as [string, DurableLambdaHandler])[0], checkSamples(declared, `${from}: samples`));
+    out.set((handlers[0] as [string, ServedHandler])[0], checkSamples(declared, `${from}: samples`));
     return out;
   }
   if (declared === null || typeof declared !== 'object') {
@@ -123,7 +147,7 @@ export function samplesOf(
 
 /** The handlers and samples of the entries, by function name. */
 export interface LoadedEntries {
-  handlers: Map<string, DurableLambdaHandler>;
+  handlers: Map<string, ServedHandler>;
   samples: Map<string, SampleInput[]>;
 }
 
@@ -133,13 +157,13 @@ export interface LoadedEntries {
  * extension). Paths are relative to the working directory. Throws when a module cannot be
  * loaded, exports no durable handler, or two handlers get the same name.
  */
-export async function loadEntries(entries: readonly string[]): Promise<Map<string, DurableLambdaHandler>> {
+export async function loadEntries(entries: readonly string[]): Promise<Map<string, ServedHandler>> {
   return (await loadEntryModules(entries)).handlers;
 }
 
 /** Like {@link loadEntries}, with the samples each module declares (see {@link samplesOf}). */
 export async function loadEntryModules(entries: readonly string[]): Promise<LoadedEntries> {
-  const found = new Map<string, { handler: DurableLambdaHandler; from: string }>();
+  const found = new Map<string, { handler: ServedHandler; from: string }>();
   const samples = new Map<string, SampleInput[]>();
   for (const entry of entries) {
     const file = resolve(entry);
@@ -151,7 +175,9 @@ export async function loadEntryModules(entries: readonly string[]): Promise<Load
     }
     const handlers = handlersOf(mod, basename(file, extname(file)));
     if (handlers.length === 0) {
-      throw new Error(`the entry ${entry} exports no durable handler (a function wrapped with withDurableExecution)`);
+      throw new Error(
+        `the entry ${entry} exports no durable handler (a function wrapped with withDurableExecution, ours or AWS's)`,
+      );
     }
     for (const [name, handler] of handlers) {
       const seen = found.get(name);

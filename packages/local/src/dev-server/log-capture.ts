@@ -6,6 +6,20 @@ import {
   type LogEntry,
   type LogSink,
 } from '@durable-lambda/sdk';
+import { isOurDurableHandler, type ServedHandler } from './entries';
+
+/**
+ * The same handler with its log lines kept (see {@link capturingLogs}) when it is ours; a handler
+ * wrapped by AWS's `withDurableExecution` as it is: AWS's logger writes to the process's stdout,
+ * where its lines (JSON with the run's `executionArn`) appear, not kept with the run.
+ */
+export function capturingServedLogs(
+  handler: ServedHandler,
+  keep: (entry: LogEntry) => void,
+  onKeepError?: (error: unknown) => void,
+): ServedHandler {
+  return isOurDurableHandler(handler) ? capturingLogs(handler, keep, onKeepError) : handler;
+}
 
 /**
  * The same durable handler, with every log line of its loggers (the context's and each step's)

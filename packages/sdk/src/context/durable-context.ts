@@ -162,7 +162,7 @@ export class DurableContextImpl implements DurableContext {
     const active = activeContext();
     const own = this.scope.parentId ?? 'root';
     if (active && active.contextId !== own) {
-      this.scope.runtime.fail(
+      this.scope.runtime.failAfterQueued(
         new DurableRuntimeFault(
           ErrorCode.CONTEXT_MISUSE,
           `Context usage error in "${operation}": You are using a parent or sibling context instead of the current child context. Expected context ID: "${active.contextId}", but got: "${this.scope.parentId}". When inside runInChildContext(), you must use the child context parameter, not the parent context.`,

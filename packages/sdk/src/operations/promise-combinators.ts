@@ -7,6 +7,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument';
 import { defaultSerdes } from '../serdes/checked';
 import type { DurablePromiseCombinators } from '../types/combinators';
 import type { DurablePromise } from '../types/durable-promise';
+import { OperationSubType } from '../types/operation-enums';
 import type { Serdes } from '../types/serdes';
 import { runContextOperation } from './child-context';
 
@@ -14,8 +15,22 @@ export type { AllValues, DurablePromiseCombinators, SettledResults } from '../ty
 
 type Kind = keyof DurablePromiseCombinators;
 
-/** The SubType each combinator's CONTEXT operation is stored with. */
+/**
+ * The SubType each combinator's CONTEXT operation is stored with: AWS's, whose combinators are
+ * child contexts (`RunInChildContext`), so a run's operations read the same on both SDKs.
+ */
 export const PROMISE_COMBINATOR_SUBTYPES: Readonly<Record<Kind, string>> = Object.freeze({
+  all: OperationSubType.RUN_IN_CHILD_CONTEXT,
+  allSettled: OperationSubType.RUN_IN_CHILD_CONTEXT,
+  any: OperationSubType.RUN_IN_CHILD_CONTEXT,
+  race: OperationSubType.RUN_IN_CHILD_CONTEXT,
+});
+
+/**
+ * The SubTypes earlier versions of this SDK stored (one per combinator): a run that recorded
+ * them replays under its own SubType, not as a non-deterministic replay.
+ */
+const LEGACY_SUBTYPES: Readonly<Record<Kind, string>> = Object.freeze({
   all: 'PromiseAll',
   allSettled: 'PromiseAllSettled',
   any: 'PromiseAny',
@@ -41,9 +56,12 @@ export function createPromiseCombinators(scope: Scope, start: StartOperation): D
 async function combine(scope: Scope, kind: Kind, args: readonly unknown[]): Promise<unknown> {
   const { name, promises } = parseCombinatorArgs(kind, args);
   // The id is taken now, at the call, like every operation's.
+  const id = scope.nextId();
+  const legacy = scope.runtime.get(id)?.SubType === LEGACY_SUBTYPES[kind];
   return runContextOperation<unknown>(scope, {
+    id,
     name,
-    subType: PROMISE_COMBINATOR_SUBTYPES[kind],
+    subType: legacy ? LEGACY_SUBTYPES[kind] : PROMISE_COMBINATOR_SUBTYPES[kind],
     serdes: kind === 'allSettled' ? settledSerdes : kind === 'all' ? allSerdes : defaultSerdes,
     body: () => settle(kind, promises),
     // AWS's: the rejection, rebuilt from storage, is the cause of a PromiseCombinatorError.
@@ -109,18 +127,18 @@ function parseCombinatorArgs(
 // ----------------------------------------------------------------------------------------------
 // Values
 
-/** `all`'s values as a JSON array; holes left by `undefined` (e.g. a wait's) are kept apart. */
+/**
+ * `all`'s values as a JSON array, AWS's way: an `undefined` value (a wait's) comes back as
+ * `null`, live and on replay, as on AWS. Runs recorded by earlier versions of this SDK stored
+ * `{ values, undefinedAt }` to keep the holes; those still read back as they were.
+ */
 const allSerdes: Serdes<unknown[]> = {
   serialize(values, context) {
-    if (values === undefined) return undefined;
-    const undefinedAt = values.flatMap((v, i) => (v === undefined ? [i] : []));
-    return defaultSerdes.serialize(undefinedAt.length === 0 ? values : { values, undefinedAt }, context) as
-      | string
-      | undefined;
+    return defaultSerdes.serialize(values, context) as string | undefined;
   },
   deserialize(data, context) {
     const stored = defaultSerdes.deserialize(data, context) as unknown[] | { values: unknown[]; undefinedAt: number[] };
-    if (stored === undefined || Array.isArray(stored)) return stored;
+    if (stored === undefined || stored === null || Array.isArray(stored)) return stored;
     const values = [...stored.values];
     for (const i of stored.undefinedAt) values[i] = undefined;
     return values;

@@ -7,7 +7,7 @@ import { ErrorCode, withCode } from '../errors/codes';
 import { findInChain, storedFailure, toErrorObject, withStackTrace } from '../errors/error-object';
 import { AttemptFailure } from '../errors/runtime-errors';
 import { NonRetriableError, StepInterruptedError } from '../errors/step-errors';
-import { createLogger } from '../logger';
+import { createLogger, requestIdOf } from '../logger';
 import { type ResolvedRetry, resolveRetry } from '../retry';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import { OperationSubType } from '../types/operation-enums';
@@ -154,7 +154,13 @@ async function runAttempt<T>(
       scope.customLogger ??
       createLogger(
         runtime.settings.logSink,
-        { runId: runtime.invocation.runId, operationId: id, attempt },
+        {
+          runId: runtime.invocation.runId,
+          ...requestIdOf(scope.lambdaContext),
+          operationId: id,
+          ...(plan.name === undefined ? {} : { operationName: plan.name }),
+          attempt,
+        },
         () => true,
         () => scope.plugin.enrichLogContext(),
       ),
@@ -235,7 +241,18 @@ async function settleFailure<T>(
       StepOptions: { NextAttemptDelaySeconds: verdict.delayMs / 1000 },
     });
   }
-  return scope.runtime.checkpoint({ ...base, Action: 'FAIL', Error: stored });
+  const fail: OperationUpdate = { ...base, Action: 'FAIL', Error: stored };
+  if (!scope.runtime.eagerStarts) return scope.runtime.checkpoint(fail);
+  // Written behind, as a success is: the handler sees the failure as soon as AWS's SDK would
+  // (so a race between a failing and a succeeding step settles in the same order), and the
+  // outcome is durable before anything that follows it is, or the invocation ends.
+  scope.runtime.enqueue(fail);
+  return {
+    ...base,
+    Status: 'FAILED',
+    StartTimestamp: scope.runtime.invocation.now(),
+    StepDetails: { Attempt: attempt, Error: stored },
+  } as Operation;
 }
 
 /**

@@ -8,7 +8,7 @@ import { WaitForConditionError } from '../errors/durable-errors';
 import { storedFailure, toErrorObject } from '../errors/error-object';
 import { InvalidArgumentError } from '../errors/invalid-argument';
 import { DurableRuntimeFault } from '../errors/runtime-errors';
-import { createLogger } from '../logger';
+import { createLogger, requestIdOf } from '../logger';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import type { Serdes, SerdesContext } from '../types/serdes';
 import type {
@@ -169,7 +169,13 @@ async function runCheck<T>(
           scope.customLogger ??
           createLogger(
             runtime.settings.logSink,
-            { runId: runtime.invocation.runId, operationId: id, attempt },
+            {
+              runId: runtime.invocation.runId,
+              ...requestIdOf(scope.lambdaContext),
+              operationId: id,
+              ...(p.name === undefined ? {} : { operationName: p.name }),
+              attempt,
+            },
             () => true,
             () => scope.plugin.enrichLogContext(),
           ),

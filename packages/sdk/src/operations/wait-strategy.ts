@@ -1,5 +1,5 @@
 import { describe, durationToMs, ONE_YEAR_MS } from '../duration';
-import { ErrorCode } from '../errors/codes';
+import { ErrorCode, withCode } from '../errors/codes';
 import { InvalidArgumentError } from '../errors/invalid-argument';
 import { applyJitter, isJitterStrategy, JitterStrategy } from '../retry/jitter';
 import { exponentialDelayMs } from '../retry/strategy';
@@ -33,15 +33,17 @@ const CONFIG_KEYS = [
 ] as const;
 
 /**
- * Thrown by a strategy of {@link createWaitStrategy} whose checks are used up; the
- * waitForCondition fails with it as the cause (code `wait_for_condition_exhausted`).
+ * Thrown when a waitForCondition's `timeoutSeconds` would be passed by its next check; the
+ * waitForCondition fails with it as the cause (code `wait_for_condition_exhausted`). Used-up
+ * `maxAttempts` throw AWS's plain `Error` instead, with the same code.
  */
 export class WaitForConditionExhaustedError extends Error {
-  /** Stable code. */
-  readonly code: string = ErrorCode.WAIT_FOR_CONDITION_EXHAUSTED;
+  /** Stable code (non-enumerable, so the error compares equal to one without it). */
+  declare readonly code: string;
   constructor(message: string) {
     super(message);
     this.name = 'WaitForConditionExhaustedError';
+    withCode(this, ErrorCode.WAIT_FOR_CONDITION_EXHAUSTED);
   }
 }
 
@@ -133,8 +135,12 @@ export function createWaitStrategy<T>(
     }
     if (!shouldContinuePolling(result)) return { shouldContinue: false };
     if (attemptsMade >= maxAttempts) {
-      // AWS's message, so logs and alerts written against it keep matching.
-      throw new WaitForConditionExhaustedError(`waitForCondition exceeded maximum attempts (${maxAttempts})`);
+      // AWS's error: a plain Error with AWS's message (stored as ErrorType "Error"), so logs,
+      // alerts and tests written against it keep matching; our code rides along unseen.
+      throw withCode(
+        new Error(`waitForCondition exceeded maximum attempts (${maxAttempts})`),
+        ErrorCode.WAIT_FOR_CONDITION_EXHAUSTED,
+      );
     }
     const jittered = applyJitter(exponentialDelayMs(initialMs, backoffRate, maxMs, attemptsMade), jitter, random);
     return { shouldContinue: true, delay: { seconds: Math.max(1, Math.round(jittered / 1000)) } };

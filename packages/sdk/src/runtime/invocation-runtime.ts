@@ -59,6 +59,8 @@ export class InvocationRuntime {
   private checkScheduled = false;
   private settled = false;
   private completing = false;
+  /** Set by {@link failAfterQueued}: the invocation is ending, nothing new may be written. */
+  private closing = false;
   private resolveResult!: (result: InvocationResult) => void;
   /** Settles once with how the invocation ended. */
   readonly result: Promise<InvocationResult>;
@@ -78,6 +80,8 @@ export class InvocationRuntime {
     readonly settings: RuntimeSettings,
     /** The function's instrumentation plugins. */
     readonly plugin: PluginRunner = NO_PLUGINS,
+    /** The Lambda request id of this invocation, for the log lines. */
+    requestId?: string,
   ) {
     const operations = invocation.operations;
     for (const op of operations) this.ops.set(op.Id, op);
@@ -96,7 +100,7 @@ export class InvocationRuntime {
     );
     this.logger = createLogger(
       settings.logSink,
-      { runId: invocation.runId },
+      { runId: invocation.runId, ...(requestId === undefined ? {} : { requestId }) },
       () => true,
       () => plugin.enrichLogContext(),
     );
@@ -146,7 +150,7 @@ export class InvocationRuntime {
 
   /** Checkpoints one update and resolves with the stored operation once durable. */
   async checkpoint(update: OperationUpdate): Promise<Operation> {
-    if (this.settled) return never();
+    if (this.settled || this.closing) return never();
     verboseLog('checkpoint', () => update);
     const op = await this.checkpointer.push(update);
     if (this.settled) return never();
@@ -157,7 +161,7 @@ export class InvocationRuntime {
 
   /** Queues an update without waiting for it (e.g. a lazy START). */
   enqueue(update: OperationUpdate): void {
-    if (!this.settled) void this.checkpointer.push(update);
+    if (!this.settled && !this.closing) void this.checkpointer.push(update);
   }
 
   /** Runs `work` as user code in progress: the invocation does not suspend while it runs. */
@@ -207,6 +211,19 @@ export class InvocationRuntime {
     this.completing = true;
     await this.checkpointer.drain();
     this.settle({ type: 'completed', output });
+  }
+
+  /**
+   * Ends the invocation failed by handler code's misuse of the SDK (a parent context used inside a
+   * child), once the updates queued before it are durable, as AWS's SDK waits for its checkpoint
+   * queue before answering FAILED: the operations started so far show, and nothing new is written.
+   */
+  failAfterQueued(fault: DurableRuntimeFault): DurableRuntimeFault {
+    if (this.settled || this.closing) return fault;
+    this.closing = true;
+    this.completing = true;
+    void this.checkpointer.drain().then(() => this.fail(fault));
+    return fault;
   }
 
   /** Ends the invocation because of a fault of the runtime; returns the fault for `throw`. */

@@ -7,8 +7,12 @@ export interface LogEntry {
   message: string;
   timestamp: string;
   runId: string;
-  /** The operation that logged, for step loggers. */
+  /** The Lambda request id of the invocation that logged, when the platform gave one. */
+  requestId?: string;
+  /** The operation whose code logged (a step, a check, a child context). */
   operationId?: string;
+  /** That operation's name, if it has one. */
+  operationName?: string;
   /** The step attempt that logged. */
   attempt?: number;
   /** Whatever the caller attached. */
@@ -17,7 +21,10 @@ export interface LogEntry {
   context?: Record<string, string | number | boolean>;
 }
 
-/** Receives log entries; the default writes one JSON line per entry to stdout. */
+/**
+ * Receives log entries; the default (`jsonLineSink`) writes one JSON line per entry in the
+ * shape of AWS's SDK (stdout, warnings and errors to stderr).
+ */
 export type LogSink = (entry: LogEntry) => void;
 
 /** A level as `DurableLogger.log` receives it (AWS's `DurableLogLevel` values). */

@@ -1,0 +1,92 @@
+/**
+ * The Lambda-shaped `GetDurableExecution` and `GetDurableExecutionHistory` routes: what a test
+ * runner or a tool written for Lambda's API reads of a run.
+ */
+import { type AwsHistoryEvent, toAwsError, toAwsHistoryEvents } from '@durable-lambda/engine';
+import { executionArn, runIdOfArn } from './aws-routes-token';
+import { AWS_ROUTE_PREFIX, AwsRouteError, awsJson, awsRoute } from './aws-routes-wire';
+import type { RouteDeps } from './deps';
+import type { MultiValue } from './http';
+import type { Route } from './router';
+import { journalOf } from './run-journal';
+
+const date = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms));
+
+/** Lambda's largest history page. */
+const MAX_EVENTS = 1000;
+
+function flag(value: MultiValue, field: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new AwsRouteError(400, 'InvalidParameterValueException', `${field}: must be true or false`);
+}
+
+function integer(value: MultiValue, field: string, fallback: number, min: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = typeof value === 'string' ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new AwsRouteError(400, 'InvalidParameterValueException', `${field}: must be an integer of at least ${min}`);
+  }
+  return n;
+}
+
+/** The Lambda-shaped execution routes. */
+export function awsExecutionRoutes(deps: RouteDeps): Route[] {
+  const base = `${AWS_ROUTE_PREFIX}/durable-executions/{DurableExecutionArn}`;
+  const requireRun = async (arn: string) => {
+    const runId = runIdOfArn(arn);
+    const run = await deps.engine.getRun(runId);
+    if (!run) throw new AwsRouteError(404, 'ResourceNotFoundException', `execution ${runId} not found`);
+    return run;
+  };
+  return [
+    awsRoute(deps, 'GET', base, async ({ request, params }) => {
+      const run = await requireRun(params.DurableExecutionArn as string);
+      // Payloads unless asked not to (Lambda's `IncludeExecutionData`).
+      const data = flag(request.query?.IncludeExecutionData, 'IncludeExecutionData', true);
+      return awsJson(200, {
+        DurableExecutionArn: executionArn(run.functionName, run.runId),
+        DurableExecutionName: run.runKey ?? run.runId,
+        FunctionArn: `arn:aws:lambda:local:000000000000:function:${run.functionName}`,
+        StartTimestamp: date(run.createdAt),
+        Status: run.status === 'CANCELLED' ? 'STOPPED' : run.status,
+        EndTimestamp: date(run.endedAt),
+        Version: '$LATEST',
+        ...(data
+          ? {
+              InputPayload: run.input,
+              ...(run.status === 'SUCCEEDED' ? { Result: run.result } : {}),
+              Error: toAwsError(run.error),
+            }
+          : {}),
+      });
+    }),
+    awsRoute(deps, 'GET', `${base}/history`, async ({ request, params }) => {
+      const query = request.query ?? {};
+      const run = await requireRun(params.DurableExecutionArn as string);
+      const includeExecutionData = flag(query.IncludeExecutionData, 'IncludeExecutionData', true);
+      const reverse = flag(query.ReverseOrder, 'ReverseOrder', false);
+      const start = integer(query.Marker, 'Marker', 0, 0);
+      const max = Math.min(MAX_EVENTS, integer(query.MaxItems, 'MaxItems', MAX_EVENTS, 1));
+      const operations = await deps.engine.getOperations(run.runId);
+      const reader = journalOf(deps.engine.store);
+      const journal = reader ? await reader.readRunJournal(run.runId) : undefined;
+      const events: AwsHistoryEvent[] = toAwsHistoryEvents(operations, {
+        includeExecutionData,
+        run,
+        invocations: (journal?.invocations ?? []).map((invocation) => ({
+          startTimestamp: new Date(invocation.startedAt),
+          ...(invocation.endedAt === undefined ? {} : { endTimestamp: new Date(invocation.endedAt) }),
+        })),
+      });
+      if (reverse) events.reverse();
+      // The marker is a position in the history: events are only ever added at its end.
+      const end = start + max;
+      return awsJson(200, {
+        Events: events.slice(start, end),
+        ...(end < events.length ? { NextMarker: String(end) } : {}),
+      });
+    }),
+  ];
+}
