@@ -189,7 +189,7 @@ function printRun(scenario: Scenario, result: DurableTestResult, realMs: number)
   }
   console.log('');
 
-  const rows = operationRows(result.getOperations().map((view) => view.getOperationData()));
+  const rows = operationRows(result.getOperations().map((view) => view.getStoredOperation()));
   printTable(['id', 'type', 'name', 'status', 'attempt', 'wait / result', 'error code'], rows);
 
   console.log('');
@@ -203,7 +203,7 @@ function printRun(scenario: Scenario, result: DurableTestResult, realMs: number)
 }
 
 /** A stored operation, as the test runner gives it. */
-type Operation = ReturnType<DurableOperation['getOperationData']>;
+type Operation = ReturnType<DurableOperation['getStoredOperation']>;
 
 /** Batches with more items than this show only their first and failed items, and a count of the rest. */
 const ITEMS_SHOWN = 3;

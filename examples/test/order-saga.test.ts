@@ -36,7 +36,7 @@ describe('order saga', () => {
     ]);
     // The invoke started one run of `payments` with the order's amount, and waited for it:
     // the saga's first invocation ended there, the second began when the payments run ended.
-    const invoke = runner.getOperation('take-payment').getOperationData().ChainedInvokeDetails;
+    const invoke = runner.getOperation('take-payment').getStoredOperation().ChainedInvokeDetails;
     expect(invoke?.FunctionName).toBe('payments');
     expect(JSON.parse(invoke?.Input ?? '{}')).toEqual({
       orderId: 'order-2001',
@@ -76,7 +76,7 @@ describe('order saga', () => {
     const invoke = runner.getOperation('take-payment');
     expect(invoke.getStatus()).toBe('FAILED');
     // The child run's own error: the StepError that escaped its handler, with the step's code.
-    expect(invoke.getOperationData().ChainedInvokeDetails?.Error).toMatchObject({
+    expect(invoke.getStoredOperation().ChainedInvokeDetails?.Error).toMatchObject({
       ErrorType: 'StepError',
       ErrorCode: 'payment_declined',
     });

@@ -178,16 +178,16 @@ describe('applyUpdate: STEP on a STARTED operation', () => {
 describe('applyUpdate: STEP on a READY operation (its next attempt is due)', () => {
   const ready = () => step('READY', { Attempt: 2, NextAttemptTimestamp: NOW - 1, Error: ERR });
 
-  it('START opens the next attempt and clears the previous error and schedule', () => {
+  it('START opens the next attempt and clears the previous error, keeping when it was scheduled (as AWS)', () => {
     const op = apply(ready(), stepUpdate('START'));
     expect(op.Status).toBe('STARTED');
-    expect(op.StepDetails).toEqual({ Attempt: 3 });
+    expect(op.StepDetails).toEqual({ Attempt: 3, NextAttemptTimestamp: NOW - 1 });
   });
 
   it('SUCCEED without a START counts as the next attempt', () => {
     const op = apply(ready(), stepUpdate('SUCCEED', { Payload: '"done"' }));
     expect(op.Status).toBe('SUCCEEDED');
-    expect(op.StepDetails).toEqual({ Attempt: 3, Result: '"done"' });
+    expect(op.StepDetails).toEqual({ Attempt: 3, Result: '"done"', NextAttemptTimestamp: NOW - 1 });
   });
 
   it('FAIL without a START counts as the next attempt', () => {

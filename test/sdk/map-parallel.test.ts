@@ -208,7 +208,7 @@ describe('map', () => {
     const items = runner
       .getOperation('m')
       .getChildOperations()
-      .map((o) => o.getOperationData());
+      .map((o) => o.getStoredOperation());
     expect(items.map((o) => [o.Id, o.Name])).toEqual([
       ['1-1', 'map-item-0'],
       ['1-2', 'map-item-1'],

@@ -205,7 +205,11 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
   const op: Operation = current ? { ...current } : fresh(update, now);
   const previous = current?.StepDetails;
   const attempt = opensAttempt ? (previous?.Attempt ?? 0) + 1 : (previous?.Attempt ?? 1);
-  const history = previous?.FailedAttempts ? { FailedAttempts: previous.FailedAttempts } : {};
+  // The failed-attempt history, and (as AWS's service keeps it) the last retry's scheduled time.
+  const history = {
+    ...(previous?.NextAttemptTimestamp === undefined ? {} : { NextAttemptTimestamp: previous.NextAttemptTimestamp }),
+    ...(previous?.FailedAttempts ? { FailedAttempts: previous.FailedAttempts } : {}),
+  };
   const failed = (error: ErrorObject) => ({
     FailedAttempts: recordFailure(previous?.FailedAttempts, attempt, now, error),
   });
@@ -236,6 +240,9 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
           : previous?.Result === undefined
             ? {}
             : { Result: previous.Result }),
+        ...(previous?.NextAttemptTimestamp === undefined
+          ? {}
+          : { NextAttemptTimestamp: previous.NextAttemptTimestamp }),
         ...failed(update.Error as ErrorObject),
       };
       return op;

@@ -210,7 +210,10 @@ function nothingToWake(runId: string, operations: readonly Operation[], now: num
     if (op.Type === 'CALLBACK') waits.push(`callback${name} (complete it through the control API)`);
     else if (op.Type === 'CHAINED_INVOKE')
       waits.push(`child run${name} of ${op.ChainedInvokeDetails?.FunctionName ?? '?'}`);
-    else if (op.Type === 'STEP' && (op.Status === 'READY' || (op.StepDetails?.NextAttemptTimestamp ?? 0) <= now)) {
+    else if (
+      op.Type === 'STEP' &&
+      (op.Status === 'READY' || (op.Status === 'PENDING' && (op.StepDetails?.NextAttemptTimestamp ?? 0) <= now))
+    ) {
       waits.push(`step${name}, due already`);
     }
   }

@@ -11,6 +11,7 @@
  * share their code), plus the embedded runtime and the dev server.
  */
 
+export * from './cloud/index';
 export * from './faults/index';
 export * from './testing/index';
 export { VirtualClock } from './virtual-clock';

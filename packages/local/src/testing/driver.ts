@@ -1,31 +1,34 @@
 import { setImmediate } from 'node:timers';
 import {
-  type AwsDurableLambdaHandler,
   Engine,
   isForeignDurableHandler,
   MemoryStore,
   type RunRecord,
-  runAwsDurableHandler,
   runIdFor,
   type Store,
   type WakeEvent,
 } from '@durable-lambda/engine';
-import type { DurableInvocation, ErrorObject, LambdaContextLike, Operation } from '@durable-lambda/protocol';
-import { type DurableLambdaHandler, finishOpened, getDurableEntry, type LogEntry } from '@durable-lambda/sdk';
+import type { ErrorObject, OpenedInvocation, Operation } from '@durable-lambda/protocol';
+import { finishOpened, getDurableEntry, type LogEntry } from '@durable-lambda/sdk';
 import type { FaultOptions, FaultRecord } from '../faults/fault-plan';
 import { isInjectedFault } from '../faults/injected-errors';
 import { VirtualClock } from '../virtual-clock';
+import { Activity } from './activity';
 import { type CallbackCompletions, CallbackSender } from './callback-sender';
 import { FaultRig } from './fault-rig';
+import { endInvocation, startInvocation, type TestInvocation } from './invocations';
+import { type CallbackHolds, nextWake } from './next-wake';
+import type { PlainHandler } from './plain-function';
+import { type DriverHandler, type RegisteredFunction, runHandler } from './run-handler';
+
+export type { DriverHandler } from './run-handler';
+
 import { type InvocationFailure, QueuedLoop } from './queued-loop';
-import type { TestInvocation } from './test-result';
 
 const INVOCATION_MS = 15 * 60_000;
+
 /** Turns of the event loop given to test code (sending callbacks) before time skips ahead. */
 const IDLE_TURNS = 3;
-
-/** A handler the driver runs: ours, or one wrapped by AWS's own `withDurableExecution`. */
-export type DriverHandler = DurableLambdaHandler | AwsDurableLambdaHandler;
 
 /** Options of a {@link TestDriver}. */
 export interface TestDriverOptions {
@@ -46,6 +49,16 @@ export interface TestDriverOptions {
   reconcileIntervalMs?: number;
   /** With faults or a store given: how long past due a run must be before the reconciler wakes it. Default 120,000. */
   reconcileGraceMs?: number;
+  /**
+   * Waits, backoffs and deadlines elapse in real time (AWS's `skipTime: false`): the clock follows
+   * the real one and the driver sleeps (node:timers, no faked globals) until the next due time.
+   * Only on the default in-memory path without faults. Default false (the virtual clock jumps).
+   */
+  realTime?: boolean;
+  /** Callbacks the test is handling: their deadlines are reached in real time, never jumped to. */
+  holds?: CallbackHolds;
+  /** Plain (non-durable) functions reachable by `context.invoke`, by name. */
+  plainFunctions?: ReadonlyMap<string, PlainHandler>;
 }
 
 /**
@@ -71,15 +84,15 @@ export class TestDriver {
   readonly memoryStore: MemoryStore | undefined;
   private readonly known = new Set<string>();
   private readonly functions: ReadonlyMap<string, DriverHandler>;
+  private readonly plain: ReadonlyMap<string, PlainHandler>;
+  private readonly realTime: boolean;
   private readonly maxInvocations: number;
   private readonly rig: FaultRig | undefined;
   private readonly loop: QueuedLoop | undefined;
   private readonly callbacks: CallbackSender;
-  private kick: (() => void) | undefined;
+  private readonly activity = new Activity();
   private total = 0;
   private mainRuns = 0;
-  /** Grows at every sign of outside activity. */
-  private kicks = 0;
 
   constructor(
     functions: ReadonlyMap<string, DriverHandler> | Readonly<Record<string, DriverHandler>>,
@@ -87,13 +100,16 @@ export class TestDriver {
   ) {
     this.functions = functions instanceof Map ? functions : new Map(Object.entries(functions));
     for (const handler of this.functions.values()) if (!isForeignDurableHandler(handler)) getDurableEntry(handler);
+    this.plain = options.plainFunctions ?? new Map();
     this.maxInvocations = options.maxInvocations ?? 10_000;
     this.clock = new VirtualClock(options.startTime ?? Date.now());
     const raw = options.store ? options.store(this.clock) : new MemoryStore(this.clock);
     this.memoryStore = options.store ? undefined : (raw as MemoryStore);
     const queued = options.faults !== undefined || options.store !== undefined;
+    this.realTime = (options.realTime ?? false) && !queued;
+    if (this.realTime) this.clock.follow();
     this.rig = options.faults ? new FaultRig(options.faults, this.clock, () => this.wakeUp()) : undefined;
-    const knows = (name: string) => this.functions.has(name);
+    const knows = (name: string) => this.functions.has(name) || this.plain.has(name);
     if (!queued) {
       this.store = raw;
       this.engine = new Engine({
@@ -199,8 +215,8 @@ export class TestDriver {
         maxInvocations: this.maxInvocations,
         count: () => ++this.total,
         describeFaults: () => this.describeFaults(),
-        activity: () => this.kicks,
-        waitForActivity: (since) => (this.kicks === since ? this.waitForKick() : Promise.resolve()),
+        activity: () => this.activity.count,
+        waitForActivity: (since) => (this.activity.count === since ? this.waitForKick() : Promise.resolve()),
       });
     }
     const store = this.memoryStore as MemoryStore;
@@ -216,13 +232,20 @@ export class TestDriver {
         continue;
       }
       if (await this.idle(store)) continue;
-      const next = this.nextWakeAt(store);
-      if (next !== undefined) {
-        this.clock.advanceTo(next);
-        continue;
+      const next = nextWake(store, this.known, this.options.holds);
+      if (next === undefined) {
+        // Nothing will happen on its own: wait for the test to complete a callback.
+        await this.waitForKick();
+      } else if (this.realTime) {
+        await this.activity.sleepUntil(this.clock, next.at);
+      } else if (next.real) {
+        // Only a deadline of a callback the test holds is ahead: let it come in real time.
+        this.clock.follow();
+        await this.activity.sleepUntil(this.clock, next.at);
+        this.clock.hold();
+      } else {
+        this.clock.advanceTo(next.at);
       }
-      // Nothing will happen on its own: wait for the test to complete a callback.
-      await this.waitForKick();
     }
   }
 
@@ -261,21 +284,27 @@ export class TestDriver {
   private async invokeQueued(runId: string, allowRace: boolean): Promise<boolean> {
     const session = await this.engine.openRun(runId, { remainingTimeMs: () => INVOCATION_MS });
     if (!session) return false;
-    const handler = this.functions.get(session.functionName);
-    if (!handler) throw new Error(`no durable function registered as ${JSON.stringify(session.functionName)}`);
+    const handler = this.handlerOf(session.functionName);
     const list = this.listOf(runId);
     const index = this.rig ? this.rig.scope.invocationStarted(runId) : list.length;
-    const record: TestInvocation = { index, startedAt: new Date(this.clock.now()), status: 'STARTED' };
+    const requestId = `local-${runId}-${index}`;
+    const record = startInvocation(index, this.clock.now(), requestId);
     list.push(record);
     const opened = this.rig
       ? this.rig.invocation(session, index, allowRace ? () => this.race(runId) : undefined)
       : session;
     try {
-      const result = await this.execute(handler, opened.invocation, {
-        functionName: session.functionName,
-        awsRequestId: `local-${runId}-${index}`,
-      });
-      record.status = result.type === 'completed' ? result.output.Status : 'STOPPED';
+      const result = await runHandler(
+        handler,
+        opened.invocation,
+        {
+          functionName: session.functionName,
+          awsRequestId: requestId,
+        },
+        this.overrides(),
+      );
+      const output = result.type === 'completed' ? result.output : undefined;
+      endInvocation(record, this.clock.now(), output ? output.Status : 'STOPPED', output);
       await finishOpened(opened, result);
       return true;
     } catch (error) {
@@ -286,6 +315,14 @@ export class TestDriver {
     }
   }
 
+  private handlerOf(functionName: string): RegisteredFunction {
+    const durable = this.functions.get(functionName);
+    if (durable) return { kind: 'durable', handler: durable };
+    const plain = this.plain.get(functionName);
+    if (plain) return { kind: 'plain', handler: plain };
+    throw new Error(`no durable function registered as ${JSON.stringify(functionName)}`);
+  }
+
   /** The second invocation of a race: A's lease passes, then B takes the run over and runs. */
   private async race(runId: string): Promise<void> {
     const run = await this.store.getRun(runId);
@@ -293,16 +330,6 @@ export class TestDriver {
     if (++this.total > this.maxInvocations) return;
     // B's own failure is B's: Lambda would retry its event, and the lease or reconciler covers it.
     await this.invokeQueued(runId, false).catch(() => undefined);
-  }
-
-  /**
-   * One invocation of either kind of handler. AWS's SDK is told no time remains, so it suspends at
-   * every wait, retry and callback instead of polling in real time: the run replays as on Lambda.
-   */
-  private execute(handler: DriverHandler, invocation: DurableInvocation, lambda: LambdaContextLike) {
-    if (isForeignDurableHandler(handler))
-      return runAwsDurableHandler(handler, invocation, lambda, { remainingTimeMs: () => 0 });
-    return getDurableEntry(handler).execute(invocation, lambda, this.overrides());
   }
 
   private overrides() {
@@ -324,22 +351,24 @@ export class TestDriver {
 
   /** One invocation of a due run (in-memory mode without faults). */
   private async invokeDirect(run: RunRecord): Promise<void> {
-    const handler = this.functions.get(run.functionName);
-    if (!handler) throw new Error(`no durable function registered as ${JSON.stringify(run.functionName)}`);
-    const session = await this.engine.openRun(run.runId, { remainingTimeMs: () => INVOCATION_MS });
+    const handler = this.handlerOf(run.functionName);
+    const session: OpenedInvocation | undefined = await this.engine.openRun(run.runId, {
+      remainingTimeMs: () => INVOCATION_MS,
+    });
     if (!session) return;
     const list = this.listOf(run.runId);
-    const startedAt = new Date(this.clock.now());
-    const result = await this.execute(handler, session, {
-      functionName: run.functionName,
-      awsRequestId: `local-${run.runId}-${list.length}`,
-    });
+    const requestId = `local-${run.runId}-${list.length}`;
+    const record = startInvocation(list.length, this.clock.now(), requestId);
+    const result = await runHandler(
+      handler,
+      session.invocation,
+      { functionName: run.functionName, awsRequestId: requestId },
+      this.overrides(),
+    );
+    const output = result.type === 'completed' ? result.output : undefined;
+    endInvocation(record, this.clock.now(), output ? output.Status : 'STOPPED', output);
     await finishOpened(session, result);
-    list.push({
-      index: list.length,
-      startedAt,
-      status: result.type === 'completed' ? result.output.Status : 'STOPPED',
-    });
+    list.push(record);
   }
 
   /** The first known run with work due now. */
@@ -353,16 +382,6 @@ export class TestDriver {
     return undefined;
   }
 
-  private nextWakeAt(store: MemoryStore): number | undefined {
-    let next: number | undefined;
-    for (const runId of this.known) {
-      const run = store.peekRun(runId);
-      if (run?.status !== 'RUNNING' || run.nextWakeAt === undefined) continue;
-      if (next === undefined || run.nextWakeAt < next) next = run.nextWakeAt;
-    }
-    return next;
-  }
-
   /** Lets test code run for a few turns; true if it made something due. */
   private async idle(store: MemoryStore): Promise<boolean> {
     for (let i = 0; i < IDLE_TURNS; i++) {
@@ -372,18 +391,12 @@ export class TestDriver {
     return false;
   }
 
-  /** Resolves at the next sign of outside activity (a wake-up asked, a callback sent, a write). */
   private waitForKick(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.kick = resolve;
-    });
+    return this.activity.next();
   }
 
   private wakeUp(): void {
-    this.kicks += 1;
-    const kick = this.kick;
-    this.kick = undefined;
-    kick?.();
+    this.activity.signal();
   }
 
   private async missing(runId: string): Promise<never> {

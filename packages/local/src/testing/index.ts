@@ -1,20 +1,38 @@
 /** The test runner and its driver (no embedded runtime: nothing here loads a native module). */
 
+export { OperationStatus, OperationType } from '@durable-lambda/sdk';
+export { ExecutionStatus, InvocationType } from './aws-enums';
+export type { AwsCallbackError, CallbackFailureFields, CallbackFailureInput } from './callback-failure';
 export type { CallbackCompletions } from './callback-sender';
-export type { TestDriverOptions } from './driver';
+export type { DriverHandler, TestDriverOptions } from './driver';
 export { TestDriver } from './driver';
-export type { LocalDurableTestRunnerOptions, RunOptions } from './local-durable-test-runner';
+export type { Invocation, TestInvocation } from './invocations';
+export type {
+  InvokeRequest,
+  LocalDurableTestRunnerOptions,
+  LocalDurableTestRunnerParameters,
+  RunOptions,
+} from './local-durable-test-runner';
 export { LocalDurableTestRunner } from './local-durable-test-runner';
+export type { CallbackHolds, NextWake } from './next-wake';
+export type { TestErrorObject, TestOperation } from './operation-data';
 export type {
   CallbackDetails,
+  ChainedInvokeDetails,
   ContextDetails,
-  OperationSource,
+  FailedAttempt,
   StepDetails,
-  TestError,
   WaitDetails,
-} from './operation-view';
+  WaitResultDetails,
+} from './operation-details';
+export type { CallbackResponse, OperationSource } from './operation-view';
 export { DurableOperation, WaitingOperationStatus } from './operation-view';
+export type { PlainHandler } from './plain-function';
 export type { InvocationFailure } from './queued-loop';
+export type { PrintConfig } from './result-print';
 export { TestRunStoppedError } from './run-errors';
-export type { TestInvocation } from './test-result';
+export type { DurableTestRunner, TestResult } from './runner-types';
+export type { LocalDurableTestRunnerSetupParameters } from './test-environment';
+export type { TestError, TestResultError } from './test-errors';
+export type { ResultHistory } from './test-result';
 export { DurableTestResult } from './test-result';

@@ -2,11 +2,22 @@ import { isForeignDurableHandler } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { getDurableEntry } from '@durable-lambda/sdk';
 import type { FaultOptions } from '../faults/fault-plan';
-import { type DriverHandler, TestDriver } from './driver';
+import { TestDriver } from './driver';
+import { runHistory } from './history';
+import type { CallbackHolds } from './next-wake';
 import { DurableOperation, type OperationSource } from './operation-view';
+import type { PlainHandler } from './plain-function';
+import type { DriverHandler } from './run-handler';
+import type { DurableTestRunner } from './runner-types';
+import {
+  environmentSkipsTime,
+  type LocalDurableTestRunnerSetupParameters,
+  setupEnvironment,
+  teardownEnvironment,
+} from './test-environment';
 import { DurableTestResult } from './test-result';
 
-/** Options of a {@link LocalDurableTestRunner}. */
+/** Options of a {@link LocalDurableTestRunner} (AWS's `LocalDurableTestRunnerParameters`, plus ours). */
 export interface LocalDurableTestRunnerOptions {
   /**
    * A handler wrapped with `withDurableExecution`: ours, or AWS's (`@aws/durable-execution-sdk-js`),
@@ -22,6 +33,12 @@ export interface LocalDurableTestRunnerOptions {
   /** Also print log entries (they are always kept on the result). Default false. */
   printLogs?: boolean;
   /**
+   * Skip time (virtual clock: waits and backoffs take no real time) or not (they elapse on the
+   * real clock, as AWS's runner does with `skipTime: false`). Default: what
+   * `setupTestEnvironment({ skipTime })` set; when it was never called, true.
+   */
+  skipTime?: boolean;
+  /**
    * Injects faults AWS documents as normal, decided by a seed, to prove the handler's runs
    * finish anyway: wake-ups late, twice or dropped; invoke events twice or dropped; callback
    * completions sent twice; invocations killed before a step body, after it before its
@@ -35,31 +52,41 @@ export interface LocalDurableTestRunnerOptions {
    * With faults the runner is driven by events alone, as on Lambda: wake-ups fire from a queue in
    * virtual time, and when nothing is queued the engine's reconciler runs, once a virtual minute,
    * as deployed. A run that cannot finish fails the run with a `TestRunStoppedError`
-   * (`run_stranded` or `run_runaway`) naming the seed and the faults. Default: no faults, and
-   * none of this machinery (the default path is unchanged).
+   * (`run_stranded` or `run_runaway`) naming the seed and the faults. Faults always use the
+   * virtual clock. Default: no faults, and none of this machinery (the default path is unchanged).
    */
   faults?: FaultOptions;
 }
 
-/** What to run. */
+/** AWS's name of {@link LocalDurableTestRunnerOptions}. */
+export type LocalDurableTestRunnerParameters = LocalDurableTestRunnerOptions;
+
+/** What to run (AWS's `InvokeRequest`). */
 export interface RunOptions {
-  /** The event the handler receives. */
+  /** The event the handler receives. Default `{}`, as AWS's runner hands it. */
   payload?: unknown;
 }
+
+/** AWS's name of {@link RunOptions}. */
+export type InvokeRequest = RunOptions;
 
 const FUNCTION_NAME = 'handler';
 
 /**
- * Runs a durable handler locally on the real engine with a virtual clock: waits and backoffs
- * are skipped, yet every one really ends its invocation and the next replays, as on Lambda.
- * Nothing global is touched (no fake timers), so it works under any test framework.
+ * Runs a durable handler locally on the real engine. By default with a virtual clock: waits and
+ * backoffs are skipped, yet every one really ends its invocation and the next replays, as on
+ * Lambda. Nothing global is touched (no fake timers), so it works under any test framework.
+ * AWS's `LocalDurableTestRunner` surface, method for method.
  */
-export class LocalDurableTestRunner<TResult = unknown> {
+export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRunner<DurableOperation, TResult> {
   private readonly options: LocalDurableTestRunnerOptions;
   private readonly functions = new Map<string, DriverHandler>();
+  private readonly plainFunctions = new Map<string, PlainHandler>();
   private driver: TestDriver | undefined;
   private runId: string | undefined;
   private lastOperations: readonly Operation[] = [];
+  private readonly listeners = new Set<() => void>();
+  private holds: Array<() => Operation | undefined> = [];
   private readonly source: OperationSource;
 
   constructor(options: LocalDurableTestRunnerOptions) {
@@ -68,10 +95,17 @@ export class LocalDurableTestRunner<TResult = unknown> {
     this.functions.set(options.functionName ?? FUNCTION_NAME, options.handlerFunction);
     this.source = {
       operations: () => (this.driver && this.runId ? this.driver.operations(this.runId) : this.lastOperations),
-      subscribe: (listener) => this.driver?.memoryStore?.subscribe(listener) ?? (() => {}),
+      subscribe: (listener) => {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+      },
       ended: () => {
         const run = this.driver && this.runId ? this.driver.memoryStore?.peekRun(this.runId) : undefined;
         return run !== undefined && run.status !== 'RUNNING';
+      },
+      events: (operationId) => this.liveHistory().of(operationId),
+      hold: (find) => {
+        this.holds.push(find);
       },
       sendCallbackSuccess: (id, result) => this.current().sendCallbackSuccess(id, result),
       sendCallbackFailure: (id, error) => this.current().sendCallbackFailure(id, error),
@@ -79,18 +113,36 @@ export class LocalDurableTestRunner<TResult = unknown> {
     };
   }
 
-  /** Compat with AWS's testing package; nothing to set up, since no timers are faked. */
-  static async setupTestEnvironment(_options?: { skipTime?: boolean }): Promise<void> {}
+  /**
+   * AWS's setup: with `skipTime: true` runners use our virtual clock; with `skipTime` false or
+   * omitted (AWS's default) waits and backoffs elapse in real time. Nothing global is touched.
+   * Without this call runners use the virtual clock. Each runner's own `skipTime` option wins.
+   */
+  static async setupTestEnvironment(params?: LocalDurableTestRunnerSetupParameters): Promise<void> {
+    setupEnvironment(params);
+  }
 
-  /** Compat with AWS's testing package. */
-  static async teardownTestEnvironment(): Promise<void> {}
+  /** AWS's teardown: runners go back to our default, the virtual clock. */
+  static async teardownTestEnvironment(): Promise<void> {
+    teardownEnvironment();
+  }
 
-  /** Makes `handler` reachable by `context.invoke(name, ...)` from the handler under test. */
+  /** Makes a durable `handler` reachable by `context.invoke(name, ...)` from the handler under test. */
   registerDurableFunction(name: string, handler: DriverHandler): this {
     checkHandler(handler);
-    if (typeof name !== 'string' || name.length === 0)
-      throw new Error('registerDurableFunction: name must be a non-empty string');
+    checkName('registerDurableFunction', name);
     this.functions.set(name, handler);
+    return this;
+  }
+
+  /**
+   * Makes a plain (non-durable) Lambda `handler` reachable by `context.invoke(name, ...)`: it gets
+   * the payload (`{}` when none) and its result (or error) is the invoke's.
+   */
+  registerFunction(name: string, handler: PlainHandler): this {
+    checkName('registerFunction', name);
+    if (typeof handler !== 'function') throw new Error('registerFunction: handler must be a function');
+    this.plainFunctions.set(name, handler);
     return this;
   }
 
@@ -99,38 +151,75 @@ export class LocalDurableTestRunner<TResult = unknown> {
    * `getOperation(name).waitForData()` and `sendCallbackSuccess(...)`.
    */
   async run(options: RunOptions = {}): Promise<DurableTestResult<TResult>> {
+    const skipTime = this.options.skipTime ?? environmentSkipsTime();
     const driver = new TestDriver(this.functions, {
       startTime: this.options.startTime ?? Date.now(),
       maxInvocations: this.options.maxInvocations ?? 10_000,
       printLogs: this.options.printLogs ?? false,
+      realTime: !skipTime,
+      holds: this.callbackHolds(),
+      plainFunctions: this.plainFunctions,
       ...(this.options.faults === undefined ? {} : { faults: this.options.faults }),
     });
     this.driver = driver;
-    const started = await driver.start(this.options.functionName ?? FUNCTION_NAME, options.payload);
-    this.runId = started.runId;
-    const run = await driver.runUntilDone(started.runId);
-    this.lastOperations = await driver.engine.getOperations(run.runId);
-    return new DurableTestResult<TResult>(
-      run,
-      this.lastOperations,
-      driver.invocations.get(run.runId) ?? [],
-      driver.logs,
-      driver.faults,
-    );
+    this.runId = undefined;
+    this.holds = [];
+    const unsubscribe = driver.memoryStore?.subscribe(() => this.notify()) ?? (() => {});
+    try {
+      // AWS's runner hands the handler `{}` when the run is given no payload.
+      const payload = options.payload === undefined ? {} : options.payload;
+      const started = await driver.start(this.options.functionName ?? FUNCTION_NAME, payload);
+      this.runId = started.runId;
+      const run = await driver.runUntilDone(started.runId);
+      const operations = await driver.engine.getOperations(run.runId);
+      this.lastOperations = operations;
+      const invocations = driver.invocations.get(run.runId) ?? [];
+      return new DurableTestResult<TResult>(
+        run,
+        operations,
+        invocations,
+        driver.logs,
+        driver.faults,
+        runHistory(() => ({ operations, invocations, run }), true),
+      );
+    } finally {
+      unsubscribe();
+      // Waiters still pending see the run has ended and reject, as AWS's do.
+      this.notify();
+    }
+  }
+
+  /**
+   * Forgets the last run (its operations, pending holds), as AWS's `reset()`; call it between
+   * tests that share a runner. Registered functions stay.
+   */
+  reset(): void {
+    this.driver = undefined;
+    this.runId = undefined;
+    this.lastOperations = [];
+    this.holds = [];
   }
 
   /** The operation with this name in the current or last run (the `index`-th of that name, 0-based). */
-  getOperation(name: string, index = 0): DurableOperation {
-    return new DurableOperation(
+  getOperation<TOperationResult = unknown>(name: string, index = 0): DurableOperation<TOperationResult> {
+    return new DurableOperation<TOperationResult>(
       (all) => all.filter((op) => op.Name === name && op.Type !== 'EXECUTION')[index],
       this.source,
       `named ${JSON.stringify(name)}${index ? ` #${index}` : ''}`,
     );
   }
 
+  /** The `index`-th operation named `name` (0-based), as AWS's `getOperationByNameAndIndex`. */
+  getOperationByNameAndIndex<TOperationResult = unknown>(
+    name: string,
+    index: number,
+  ): DurableOperation<TOperationResult> {
+    return this.getOperation<TOperationResult>(name, index);
+  }
+
   /** The `index`-th operation of the current or last run, in creation order (the execution excluded). */
-  getOperationByIndex(index: number): DurableOperation {
-    return new DurableOperation(
+  getOperationByIndex<TOperationResult = unknown>(index: number): DurableOperation<TOperationResult> {
+    return new DurableOperation<TOperationResult>(
       (all) => all.filter((op) => op.Type !== 'EXECUTION')[index],
       this.source,
       `at index ${index}`,
@@ -138,8 +227,36 @@ export class LocalDurableTestRunner<TResult = unknown> {
   }
 
   /** The operation with this id in the current or last run. */
-  getOperationById(id: string): DurableOperation {
-    return new DurableOperation((all) => all.find((op) => op.Id === id), this.source, `id ${id}`);
+  getOperationById<TOperationResult = unknown>(id: string): DurableOperation<TOperationResult> {
+    return new DurableOperation<TOperationResult>((all) => all.find((op) => op.Id === id), this.source, `id ${id}`);
+  }
+
+  /** The history of the current (or last) run as it stands now. */
+  private liveHistory() {
+    return runHistory(
+      () => ({
+        operations: this.source.operations(),
+        invocations: (this.runId && this.driver?.invocations.get(this.runId)) || [],
+        run: this.runId ? this.driver?.memoryStore?.peekRun(this.runId) : undefined,
+      }),
+      false,
+    );
+  }
+
+  private callbackHolds(): CallbackHolds {
+    return {
+      any: () => this.holds.length > 0,
+      has: (runId, callback) =>
+        runId === this.runId &&
+        this.holds.some((find) => {
+          const op = find();
+          return op !== undefined && (op.Id === callback.Id || op.Id === callback.ParentId);
+        }),
+    };
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
   }
 
   private current(): TestDriver {
@@ -151,4 +268,8 @@ export class LocalDurableTestRunner<TResult = unknown> {
 /** Ours must carry its entry (a clear error otherwise); a plain function is run as AWS's SDK's. */
 function checkHandler(handler: unknown): void {
   if (!isForeignDurableHandler(handler)) getDurableEntry(handler);
+}
+
+function checkName(method: string, name: unknown): void {
+  if (typeof name !== 'string' || name.length === 0) throw new Error(`${method}: name must be a non-empty string`);
 }

@@ -1,17 +1,37 @@
+import type { AwsHistoryEvent } from '@durable-lambda/engine';
 import type { ErrorObject, Operation, OperationStatus, OperationType } from '@durable-lambda/protocol';
 import { isTerminal } from '@durable-lambda/protocol';
+import { type CallbackFailureInput, toCallbackError } from './callback-failure';
+import { type TestOperation, toTestOperation } from './operation-data';
+import {
+  type CallbackDetails,
+  type ChainedInvokeDetails,
+  type ContextDetails,
+  callbackDetailsOf,
+  chainedInvokeDetailsOf,
+  contextDetailsOf,
+  type StepDetails,
+  stepDetailsOf,
+  type WaitDetails,
+  waitDetailsOf,
+} from './operation-details';
 
-/** What `waitForData` waits for (compat names). */
+/** What `waitForData` waits for (AWS's values). */
 export const WaitingOperationStatus = {
-  /** The operation exists (a callback has its id). */
+  /** The operation exists (for a waitForCallback: its callback exists, so it has an id). */
   STARTED: 'STARTED',
-  /** A waitForCallback's submitter has run (its callback can be completed). */
+  /** As COMPLETED, except for a waitForCallback: its submitter has run (its callback can be completed). */
   SUBMITTED: 'SUBMITTED',
-  /** The operation has ended. */
+  /** The operation has ended (SUCCEEDED, FAILED, CANCELLED, STOPPED or TIMED_OUT). */
   COMPLETED: 'COMPLETED',
 } as const;
 /** One of {@link WaitingOperationStatus}. */
 export type WaitingOperationStatus = (typeof WaitingOperationStatus)[keyof typeof WaitingOperationStatus];
+
+/** What a callback completion resolves to (AWS returns the Lambda API's response). */
+export interface CallbackResponse {
+  $metadata: Record<string, never>;
+}
 
 /** Where a {@link DurableOperation} reads its run and sends callbacks. */
 export interface OperationSource {
@@ -21,85 +41,27 @@ export interface OperationSource {
   subscribe?(listener: () => void): () => void;
   /** True once the run has ended (nothing more will change). */
   ended?(): boolean;
+  /**
+   * The test is handling the operation `find` resolves to (it waits for it, or heartbeats it):
+   * while its callback is open, the virtual clock does not jump to that callback's deadlines.
+   */
+  hold?(find: () => Operation | undefined): void;
+  /** The history events of one operation, in Lambda's `GetDurableExecutionHistory` shape. */
+  events?(operationId: string): AwsHistoryEvent[] | undefined;
   sendCallbackSuccess?(callbackId: string, result?: string): Promise<void>;
   sendCallbackFailure?(callbackId: string, error: ErrorObject & { ErrorMessage: string }): Promise<void>;
   sendCallbackHeartbeat?(callbackId: string): Promise<void>;
 }
 
-/** A stored error as tests see it (compat shape, plus our `code`). */
-export interface TestError {
-  errorType: string;
-  errorMessage: string;
-  code: string | undefined;
-  errorData: string | undefined;
-  stackTrace: string[] | undefined;
-}
-
-/** Details of a step. */
-export interface StepDetails<T = unknown> {
-  /** The current or last attempt, 1-based. */
-  attempt: number;
-  nextAttemptTimestamp: Date | undefined;
-  result: T | undefined;
-  error: TestError | undefined;
-  /** The attempts that failed before, oldest first. */
-  failedAttempts: Array<{ attempt: number; timestamp: Date; error: TestError | undefined }>;
-}
-
-/** Details of a wait. */
-export interface WaitDetails {
-  waitSeconds: number;
-  scheduledEndTimestamp: Date;
-}
-
-/** Details of a callback. */
-export interface CallbackDetails<T = unknown> {
-  callbackId: string;
-  /** The completion's payload, parsed as JSON when it is JSON, else the raw string. */
-  result: T | undefined;
-  error: TestError | undefined;
-  timeoutTimestamp: Date | undefined;
-  heartbeatDeadline: Date | undefined;
-}
-
-/** Details of a child context. */
-export interface ContextDetails<T = unknown> {
-  result: T | undefined;
-  error: TestError | undefined;
-}
-
-/** Converts a stored error to the shape tests assert on. */
-export function toTestError(error: ErrorObject | undefined): TestError | undefined {
-  if (!error) return undefined;
-  return {
-    errorType: error.ErrorType ?? 'Error',
-    errorMessage: error.ErrorMessage ?? '',
-    code: error.ErrorCode,
-    errorData: error.ErrorData,
-    stackTrace: error.StackTrace,
-  };
-}
-
-function parse<T>(data: string | undefined): T | undefined {
-  return data === undefined ? undefined : (JSON.parse(data) as T);
-}
-
-function parseLoose<T>(data: string | undefined): T | undefined {
-  if (data === undefined) return undefined;
-  try {
-    return JSON.parse(data) as T;
-  } catch {
-    return data as T;
-  }
-}
-
-const date = (t: number | undefined) => (t === undefined ? undefined : new Date(t));
+const RESPONSE: CallbackResponse = Object.freeze({ $metadata: Object.freeze({}) }) as CallbackResponse;
 
 /**
- * One operation of a run, as the test runner shows it (compat with AWS's testing package).
- * A handle taken before `run` (by name or index) looks the operation up when asked.
+ * One operation of a run, as the test runner shows it (AWS's `DurableOperation`). A handle taken
+ * before `run` (by name or index) looks the operation up when asked. Like AWS's, the simple
+ * getters answer undefined while the run has no such operation; the detail getters and
+ * `getOperationData` throw, naming the handle.
  */
-export class DurableOperation {
+export class DurableOperation<TResult = unknown> {
   constructor(
     private readonly find: (operations: readonly Operation[]) => Operation | undefined,
     private readonly source: OperationSource,
@@ -110,115 +72,150 @@ export class DurableOperation {
     return this.find(this.source.operations());
   }
 
-  /** The stored operation; throws when the run has no such operation. */
-  getOperationData(): Operation {
+  private stored(): Operation {
     const op = this.resolve();
     if (!op) throw new Error(`no operation ${this.label} in the last run`);
     return op;
   }
 
-  /** True when the last run has this operation. */
+  /**
+   * The operation as AWS's testing package returns it (`Date` timestamps, AWS's fields), our own
+   * fields non-enumerable beside them (see {@link TestOperation}).
+   */
+  getOperationData(): TestOperation {
+    return toTestOperation(this.stored());
+  }
+
+  /** The operation as our engine stores it (epoch-ms timestamps, our extra fields). */
+  getStoredOperation(): Operation {
+    return this.stored();
+  }
+
+  /** True when the run has this operation. */
   exists(): boolean {
     return this.resolve() !== undefined;
   }
 
-  getId(): string {
-    return this.getOperationData().Id;
+  getId(): string | undefined {
+    return this.resolve()?.Id;
   }
 
   getName(): string | undefined {
-    return this.getOperationData().Name;
+    return this.resolve()?.Name;
   }
 
-  getType(): OperationType {
-    return this.getOperationData().Type;
+  getType(): OperationType | undefined {
+    return this.resolve()?.Type;
   }
 
-  getStatus(): OperationStatus {
-    return this.getOperationData().Status;
+  getSubType(): string | undefined {
+    return this.resolve()?.SubType;
+  }
+
+  getStatus(): OperationStatus | undefined {
+    return this.resolve()?.Status;
   }
 
   getParentId(): string | undefined {
-    return this.getOperationData().ParentId;
+    return this.resolve()?.ParentId;
   }
 
-  /** The step's attempt, result (deserialized as JSON) and error. */
-  getStepDetails<T = unknown>(): StepDetails<T> {
-    const op = this.expectType('STEP');
-    const d = op.StepDetails;
-    return {
-      attempt: d?.Attempt ?? 0,
-      nextAttemptTimestamp: d?.NextAttemptTimestamp === undefined ? undefined : new Date(d.NextAttemptTimestamp),
-      result: parse<T>(d?.Result),
-      error: toTestError(d?.Error),
-      failedAttempts: (d?.FailedAttempts ?? []).map((f) => ({
-        attempt: f.Attempt,
-        timestamp: new Date(f.Timestamp),
-        error: toTestError(f.Error),
-      })),
-    };
+  getStartTimestamp(): Date | undefined {
+    const t = this.resolve()?.StartTimestamp;
+    return t === undefined ? undefined : new Date(t);
+  }
+
+  getEndTimestamp(): Date | undefined {
+    const t = this.resolve()?.EndTimestamp;
+    return t === undefined ? undefined : new Date(t);
+  }
+
+  /** True for a `waitForCallback` (a CONTEXT of subtype WaitForCallback). */
+  isWaitForCallback(): boolean {
+    const op = this.resolve();
+    return op?.Type === 'CONTEXT' && op.SubType === 'WaitForCallback';
+  }
+
+  /** True for a callback (`createCallback`, or the callback inside a waitForCallback). */
+  isCallback(): boolean {
+    return this.resolve()?.Type === 'CALLBACK';
+  }
+
+  /** The history events of this operation, in Lambda's `GetDurableExecutionHistory` shape. */
+  getEvents(): AwsHistoryEvent[] | undefined {
+    const op = this.resolve();
+    return op && this.source.events ? this.source.events(op.Id) : undefined;
+  }
+
+  /** The step's attempts, result (JSON-parsed when it is JSON) and error. */
+  getStepDetails<T = TResult>(): StepDetails<T> {
+    return stepDetailsOf<T>(this.expectType('STEP'));
   }
 
   /** The wait's length and end. */
   getWaitDetails(): WaitDetails {
-    const op = this.expectType('WAIT');
-    const end = op.WaitDetails?.ScheduledEndTimestamp ?? op.StartTimestamp;
-    return { waitSeconds: (end - op.StartTimestamp) / 1000, scheduledEndTimestamp: new Date(end) };
+    return waitDetailsOf(this.expectType('WAIT'));
   }
 
   /** The child context's result or error. */
-  getContextDetails<T = unknown>(): ContextDetails<T> {
-    const op = this.expectType('CONTEXT');
-    return { result: parse<T>(op.ContextDetails?.Result), error: toTestError(op.ContextDetails?.Error) };
+  getContextDetails<T = TResult>(): ContextDetails<T> {
+    return contextDetailsOf<T>(this.expectType('CONTEXT'));
+  }
+
+  /** The chained invoke's result or error. */
+  getChainedInvokeDetails<T = TResult>(): ChainedInvokeDetails<T> {
+    const op = this.stored();
+    if (op.Type !== 'CHAINED_INVOKE') throw new Error(`Operation type ${op.Type} is not INVOKE`);
+    return chainedInvokeDetailsOf<T>(op);
   }
 
   /** The operations directly inside this one (a child context's). */
   getChildOperations(): DurableOperation[] {
-    const id = this.getId();
+    const id = this.stored().Id;
     return this.source
       .operations()
       .filter((op) => op.ParentId === id)
       .map((op) => new DurableOperation((all) => all.find((o) => o.Id === op.Id), this.source, `id ${op.Id}`));
   }
 
-  /** The callback's id, deadlines and outcome (for a waitForCallback: its inner callback's). */
-  getCallbackDetails<T = unknown>(): CallbackDetails<T> {
-    const op = this.callbackOperation();
-    const d = op.CallbackDetails;
-    return {
-      callbackId: d?.CallbackId ?? '',
-      result: parseLoose<T>(d?.Result),
-      error: toTestError(d?.Error),
-      timeoutTimestamp: date(d?.TimeoutTimestamp),
-      heartbeatDeadline: date(d?.HeartbeatDeadline),
-    };
+  /** The callback's id and outcome (for a waitForCallback: its inner callback's). */
+  getCallbackDetails<T = TResult>(): CallbackDetails<T> {
+    return callbackDetailsOf<T>(this.callbackOperation());
   }
 
   /** Completes this callback (or a waitForCallback's) with a result string. */
-  async sendCallbackSuccess(result?: string): Promise<void> {
-    await this.require('sendCallbackSuccess')(this.callbackOperation().CallbackDetails?.CallbackId ?? '', result);
+  async sendCallbackSuccess(result?: string): Promise<CallbackResponse> {
+    const id = this.getCallbackDetails().callbackId;
+    await this.require('sendCallbackSuccess')(id, result);
+    return RESPONSE;
   }
 
-  /** Fails this callback (or a waitForCallback's). */
-  async sendCallbackFailure(error: { errorMessage: string; errorType?: string; code?: string } | Error): Promise<void> {
-    const e = error instanceof Error ? { errorMessage: error.message, errorType: error.name } : error;
-    await this.require('sendCallbackFailure')(this.callbackOperation().CallbackDetails?.CallbackId ?? '', {
-      ErrorMessage: e.errorMessage,
-      ...(e.errorType === undefined ? {} : { ErrorType: e.errorType }),
-      ...('code' in e && e.code !== undefined ? { ErrorCode: e.code } : {}),
-    });
+  /**
+   * Fails this callback (or a waitForCallback's) with AWS's `ErrorObject`
+   * (`{ ErrorMessage, ErrorType, ErrorData, StackTrace }`), or our `{ errorMessage, errorType }`,
+   * or an `Error`.
+   */
+  async sendCallbackFailure(error?: CallbackFailureInput): Promise<CallbackResponse> {
+    const id = this.getCallbackDetails().callbackId;
+    await this.require('sendCallbackFailure')(id, toCallbackError(error));
+    return RESPONSE;
   }
 
   /** Sends a heartbeat to this callback (or a waitForCallback's). */
-  async sendCallbackHeartbeat(): Promise<void> {
-    await this.require('sendCallbackHeartbeat')(this.callbackOperation().CallbackDetails?.CallbackId ?? '');
+  async sendCallbackHeartbeat(): Promise<CallbackResponse> {
+    const id = this.getCallbackDetails().callbackId;
+    this.source.hold?.(() => this.resolve());
+    await this.require('sendCallbackHeartbeat')(id);
+    return RESPONSE;
   }
 
   /**
    * Resolves once the operation reaches `status` (default STARTED) in the running run, so a test
    * can complete a callback while `run()` is still going. Rejects if the run ends first.
    */
-  waitForData(status: WaitingOperationStatus = WaitingOperationStatus.STARTED): Promise<DurableOperation> {
+  waitForData(status: WaitingOperationStatus = WaitingOperationStatus.STARTED): Promise<DurableOperation<TResult>> {
+    // The test means to act on this operation: its callback's deadlines wait for the test.
+    this.source.hold?.(() => this.resolve());
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         if (this.reached(status)) {
@@ -226,7 +223,12 @@ export class DurableOperation {
           return true;
         }
         if (this.source.ended?.()) {
-          reject(new Error(`the run ended before operation ${this.label} reached ${status}`));
+          reject(
+            new Error(
+              `Operation was not found after execution completion. Expected status: ${status}. ` +
+                `(operation ${this.label}) This typically means the operation was never executed or the test is waiting for the wrong operation.`,
+            ),
+          );
           return true;
         }
         return false;
@@ -242,29 +244,36 @@ export class DurableOperation {
     });
   }
 
+  /**
+   * AWS's rules: STARTED once the operation exists, COMPLETED (and SUBMITTED) once it ended. A
+   * waitForCallback is STARTED once its callback exists (so it has an id to complete),
+   * SUBMITTED once its submitter ended, COMPLETED once its callback ended.
+   */
   private reached(status: WaitingOperationStatus): boolean {
     const op = this.resolve();
     if (!op) return false;
-    if (status === WaitingOperationStatus.COMPLETED) return isTerminal(op.Status);
-    if (op.Type !== 'CONTEXT') return true;
+    if (op.Type !== 'CONTEXT' || op.SubType !== 'WaitForCallback') {
+      return status === WaitingOperationStatus.STARTED || isTerminal(op.Status);
+    }
+    if (isTerminal(op.Status)) return true;
     const children = this.source.operations().filter((o) => o.ParentId === op.Id);
-    // A waitForCallback is SUBMITTED once its submitter step succeeded, STARTED once its callback exists.
-    if (status === WaitingOperationStatus.SUBMITTED)
-      return children.some((o) => o.Type === 'STEP' && o.Status === 'SUCCEEDED');
-    return op.SubType !== 'WaitForCallback' || children.some((o) => o.Type === 'CALLBACK');
+    const callback = children.find((o) => o.Type === 'CALLBACK');
+    if (status === WaitingOperationStatus.STARTED) return callback !== undefined;
+    if (status === WaitingOperationStatus.COMPLETED) return callback !== undefined && isTerminal(callback.Status);
+    return callback !== undefined && children.some((o) => o.Type === 'STEP' && isTerminal(o.Status));
   }
 
   private callbackOperation(): Operation {
-    const op = this.getOperationData();
-    const callback = this.findCallback(op);
-    if (!callback) throw new Error(`operation ${this.label} is a ${op.Type} with no callback`);
-    return callback;
-  }
-
-  private findCallback(op: Operation): Operation | undefined {
+    const op = this.stored();
     if (op.Type === 'CALLBACK') return op;
-    if (op.Type !== 'CONTEXT') return undefined;
-    return this.source.operations().find((o) => o.ParentId === op.Id && o.Type === 'CALLBACK');
+    if (op.Type === 'CONTEXT') {
+      // AWS looks inside a waitForCallback only; any context holding a callback is accepted here.
+      const callback = this.source.operations().find((o) => o.ParentId === op.Id && o.Type === 'CALLBACK');
+      if (callback) return callback;
+      if (op.SubType === 'WaitForCallback')
+        throw new Error('Could not find CALLBACK operation in WAIT_FOR_CALLBACK context');
+    }
+    throw new Error(`Operation with Type ${op.Type} and SubType ${op.SubType} is not a valid callback`);
   }
 
   private require<K extends 'sendCallbackSuccess' | 'sendCallbackFailure' | 'sendCallbackHeartbeat'>(
@@ -276,8 +285,8 @@ export class DurableOperation {
   }
 
   private expectType(type: OperationType): Operation {
-    const op = this.getOperationData();
-    if (op.Type !== type) throw new Error(`operation ${this.label} is a ${op.Type}, not a ${type}`);
+    const op = this.stored();
+    if (op.Type !== type) throw new Error(`Operation type ${op.Type} is not ${type}`);
     return op;
   }
 }
