@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
-import { withDurableExecution } from '@durable-lambda/sdk';
+import { type DurableLambdaHandler, withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as AwsTesting from '../../bench/node_modules/@aws/durable-execution-sdk-js-testing/dist-types/index';
 import { CloudDurableTestRunner } from '../../packages/local/src/cloud/cloud-durable-test-runner';
@@ -70,7 +70,7 @@ const rich = withDurableExecution(async (event: { key: string }, ctx) => {
 const store = new SqliteStore({ path: join(dir, 'dev.sqlite') });
 const runtime = new LocalRuntime({
   store,
-  functions: new Map([
+  functions: new Map<string, DurableLambdaHandler>([
     ['approval', approval],
     ['failing', failing],
     ['rich', rich],

@@ -254,3 +254,14 @@ describe('setupTestEnvironment', () => {
     ).rejects.toThrow(/params\.skipTime must be a boolean/);
   });
 });
+
+describe('getResult() is typed from the handler', () => {
+  it('infers the result type of our handler without a type argument', async () => {
+    const handler = withDurableExecution(async (event: { n: number }) => ({ doubled: event.n * 2 }));
+    const runner = new LocalDurableTestRunner({ handlerFunction: handler });
+    const result = await runner.run({ payload: { n: 21 } });
+    // Type-checked by `npm run typecheck`: this line does not compile if getResult() is unknown.
+    const doubled: number | undefined = result.getResult()?.doubled;
+    expect(doubled).toBe(42);
+  });
+});

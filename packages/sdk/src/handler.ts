@@ -48,9 +48,20 @@ export interface DurableEntry {
   readonly settings: RuntimeSettings;
 }
 
-/** A Lambda handler produced by {@link withDurableExecution}. */
-export type DurableLambdaHandler = ((event: unknown, context?: LambdaContextLike) => Promise<unknown>) & {
+/** Carries a handler's result type in its type alone (declared, never set at run time). */
+declare const DURABLE_RESULT: unique symbol;
+
+/**
+ * A Lambda handler produced by {@link withDurableExecution}. `TResult` is the handler's result
+ * type, kept so a test runner given the handler types `getResult()` without a type argument.
+ */
+export type DurableLambdaHandler<TResult = unknown> = ((
+  event: unknown,
+  context?: LambdaContextLike,
+) => Promise<unknown>) & {
   readonly [DURABLE_ENTRY]: DurableEntry;
+  /** Type-level only: the result type of the wrapped handler. */
+  readonly [DURABLE_RESULT]?: TResult;
 };
 
 /** Where a wrapped handler keeps its {@link DurableEntry}; `Symbol.for` so copies of the SDK agree. */
@@ -73,7 +84,7 @@ export function getDurableEntry(handler: unknown): DurableEntry {
 export function withDurableExecution<TEvent = unknown, TResult = unknown>(
   handler: DurableHandler<TEvent, TResult>,
   config: DurableExecutionConfig = {},
-): DurableLambdaHandler {
+): DurableLambdaHandler<TResult> {
   if (typeof handler !== 'function') throw new InvalidArgumentError('handler', 'must be a function');
   parseConfigObject(config, 'config', CONFIG_KEYS);
   const defaults: FunctionDefaults = {
@@ -131,7 +142,7 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
     if (!opened.opened) return opened.response;
     return finishOpened(opened.opened, await entry.execute(opened.opened.invocation, context));
   };
-  return Object.assign(lambdaHandler, { [DURABLE_ENTRY]: entry }) as DurableLambdaHandler;
+  return Object.assign(lambdaHandler, { [DURABLE_ENTRY]: entry }) as DurableLambdaHandler<TResult>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isForeignDurableHandler } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import { getDurableEntry } from '@durable-lambda/sdk';
+import { type DurableLambdaHandler, getDurableEntry } from '@durable-lambda/sdk';
 import type { FaultOptions } from '../faults/fault-plan';
 import { TestDriver } from './driver';
 import { runHistory } from './history';
@@ -18,12 +18,13 @@ import {
 import { DurableTestResult } from './test-result';
 
 /** Options of a {@link LocalDurableTestRunner} (AWS's `LocalDurableTestRunnerParameters`, plus ours). */
-export interface LocalDurableTestRunnerOptions {
+export interface LocalDurableTestRunnerOptions<TResult = unknown> {
   /**
-   * A handler wrapped with `withDurableExecution`: ours, or AWS's (`@aws/durable-execution-sdk-js`),
-   * which runs unchanged on this runner through the same engine.
+   * A handler wrapped with `withDurableExecution`: ours (whose result type the runner takes for
+   * `getResult()`), or AWS's (`@aws/durable-execution-sdk-js`), which runs unchanged on this
+   * runner through the same engine.
    */
-  handlerFunction: DriverHandler;
+  handlerFunction: DurableLambdaHandler<TResult> | DriverHandler;
   /** The function name runs are recorded under. Default `handler`. */
   functionName?: string;
   /** Virtual start time, epoch ms. Default: the real time at each `run`. */
@@ -59,7 +60,7 @@ export interface LocalDurableTestRunnerOptions {
 }
 
 /** AWS's name of {@link LocalDurableTestRunnerOptions}. */
-export type LocalDurableTestRunnerParameters = LocalDurableTestRunnerOptions;
+export type LocalDurableTestRunnerParameters<TResult = unknown> = LocalDurableTestRunnerOptions<TResult>;
 
 /** What to run (AWS's `InvokeRequest`). */
 export interface RunOptions {
@@ -79,7 +80,7 @@ const FUNCTION_NAME = 'handler';
  * AWS's `LocalDurableTestRunner` surface, method for method.
  */
 export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRunner<DurableOperation, TResult> {
-  private readonly options: LocalDurableTestRunnerOptions;
+  private readonly options: LocalDurableTestRunnerOptions<TResult>;
   private readonly functions = new Map<string, DriverHandler>();
   private readonly plainFunctions = new Map<string, PlainHandler>();
   private driver: TestDriver | undefined;
@@ -89,7 +90,7 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
   private holds: Array<() => Operation | undefined> = [];
   private readonly source: OperationSource;
 
-  constructor(options: LocalDurableTestRunnerOptions) {
+  constructor(options: LocalDurableTestRunnerOptions<TResult>) {
     checkHandler(options?.handlerFunction);
     this.options = options;
     this.functions.set(options.functionName ?? FUNCTION_NAME, options.handlerFunction);
