@@ -27,7 +27,7 @@ describe('approval', () => {
     const running = runner.run({ payload: sampleRequest() });
     // The test plays the approver: it answers only once the reminder has gone out.
     const approval = await runner.getOperation('approval').waitForData(WaitingOperationStatus.STARTED);
-    const { callbackId, timeoutTimestamp } = approval.getCallbackDetails();
+    const { callbackId, timeoutTimestamp } = approval.getCallbackDetails()!;
     await runner.getOperation('send-reminder').waitForData(WaitingOperationStatus.COMPLETED);
     await approval.sendCallbackSuccess(JSON.stringify({ approvedBy: 'bob@example.com', comment: 'go ahead' }));
     const result = await running;
@@ -41,7 +41,7 @@ describe('approval', () => {
     });
     // The callback may wait 3 days; the reminder went out after exactly 1.
     expect(timeoutTimestamp?.getTime()).toBe(START + 3 * DAY_MS);
-    expect(runner.getOperation('reminder-delay').getWaitDetails().waitSeconds).toBe(24 * 60 * 60);
+    expect(runner.getOperation('reminder-delay').getWaitDetails()?.waitSeconds).toBe(24 * 60 * 60);
     // Invocations: the start; the reminder at day 1; the approval, which arrived right after it.
     expect(invocationDays(result)).toEqual([0, 1, 1]);
     expect(mailer.sent.map((m) => [m.to, m.subject])).toEqual([
@@ -58,7 +58,7 @@ describe('approval', () => {
       { purchaseOrderId: 'PO-1000', requestId: 'pr-311', approvedBy: 'bob@example.com', amountCents: 124_000 },
     ]);
     expect(approval.getStatus()).toBe('SUCCEEDED');
-    expect(approval.getCallbackDetails().result).toEqual({ approvedBy: 'bob@example.com', comment: 'go ahead' });
+    expect(approval.getCallbackDetails()?.result).toEqual({ approvedBy: 'bob@example.com', comment: 'go ahead' });
   });
 
   it('tells the requester why when the approver rejects, with no reminder and no order', async () => {
@@ -77,11 +77,11 @@ describe('approval', () => {
       reason: 'over the team budget this quarter',
     });
     expect(approval.getStatus()).toBe('FAILED');
-    expect(approval.getCallbackDetails().error).toMatchObject({ code: 'rejected' });
+    expect(approval.getCallbackDetails()?.error).toMatchObject({ code: 'rejected' });
     // Answered on day 0: the batch completed with the decision and the reminder never went out.
     expect(invocationDays(result)).toEqual([0, 0]);
     expect(runner.getOperation('send-reminder').exists()).toBe(false);
-    expect(runner.getOperation('await-decision').getContextDetails().result).toMatchObject({
+    expect(runner.getOperation('await-decision').getContextDetails()?.result).toMatchObject({
       completionReason: 'CUSTOM_COMPLETION_SUCCEEDED',
     });
     expect(mailer.sent.map((m) => m.subject)).toEqual([
@@ -112,13 +112,13 @@ describe('approval', () => {
     expect(invocationDays(result)).toEqual([0, 1, 3]);
     const approval = runner.getOperation('approval');
     expect(approval.getStatus()).toBe('TIMED_OUT');
-    expect(approval.getCallbackDetails().error).toMatchObject({ code: 'callback_timeout' });
+    expect(approval.getCallbackDetails()?.error).toMatchObject({ code: 'callback_timeout' });
     expect(mailer.sent.map((m) => [m.to, m.subject])).toEqual([
       ['bob@example.com', 'Approval needed: a laptop for the new hire (1240.00 EUR)'],
       ['bob@example.com', 'Reminder: approval needed: a laptop for the new hire (1240.00 EUR)'],
       ['purchasing-leads@example.com', 'Unanswered approval: a laptop for the new hire (1240.00 EUR)'],
     ]);
-    expect(runner.getOperation('escalate').getStepDetails().attempt).toBe(1);
+    expect(runner.getOperation('escalate').getStepDetails()?.attempt).toBe(1);
     expect(purchasing.orders).toHaveLength(0);
     expect(result.getLogs().map((entry) => entry.message)).toEqual(['approval escalated']);
   });

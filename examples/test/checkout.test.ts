@@ -41,7 +41,7 @@ describe('checkout', () => {
       ['check-cancellation', 'STEP', 'SUCCEEDED'],
       ['send-confirmation', 'STEP', 'SUCCEEDED'],
     ]);
-    expect(runner.getOperation('cancellation-window').getWaitDetails().waitSeconds).toBe(30 * 60);
+    expect(runner.getOperation('cancellation-window').getWaitDetails()?.waitSeconds).toBe(30 * 60);
     // The wait ended the first invocation; the second replayed up to it and went on.
     expect(result.getInvocationCount()).toBe(2);
     expect(gaps(result.getInvocations())).toEqual([WINDOW_MS]);
@@ -169,6 +169,6 @@ describe('checkout', () => {
     expect(result.getInvocationCount()).toBe(3);
     expect(inventory.reservations.size).toBe(1);
     expect(payments.chargeRequests).toHaveLength(2);
-    expect(runner.getOperation('reserve-stock').getStepDetails().attempt).toBe(1);
+    expect(runner.getOperation('reserve-stock').getStepDetails()?.attempt).toBe(1);
   });
 });

@@ -23,7 +23,7 @@ function mapSummary(runner: LocalDurableTestRunner<InvoiceRunResult>) {
     successCount: number;
     failureCount: number;
     startedCount: number;
-  }>().result;
+  }>()?.result;
 }
 
 describe('fan-out', () => {
@@ -38,10 +38,10 @@ describe('fan-out', () => {
     expect(invoices.calls).toHaveLength(100);
     expect(invoices.issued.size).toBe(100);
     // One child context per customer, named by itemNamer, each with its own step.
-    const items = runner.getOperation('send-invoices').getChildOperations();
+    const items = runner.getOperation('send-invoices').getChildOperations()!;
     expect(items).toHaveLength(100);
     expect(items[0]?.getName()).toBe('invoice-cus-001');
-    expect(items[99]?.getChildOperations().map((op) => op.getName())).toEqual(['send-invoice']);
+    expect(items[99]?.getChildOperations()?.map((op) => op.getName())).toEqual(['send-invoice']);
     expect(mapSummary(runner)).toMatchObject({ completionReason: 'ALL_COMPLETED', status: 'SUCCEEDED' });
     expect(mailer.sent.map((m) => m.subject)).toEqual(['Invoice run 2025-04: 100 sent, 0 failed']);
   });
@@ -78,7 +78,7 @@ describe('fan-out', () => {
     expect(runner.getOperation('invoice-cus-042').getStatus()).toBe('FAILED');
     // cus-050's 503 was retried after a backoff (a second invocation) and then succeeded; the
     // bound held across the suspension too.
-    const [retried] = runner.getOperation('invoice-cus-050').getChildOperations();
+    const [retried] = runner.getOperation('invoice-cus-050').getChildOperations()!;
     expect(retried?.getStepDetails()).toMatchObject({ attempt: 2, error: undefined });
     expect(result.getInvocationCount()).toBe(2);
     expect(invoices.peakInFlight).toBeLessThanOrEqual(10);

@@ -86,7 +86,7 @@ describe('order saga', () => {
     const compensate = runner.getOperation('compensate');
     expect(compensate.getType()).toBe('CONTEXT');
     expect(compensate.getStatus()).toBe('SUCCEEDED');
-    expect(compensate.getChildOperations().map((op) => [op.getName(), op.getStepDetails().attempt])).toEqual([
+    expect(compensate.getChildOperations()?.map((op) => [op.getName(), op.getStepDetails()?.attempt])).toEqual([
       ['release-inventory', 1],
       ['notify-customer', 2],
     ]);

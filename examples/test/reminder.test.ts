@@ -29,7 +29,7 @@ describe('reminder', () => {
     expect(result.getInvocationCount()).toBe(4);
     expect(result.getInvocations().map((inv) => (inv.startedAt.getTime() - START) / DAY_MS)).toEqual([0, 3, 6, 9]);
     for (let i = 0; i < 3; i++) {
-      expect(runner.getOperation('wait-for-confirmation', i).getWaitDetails().waitSeconds).toBe(3 * 24 * 60 * 60);
+      expect(runner.getOperation('wait-for-confirmation', i).getWaitDetails()?.waitSeconds).toBe(3 * 24 * 60 * 60);
     }
     expect(runner.getOperation('wait-for-confirmation', 3).exists()).toBe(false);
 

@@ -83,7 +83,7 @@ describe('report job', () => {
       errorMessage: 'invalid request: month must be YYYY-MM, got "2025-13"; recipients is empty',
     });
     expect(result.getInvocationCount()).toBe(1);
-    expect(runner.getOperation('validate-request').getStepDetails().attempt).toBe(1);
+    expect(runner.getOperation('validate-request').getStepDetails()?.attempt).toBe(1);
     expect(runner.getOperation('generate-report').exists()).toBe(false);
     expect(warehouse.queries).toBe(0);
     expect(mailer.sent).toHaveLength(0);

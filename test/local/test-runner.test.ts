@@ -46,7 +46,8 @@ describe('LocalDurableTestRunner', () => {
     expect(() => runner.getOperation('greet').getWaitDetails()).toThrow('Operation type STEP is not WAIT');
     // As AWS's: the simple getters answer undefined for an operation the run does not have.
     expect(runner.getOperation('nope').getStatus()).toBeUndefined();
-    expect(() => runner.getOperation('nope').getStepDetails()).toThrow(/no operation named "nope"/);
+    expect(runner.getOperation('nope').getStepDetails()).toBeUndefined();
+    expect(() => runner.getOperation('nope').getStoredOperation()).toThrow(/no operation named "nope"/);
   });
 
   it('shows a failed step error with its code and a failed run with getResult throwing', async () => {
@@ -62,7 +63,7 @@ describe('LocalDurableTestRunner', () => {
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const result = await runner.run();
     expect(result.getStatus()).toBe('FAILED');
-    expect(runner.getOperation('bad').getStepDetails().error).toMatchObject({
+    expect(runner.getOperation('bad').getStepDetails()?.error).toMatchObject({
       errorType: 'SyntaxError',
       errorMessage: 'nope',
       code: 'step_failed',
@@ -109,7 +110,7 @@ describe('step attempt history', () => {
     const start = Date.UTC(2030, 5, 1);
     const runner = new LocalDurableTestRunner({ handlerFunction: handler, startTime: start });
     await runner.run();
-    const details = runner.getOperation('flaky').getStepDetails();
+    const details = runner.getOperation('flaky').getStepDetails()!;
     expect(details).toMatchObject({ attempt: 3, result: 'third time', error: undefined });
     expect(details.failedAttempts).toEqual([
       {

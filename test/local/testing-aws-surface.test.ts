@@ -78,7 +78,7 @@ describe('errors and details have exactly AWS fields, ours hidden', () => {
   it('shows step details with four fields and failed attempts hidden', async () => {
     const runner = new LocalDurableTestRunner({ handlerFunction: stepThenFail });
     await runner.run();
-    const details = runner.getOperation('bad').getStepDetails();
+    const details = runner.getOperation('bad').getStepDetails()!;
     expect(Object.keys(details).sort()).toEqual(['attempt', 'error', 'nextAttemptTimestamp', 'result']);
     expect(details.attempt).toBe(2);
     expect(details.failedAttempts.map((f) => [f.attempt, f.error?.errorMessage])).toEqual([
@@ -113,7 +113,7 @@ describe('errors and details have exactly AWS fields, ours hidden', () => {
     const runner = new LocalDurableTestRunner({ handlerFunction: stepThenFail, startTime: 5_000 });
     await runner.run();
     const op = runner.getOperation('bad');
-    expect(op.getOperationData().StartTimestamp).toEqual(new Date(5_000));
+    expect(op.getOperationData()?.StartTimestamp).toEqual(new Date(5_000));
     expect(op.getStoredOperation().StartTimestamp).toBe(5_000);
     expect(op.getStartTimestamp()).toEqual(new Date(5_000));
     expect(op.getSubType()).toBe('Step');
@@ -161,11 +161,11 @@ describe('run, reset and registered functions', () => {
       });
     const result = await runner.run();
     expect(result.getResult()).toEqual({ sum: 8, text: 'called back', error: 'out of order' });
-    const data = runner.getOperation('a').getOperationData().ChainedInvokeDetails;
+    const data = runner.getOperation('a').getOperationData()?.ChainedInvokeDetails;
     // AWS's fields only, enumerable; ours beside them.
     expect(data).toEqual({ Result: '8' });
     expect(data?.FunctionName).toBe('double');
-    expect(runner.getOperation('c').getChainedInvokeDetails().error).toMatchObject({
+    expect(runner.getOperation('c').getChainedInvokeDetails()?.error).toMatchObject({
       errorMessage: 'out of order',
       errorType: 'Error',
     });

@@ -77,6 +77,6 @@ describe('map with items that suspend', () => {
     expect(result.getInvocationCount()).toBe(3);
     const inner = runner.getOperation('inner');
     expect(inner.getParentId()).toBe(runner.getOperation('nested').getId());
-    expect(inner.getChildOperations().map((o) => o.getType())).toEqual(['WAIT', 'STEP']);
+    expect(inner.getChildOperations()?.map((o) => o.getType())).toEqual(['WAIT', 'STEP']);
   });
 });

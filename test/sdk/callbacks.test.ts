@@ -20,11 +20,11 @@ describe('createCallback', () => {
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const running = runner.run();
     const approval = await runner.getOperation('approval').waitForData();
-    expect(approval.getCallbackDetails().callbackId).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{32}$/);
+    expect(approval.getCallbackDetails()?.callbackId).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{32}$/);
     await approval.sendCallbackSuccess('{"approved":true}');
     const result = await running;
     expect(result.getResult()).toEqual({ answer: '{"approved":true}' });
-    expect(approval.getCallbackDetails().result).toEqual({ approved: true });
+    expect(approval.getCallbackDetails()?.result).toEqual({ approved: true });
     expect(result.getInvocationCount()).toBe(2);
   });
 
@@ -172,7 +172,7 @@ describe('waitForCallback', () => {
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const running = runner.run();
     const op = await runner.getOperation('approve').waitForData(WaitingOperationStatus.SUBMITTED);
-    expect(submitted).toEqual([op.getCallbackDetails().callbackId]);
+    expect(submitted).toEqual([op.getCallbackDetails()?.callbackId]);
     await op.sendCallbackSuccess('yes');
     expect((await running).getResult()).toBe('yes');
     expect(submitted).toHaveLength(1);

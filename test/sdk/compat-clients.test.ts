@@ -108,7 +108,7 @@ describe('AWS’s enumerations as the SDK uses them', () => {
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const result = await runner.run();
     expect(result.getStatus()).toBe(InvocationStatus.SUCCEEDED);
-    const subType = (name: string) => runner.getOperation(name).getOperationData().SubType;
+    const subType = (name: string) => runner.getOperation(name).getOperationData()?.SubType;
     expect([subType('s'), subType('w'), subType('c')]).toEqual([
       OperationSubType.STEP,
       OperationSubType.WAIT,

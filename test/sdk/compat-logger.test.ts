@@ -52,7 +52,19 @@ describe('context.configureLogger (AWS’s)', () => {
       ['error', 'in child'],
     ]);
     const runId = result.getRunId();
-    expect(custom.lines[0]?.data).toEqual({ executionArn: runId, requestId: expect.any(String) });
+    // AWS's keys: tenantId and operationId are there even when undefined.
+    expect(custom.lines[0]?.data).toStrictEqual({
+      executionArn: runId,
+      requestId: expect.any(String),
+      tenantId: undefined,
+      operationId: undefined,
+    });
+    expect(Object.keys(custom.lines[0]?.data ?? {}).sort()).toEqual([
+      'executionArn',
+      'operationId',
+      'requestId',
+      'tenantId',
+    ]);
     expect(custom.lines[1]?.data).toMatchObject({
       executionArn: runId,
       operationId: '1',

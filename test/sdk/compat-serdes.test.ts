@@ -42,12 +42,12 @@ describe('context.configureSerdes (AWS’s)', () => {
     const runner = new LocalDurableTestRunner({ handlerFunction: handler });
     const result = await runner.run();
     expect(result.getResult()).toEqual([{ n: 1 }, 2, 3]);
-    const raw = (name: string) => runner.getOperation(name).getOperationData().StepDetails?.Result;
+    const raw = (name: string) => runner.getOperation(name).getOperationData()?.StepDetails?.Result;
     expect(raw('before')).toBe('0');
     expect(raw('a')).toBe('dflt:{"n":1}');
     expect(raw('own')).toBe('own:2');
     expect(raw('inner')).toBe('dflt:3');
-    expect(runner.getOperation('child').getOperationData().ContextDetails?.Result).toBe('dflt:3');
+    expect(runner.getOperation('child').getOperationData()?.ContextDetails?.Result).toBe('dflt:3');
   });
 
   it('reads callback results through the default callback deserializer', async () => {
@@ -101,7 +101,7 @@ describe('createFileSystemSerdes (AWS’s)', () => {
       { id: 'o-1', email: 'a@b.c', lines: [1, 2] },
       { id: 'o-1', email: 'a@b.c', lines: [1, 2] },
     ]);
-    const stored = JSON.parse(runner.getOperation('load').getOperationData().StepDetails?.Result ?? '{}');
+    const stored = JSON.parse(runner.getOperation('load').getOperationData()?.StepDetails?.Result ?? '{}');
     expect(stored.preview).toEqual({ id: 'o-1', email: '***' });
     expect(stored.file).toBe(join(dir, encodeURIComponent(result.getRunId()), '1.json'));
     expect(JSON.parse(readFileSync(stored.file, 'utf8'))).toEqual({ id: 'o-1', email: 'a@b.c', lines: [1, 2] });

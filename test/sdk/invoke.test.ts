@@ -20,7 +20,7 @@ describe('invoke', () => {
     const result = await runner.run({ payload: { n: 20 } });
     expect(result.getResult()).toBe(41);
     expect(childBodies).toBe(2); // the child's own two invocations (before and after its wait)
-    const op = runner.getOperation('call-child').getOperationData();
+    const op = runner.getOperation('call-child').getOperationData()!;
     expect(op.Type).toBe('CHAINED_INVOKE');
     expect(op.ChainedInvokeDetails?.FunctionName).toBe('doubler');
     expect(result.getInvocationCount()).toBe(3);

@@ -78,8 +78,8 @@ describe('map', () => {
     expect(map).toMatchObject({ Id: '1', Type: 'CONTEXT', SubType: 'Map', Status: 'SUCCEEDED' });
     const items = runner
       .getOperation('double')
-      .getChildOperations()
-      .map((o) => o.getOperationData());
+      .getChildOperations()!
+      .map((o) => o.getOperationData()!);
     expect(items.map((o) => [o.Id, o.Name, o.SubType, o.ContextDetails?.Result])).toEqual([
       ['1-1', 'map-item-0', 'MapIteration', '60'],
       ['1-2', 'map-item-1', 'MapIteration', '20'],
@@ -207,7 +207,7 @@ describe('map', () => {
     expect(result.getInvocationCount()).toBe(3);
     const items = runner
       .getOperation('m')
-      .getChildOperations()
+      .getChildOperations()!
       .map((o) => o.getStoredOperation());
     expect(items.map((o) => [o.Id, o.Name])).toEqual([
       ['1-1', 'map-item-0'],
@@ -311,7 +311,7 @@ describe('map', () => {
       [255, 16],
       [255, 16],
     ]);
-    expect(runner.getOperation('map-item-0').getOperationData().ContextDetails?.Result).toBe('0xff');
+    expect(runner.getOperation('map-item-0').getOperationData()?.ContextDetails?.Result).toBe('0xff');
   });
 
   it('accepts AWS’s batch options: a custom BatchResult serdes (methods restored) and nesting', async () => {
@@ -333,7 +333,7 @@ describe('map', () => {
       [[3, 6], 'ALL_COMPLETED', 2, 'SUCCEEDED'],
       [[3, 6], 'ALL_COMPLETED', 2, 'SUCCEEDED'],
     ]);
-    expect(runner.getOperation('custom').getContextDetails().result).toMatchObject({ mine: true });
+    expect(runner.getOperation('custom').getContextDetails()?.result).toMatchObject({ mine: true });
   });
 
   it('completes early once minSuccessful items succeeded: later items never start', async () => {
@@ -572,8 +572,8 @@ describe('parallel', () => {
     expect(runner.getOperation('fan-out').getOperationData()).toMatchObject({ SubType: 'Parallel', Id: '1' });
     const branches = runner
       .getOperation('fan-out')
-      .getChildOperations()
-      .map((o) => o.getOperationData());
+      .getChildOperations()!
+      .map((o) => o.getOperationData()!);
     expect(branches.map((b) => [b.Id, b.Name, b.SubType])).toEqual([
       ['1-1', 'charge', 'ParallelBranch'],
       ['1-2', 'parallel-branch-1', 'ParallelBranch'],

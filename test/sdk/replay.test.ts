@@ -92,8 +92,8 @@ describe('replay', () => {
     expect(result.getStatus()).toBe('FAILED');
     // As on AWS: the run's error is the uncaught StepError.
     expect(result.getError()).toMatchObject({ errorType: 'StepError', errorMessage: 'bad', code: 'step_failed' });
-    expect(runner.getOperation('boom').getStepDetails().error).toMatchObject({ errorType: 'TypeError' });
-    expect(runner.getOperation('boom').getStepDetails().attempt).toBe(2);
+    expect(runner.getOperation('boom').getStepDetails()?.error).toMatchObject({ errorType: 'TypeError' });
+    expect(runner.getOperation('boom').getStepDetails()?.attempt).toBe(2);
   });
 
   it('gives child context operations nested ids and replays a finished context without running it', async () => {
@@ -122,10 +122,10 @@ describe('replay', () => {
     expect(
       runner
         .getOperation('outer')
-        .getChildOperations()
+        .getChildOperations()!
         .map((o) => o.getName()),
     ).toEqual(['x', 'inner']);
-    expect(runner.getOperation('outer').getContextDetails().result).toBe(6);
+    expect(runner.getOperation('outer').getContextDetails()?.result).toBe(6);
   });
 
   it('surfaces a failing child context as ChildContextError, also on replay', async () => {

@@ -26,7 +26,7 @@ describe('step timeout', () => {
     expect(result.getResult()).toBe('done on 2');
     expect(aborted).toHaveLength(1);
     expect((aborted[0] as { code?: string }).code).toBe('step_timeout');
-    expect(runner.getOperation('fetch').getStepDetails().attempt).toBe(2);
+    expect(runner.getOperation('fetch').getStepDetails()?.attempt).toBe(2);
     expect(result.getInvocationCount()).toBe(2);
   });
 
@@ -39,7 +39,7 @@ describe('step timeout', () => {
     expect(result.getStatus()).toBe('FAILED');
     // As on AWS: the run's error is the uncaught StepError; the step's own record names the timeout.
     expect(result.getError()).toMatchObject({ code: 'step_timeout', errorType: 'StepError' });
-    expect(runner.getOperation('stuck').getStepDetails().error).toMatchObject({ errorType: 'StepTimeoutError' });
+    expect(runner.getOperation('stuck').getStepDetails()?.error).toMatchObject({ errorType: 'StepTimeoutError' });
     expect(result.getError()?.errorMessage).toContain('timed out after 1s');
   });
 

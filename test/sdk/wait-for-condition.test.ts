@@ -61,7 +61,7 @@ describe('waitForCondition', () => {
     expect(offsets(result.getInvocations())).toEqual([0, 5, 15, 35]);
     const op = runner.getOperation('job');
     expect(op.getType()).toBe('STEP');
-    expect(op.getOperationData().SubType).toBe('WaitForCondition');
+    expect(op.getOperationData()?.SubType).toBe('WaitForCondition');
     expect(op.getStepDetails()).toMatchObject({ attempt: 4, result: { polls: 4 } });
   });
 
@@ -261,6 +261,10 @@ describe('waitForCondition', () => {
     const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
     expect(result.getStatus()).toBe('FAILED');
     expect(result.getError()?.code).toBe('non_deterministic');
+    expect(result.getError()?.errorMessage).toBe(
+      '[Unrecoverable Execution] Non-deterministic execution detected: Operation subtype mismatch for step "1". ' +
+        'Expected subtype "Step", but got "WaitForCondition". This indicates non-deterministic control flow in your workflow code.',
+    );
   });
 
   it('refuses bad arguments with InvalidArgumentError naming the field', async () => {

@@ -71,7 +71,7 @@ describe('withRetry', () => {
       SubType: 'WithRetry',
       Status: 'SUCCEEDED',
     });
-    const children = loop.getChildOperations().map((op) => op.getOperationData());
+    const children = loop.getChildOperations()!.map((op) => op.getOperationData()!);
     expect(children.map((op) => [op.Id, op.Type, op.Name, op.Status])).toEqual([
       ['1-1', 'CONTEXT', 'charge-attempt-1', 'FAILED'],
       ['1-2', 'WAIT', 'charge-backoff-1', 'SUCCEEDED'],
@@ -79,7 +79,7 @@ describe('withRetry', () => {
       ['1-4', 'WAIT', 'charge-backoff-2', 'SUCCEEDED'],
       ['1-5', 'CONTEXT', 'charge-attempt-3', 'SUCCEEDED'],
     ]);
-    expect(runner.getOperation('charge-backoff-2').getWaitDetails().waitSeconds).toBe(20);
+    expect(runner.getOperation('charge-backoff-2').getWaitDetails()?.waitSeconds).toBe(20);
     // Fresh ids per attempt: the step of attempt 2 is 1-3-1.
     expect(runner.getOperation('reserve', 1).getId()).toBe('1-3-1');
   });
@@ -210,7 +210,7 @@ describe('withRetry', () => {
     const first = runner.getOperation('direct-attempt-1');
     expect(first.getOperationData()).toMatchObject({ Id: '1', SubType: 'WithRetryAttempt', Status: 'FAILED' });
     expect(first.getParentId()).toBeUndefined();
-    expect(runner.getOperation('direct-backoff-1').getWaitDetails().waitSeconds).toBe(10);
+    expect(runner.getOperation('direct-backoff-1').getWaitDetails()?.waitSeconds).toBe(10);
     expect(runner.getOperation('direct-attempt-2').getId()).toBe('3');
   });
 

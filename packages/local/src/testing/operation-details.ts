@@ -127,5 +127,6 @@ export function chainedInvokeDetailsOf<T>(op: Operation): ChainedInvokeDetails<T
   } catch (cause) {
     throw new Error('Could not parse result for invoke details', { cause });
   }
-  return { error: toTestError(d?.Error), result };
+  // An invoked function's failure reaches AWS's service with the stack Lambda reported for it.
+  return { error: toTestError(d?.Error, { keepStack: true }), result };
 }

@@ -58,8 +58,9 @@ const RESPONSE: CallbackResponse = Object.freeze({ $metadata: Object.freeze({}) 
 /**
  * One operation of a run, as the test runner shows it (AWS's `DurableOperation`). A handle taken
  * before `run` (by name or index) looks the operation up when asked. Like AWS's, the simple
- * getters answer undefined while the run has no such operation; the detail getters and
- * `getOperationData` throw, naming the handle.
+ * getters, the detail getters and `getOperationData` answer undefined while the run has no such
+ * operation (a detail getter of the wrong type throws); `getStoredOperation` and the callback
+ * senders throw, naming the handle.
  */
 export class DurableOperation<TResult = unknown> {
   constructor(
@@ -82,8 +83,9 @@ export class DurableOperation<TResult = unknown> {
    * The operation as AWS's testing package returns it (`Date` timestamps, AWS's fields), our own
    * fields non-enumerable beside them (see {@link TestOperation}).
    */
-  getOperationData(): TestOperation {
-    return toTestOperation(this.stored());
+  getOperationData(): TestOperation | undefined {
+    const op = this.resolve();
+    return op && toTestOperation(op);
   }
 
   /** The operation as our engine stores it (epoch-ms timestamps, our extra fields). */
@@ -148,30 +150,35 @@ export class DurableOperation<TResult = unknown> {
   }
 
   /** The step's attempts, result (JSON-parsed when it is JSON) and error. */
-  getStepDetails<T = TResult>(): StepDetails<T> {
-    return stepDetailsOf<T>(this.expectType('STEP'));
+  getStepDetails<T = TResult>(): StepDetails<T> | undefined {
+    const op = this.ofType('STEP');
+    return op && stepDetailsOf<T>(op);
   }
 
   /** The wait's length and end. */
-  getWaitDetails(): WaitDetails {
-    return waitDetailsOf(this.expectType('WAIT'));
+  getWaitDetails(): WaitDetails | undefined {
+    const op = this.ofType('WAIT');
+    return op && waitDetailsOf(op);
   }
 
   /** The child context's result or error. */
-  getContextDetails<T = TResult>(): ContextDetails<T> {
-    return contextDetailsOf<T>(this.expectType('CONTEXT'));
+  getContextDetails<T = TResult>(): ContextDetails<T> | undefined {
+    const op = this.ofType('CONTEXT');
+    return op && contextDetailsOf<T>(op);
   }
 
   /** The chained invoke's result or error. */
-  getChainedInvokeDetails<T = TResult>(): ChainedInvokeDetails<T> {
-    const op = this.stored();
+  getChainedInvokeDetails<T = TResult>(): ChainedInvokeDetails<T> | undefined {
+    const op = this.resolve();
+    if (!op) return undefined;
     if (op.Type !== 'CHAINED_INVOKE') throw new Error(`Operation type ${op.Type} is not INVOKE`);
     return chainedInvokeDetailsOf<T>(op);
   }
 
   /** The operations directly inside this one (a child context's). */
-  getChildOperations(): DurableOperation[] {
-    const id = this.stored().Id;
+  getChildOperations(): DurableOperation[] | undefined {
+    const id = this.resolve()?.Id;
+    if (id === undefined) return undefined;
     return this.source
       .operations()
       .filter((op) => op.ParentId === id)
@@ -179,13 +186,13 @@ export class DurableOperation<TResult = unknown> {
   }
 
   /** The callback's id and outcome (for a waitForCallback: its inner callback's). */
-  getCallbackDetails<T = TResult>(): CallbackDetails<T> {
-    return callbackDetailsOf<T>(this.callbackOperation());
+  getCallbackDetails<T = TResult>(): CallbackDetails<T> | undefined {
+    return this.resolve() ? callbackDetailsOf<T>(this.callbackOperation()) : undefined;
   }
 
   /** Completes this callback (or a waitForCallback's) with a result string. */
   async sendCallbackSuccess(result?: string): Promise<CallbackResponse> {
-    const id = this.getCallbackDetails().callbackId;
+    const id = this.callbackId();
     await this.require('sendCallbackSuccess')(id, result);
     return RESPONSE;
   }
@@ -196,14 +203,14 @@ export class DurableOperation<TResult = unknown> {
    * or an `Error`.
    */
   async sendCallbackFailure(error?: CallbackFailureInput): Promise<CallbackResponse> {
-    const id = this.getCallbackDetails().callbackId;
+    const id = this.callbackId();
     await this.require('sendCallbackFailure')(id, toCallbackError(error));
     return RESPONSE;
   }
 
   /** Sends a heartbeat to this callback (or a waitForCallback's). */
   async sendCallbackHeartbeat(): Promise<CallbackResponse> {
-    const id = this.getCallbackDetails().callbackId;
+    const id = this.callbackId();
     this.source.hold?.(() => this.resolve());
     await this.require('sendCallbackHeartbeat')(id);
     return RESPONSE;
@@ -284,9 +291,15 @@ export class DurableOperation<TResult = unknown> {
     return fn.bind(this.source) as NonNullable<OperationSource[K]>;
   }
 
-  private expectType(type: OperationType): Operation {
-    const op = this.stored();
-    if (op.Type !== type) throw new Error(`Operation type ${op.Type} is not ${type}`);
+  /** The operation, or undefined while the run has none; a wrong type throws (AWS's rules). */
+  private ofType(type: OperationType): Operation | undefined {
+    const op = this.resolve();
+    if (op && op.Type !== type) throw new Error(`Operation type ${op.Type} is not ${type}`);
     return op;
+  }
+
+  /** The id to complete: a missing operation or one with no callback throws, naming it. */
+  private callbackId(): string {
+    return callbackDetailsOf(this.callbackOperation()).callbackId;
   }
 }

@@ -16,6 +16,12 @@ export interface TestResultError {
 export interface TestError extends TestResultError {
   /** Our stable error code (`step_failed`, `callback_timeout`...), when the error has one. */
   readonly code: string | undefined;
+  /**
+   * The stack our SDK recorded where the error was thrown (the dashboard, API and CLI show it).
+   * `stackTrace` itself stays undefined, as AWS's SDK records none, so assertions written for
+   * AWS's runner hold.
+   */
+  readonly recordedStackTrace: string[] | undefined;
 }
 
 /**
@@ -29,16 +35,24 @@ export function withHidden<T extends object, E extends object>(target: T, extras
   return target as T & E;
 }
 
-/** A stored error in the shape tests assert on (AWS's fields, our code hidden). */
-export function toTestError(error: ErrorObject | undefined): TestError | undefined {
+/**
+ * A stored error in the shape tests assert on: AWS's fields with AWS's values (no stack trace:
+ * AWS's SDK records none; `keepStack` where AWS shows one, an invoked function's failure), our
+ * code and recorded stack hidden beside them.
+ */
+export function toTestError(
+  error: ErrorObject | undefined,
+  options: { keepStack?: boolean } = {},
+): TestError | undefined {
   if (!error) return undefined;
+  const stack = error.StackTrace === undefined ? undefined : [...error.StackTrace];
   return withHidden(
     {
       errorMessage: error.ErrorMessage,
       errorType: error.ErrorType,
       errorData: error.ErrorData,
-      stackTrace: error.StackTrace === undefined ? undefined : [...error.StackTrace],
+      stackTrace: options.keepStack ? stack : undefined,
     },
-    { code: error.ErrorCode },
+    { code: error.ErrorCode, recordedStackTrace: stack },
   );
 }
