@@ -41,7 +41,8 @@ beforeAll(() => {
   const assembly = app.synth();
   template = Template.fromJSON(assembly.getStackByName(stack.stackName).template);
   report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as ValidationReport;
-}, 60_000);
+  // A synth with cdk-nag takes ~15-40 s on two loaded cores: far above that, never near it.
+}, 240_000);
 
 describe('cdk-nag AwsSolutions', () => {
   it('ran, and left no unacknowledged finding', () => {
@@ -192,5 +193,5 @@ describe('the nag check is live', () => {
     role.addToPolicy(new iam.PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     expect(() => app.synth()).toThrow(/AwsSolutions-IAM5/);
-  });
+  }, 240_000);
 });

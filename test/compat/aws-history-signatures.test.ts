@@ -272,16 +272,7 @@ const withoutField =
       where(signature) ? { ...signature, fields: signature.fields.filter((f) => f !== field) } : signature,
     );
 
-const TIMED_OUT_CALLBACK: Known = {
-  reason:
-    "our engine stores a timed-out callback's error with its type (CallbackTimeoutError) and our stable code; " +
-    "AWS's checkpoint server stores a message only",
-  normalize: withoutField('CallbackTimedOutDetails.Error.Payload.ErrorType'),
-};
-
 const KNOWN: Record<string, Known> = {
-  'callback times out': TIMED_OUT_CALLBACK,
-  'waitForCallback times out': TIMED_OUT_CALLBACK,
   waitForCondition: {
     reason:
       'a step keeps only its latest state: the state each earlier check of a waitForCondition returned ' +

@@ -16,7 +16,7 @@ function changingHandler(
 }
 
 describe('non-determinism', () => {
-  it('fails the run with non_deterministic and AWS\'s error when a recorded position holds another operation type', async () => {
+  it("fails the run with non_deterministic and AWS's error when a recorded position holds another operation type", async () => {
     const handler = changingHandler(
       async (ctx) => {
         await ctx.step('charge', async () => 1);

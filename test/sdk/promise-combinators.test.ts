@@ -201,7 +201,7 @@ describe('context.promise.all', () => {
 });
 
 describe('context.promise.allSettled', () => {
-  it('records every outcome; a reason is stored with AWS\'s keys only and comes back as an Error with its name and message, live and on replay', async () => {
+  it("records every outcome; a reason is stored with AWS's keys only and comes back as an Error with its name and message, live and on replay", async () => {
     const seen: PromiseSettledResult<unknown>[][] = [];
     const handler = withDurableExecution(async (_e, ctx) => {
       const results = await ctx.promise.allSettled('settled', [

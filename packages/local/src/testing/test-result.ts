@@ -71,7 +71,7 @@ export class DurableTestResult<TResult = unknown> {
           errorType: undefined,
           stackTrace: undefined,
         },
-        { code: undefined },
+        { code: undefined, recordedStackTrace: undefined },
       )
     );
   }

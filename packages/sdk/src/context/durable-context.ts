@@ -179,15 +179,21 @@ export class DurableContextImpl implements DurableContext {
 
   private loggingContext(): DurableLoggingContext {
     const runtime = this.scope.runtime;
-    const requestId = this.scope.lambdaContext.awsRequestId ?? '';
+    const lambdaContext: LambdaContextLike & { tenantId?: string } = this.scope.lambdaContext;
+    const requestId = lambdaContext.awsRequestId ?? '';
     return {
       getDurableLogData: (): DurableLogData => {
         const active = activeContext();
-        const data: DurableLogData = { executionArn: runtime.invocation.runId, requestId };
-        if (active && active.contextId !== 'root') {
-          data.operationId = active.contextId;
-          if (active.operationName !== undefined) data.operationName = active.operationName;
-        }
+        const inOperation = active !== undefined && active.contextId !== 'root';
+        // AWS's keys: these four are always there (undefined when unknown), so a custom
+        // logger's `toEqual` on them holds on both SDKs.
+        const data: DurableLogData = {
+          executionArn: runtime.invocation.runId,
+          requestId,
+          tenantId: lambdaContext.tenantId,
+          operationId: inOperation ? active.contextId : undefined,
+        };
+        if (inOperation && active.operationName !== undefined) data.operationName = active.operationName;
         if (active?.attempt !== undefined) data.attempt = active.attempt;
         return data;
       },

@@ -84,3 +84,45 @@ export function withStackTrace(stored: ErrorObject, error: unknown): ErrorObject
   if (typeof stack !== 'string' || stack.length === 0 || error instanceof DurableOperationError) return stored;
   return { ...stored, StackTrace: stack.split('\n').slice(0, 50) };
 }
+
+/** The `ErrorType`s AWS rebuilds as their durable error class when reading a batch's errors back. */
+const DURABLE_ERROR_TYPES: ReadonlySet<string> = new Set([
+  'StepError',
+  'CallbackError',
+  'CallbackExternalError',
+  'CallbackTimeoutError',
+  'CallbackSubmitterError',
+  'InvokeError',
+  'ChildContextError',
+  'PromiseCombinatorError',
+  'WaitForConditionError',
+]);
+
+/**
+ * A failed batch item's error as AWS's handler sees it: AWS stores the batch result with each
+ * error's whole cause chain and reads it back level by level (a durable error rebuilt from its
+ * stored fields, the next level as its cause), live and on replay. The rebuilt chain is one
+ * level deeper than the error it came from (the last level's rebuild brings its own synthesized
+ * cause); doing the same round trip in memory gives the same chain while the stored summary
+ * stays ours. Each level keeps our code.
+ */
+export function asAwsBatchItemError<E extends Error>(error: E): E {
+  return roundTrip(error, 0) as E;
+}
+
+function roundTrip(error: Error, depth: number): Error {
+  const stored =
+    error instanceof DurableOperationError
+      ? error.toErrorObject()
+      : { ErrorType: String(error.name), ErrorMessage: String(error.message) };
+  let rebuilt: Error;
+  if (stored.ErrorType !== undefined && DURABLE_ERROR_TYPES.has(stored.ErrorType)) {
+    rebuilt = DurableOperationError.fromErrorObject(stored);
+  } else {
+    rebuilt = new Error(stored.ErrorMessage);
+    rebuilt.name = stored.ErrorType || 'Error';
+    rebuilt.stack = undefined;
+  }
+  if (error.cause instanceof Error && depth < 16) rebuilt.cause = roundTrip(error.cause, depth + 1);
+  return withCode(rebuilt, codeOf(error));
+}

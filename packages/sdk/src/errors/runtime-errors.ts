@@ -2,7 +2,8 @@ import { ErrorCode } from './codes';
 
 /** What users see as the name of a runtime fault, by code; AWS reports a plain `Error` for misuse. */
 const FAULT_NAMES: Readonly<Record<string, string>> = {
-  [ErrorCode.NON_DETERMINISTIC]: 'NonDeterministicError',
+  // AWS's class name, so a run's stored error reads the same on both SDKs.
+  [ErrorCode.NON_DETERMINISTIC]: 'NonDeterministicExecutionError',
   [ErrorCode.CONTEXT_MISUSE]: 'Error',
 };
 
@@ -42,4 +43,27 @@ export class AttemptFailure extends Error {
     super(message, options);
     this.name = ATTEMPT_FAILURE_NAMES[code] ?? 'AttemptFailure';
   }
+}
+
+/** What a replay found different from the record at an operation's id (AWS checks them in this order). */
+export type ReplayMismatch = 'type' | 'name' | 'subtype';
+
+/**
+ * The fault of a replay that took another operation than the one recorded at `id`, with AWS's
+ * message for the same mismatch (`[Unrecoverable Execution] Non-deterministic execution
+ * detected: ...`), so the run's stored error is the same on both SDKs. Code `non_deterministic`.
+ */
+export function nonDeterministicFault(
+  id: string,
+  mismatch: ReplayMismatch,
+  expected: string | undefined,
+  got: string | undefined,
+): DurableRuntimeFault {
+  const shown = (value: string | undefined) => (mismatch === 'name' ? (value ?? 'undefined') : String(value));
+  return new DurableRuntimeFault(
+    ErrorCode.NON_DETERMINISTIC,
+    `[Unrecoverable Execution] Non-deterministic execution detected: Operation ${mismatch} mismatch for step "${id}". ` +
+      `Expected ${mismatch} "${shown(expected)}", but got "${shown(got)}". ` +
+      'This indicates non-deterministic control flow in your workflow code.',
+  );
 }

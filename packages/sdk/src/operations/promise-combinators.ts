@@ -1,7 +1,7 @@
 import { parseName } from '../config';
 import type { Scope } from '../context/scope';
 import { describe } from '../duration';
-import { codeOf, ErrorCode, withCode } from '../errors/codes';
+import { ErrorCode, withCode } from '../errors/codes';
 import { PromiseCombinatorError } from '../errors/durable-errors';
 import { InvalidArgumentError } from '../errors/invalid-argument';
 import { defaultSerdes } from '../serdes/checked';
@@ -145,22 +145,25 @@ const allSerdes: Serdes<unknown[]> = {
   },
 };
 
-/** A rejection reason as `allSettled` stores it (AWS's: an Error keeps its name, message and stack). */
+/**
+ * A rejection reason as `allSettled` stores it (AWS's: an Error keeps its name, message and
+ * stack). `code` is only in runs recorded by earlier versions of this SDK.
+ */
 type StoredReason = { name: string; message: string; stack?: string; code?: string };
 
 /**
  * `allSettled`'s outcomes (AWS's error-aware serdes): an Error reason is stored as its name,
- * message and stack (and our code) and comes back as an Error with those, live and on replay.
+ * message and stack and comes back as an Error with those, live and on replay.
  */
 const settledSerdes: Serdes<PromiseSettledResult<unknown>[]> = {
   serialize(results, context) {
     if (results === undefined) return undefined;
     const stored = results.map((r) => {
       if (r.status !== 'rejected' || !(r.reason instanceof Error)) return r;
+      // Exactly AWS's keys: our code stays on the live error only, so the stored form (and the
+      // reason rebuilt on replay) reads the same on both SDKs.
       const reason: StoredReason = { message: r.reason.message, name: r.reason.name };
       if (r.reason.stack !== undefined) reason.stack = r.reason.stack;
-      const code = codeOf(r.reason);
-      if (code !== undefined) reason.code = code;
       return { ...r, reason };
     });
     return defaultSerdes.serialize(stored, context) as string | undefined;

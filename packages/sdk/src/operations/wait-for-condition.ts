@@ -3,11 +3,10 @@ import { parseConfigObject, parseSerdes } from '../config';
 import { runInContext } from '../context/active-context';
 import type { Scope } from '../context/scope';
 import { describe, durationToMs, formatMs, ONE_YEAR_MS } from '../duration';
-import { ErrorCode } from '../errors/codes';
 import { WaitForConditionError } from '../errors/durable-errors';
 import { storedFailure, toErrorObject } from '../errors/error-object';
 import { InvalidArgumentError } from '../errors/invalid-argument';
-import { DurableRuntimeFault } from '../errors/runtime-errors';
+import { nonDeterministicFault } from '../errors/runtime-errors';
 import { createLogger, requestIdOf } from '../logger';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import type { Serdes, SerdesContext } from '../types/serdes';
@@ -107,12 +106,7 @@ export async function runWaitForCondition<T>(scope: Scope, args: readonly unknow
 
   let record = runtime.find(id, 'STEP', p.name);
   if (record && record.SubType !== WAIT_FOR_CONDITION_SUBTYPE) {
-    throw runtime.fail(
-      new DurableRuntimeFault(
-        ErrorCode.NON_DETERMINISTIC,
-        `non-deterministic replay at operation ${id}: recorded a step (${record.SubType ?? 'no SubType'}), now a waitForCondition`,
-      ),
-    );
+    throw runtime.fail(nonDeterministicFault(id, 'subtype', record.SubType, WAIT_FOR_CONDITION_SUBTYPE));
   }
   for (;;) {
     switch (record?.Status) {

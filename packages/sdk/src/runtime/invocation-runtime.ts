@@ -9,9 +9,8 @@ import {
   type OperationType,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
-import { ErrorCode } from '../errors/codes';
 import { toErrorObject } from '../errors/error-object';
-import { DurableRuntimeFault } from '../errors/runtime-errors';
+import { DurableRuntimeFault, nonDeterministicFault } from '../errors/runtime-errors';
 import { createLogger } from '../logger';
 import { NO_PLUGINS, type PluginRunner } from '../plugins/runner';
 import type { DurableLogger, LogSink } from '../types/logger';
@@ -128,18 +127,18 @@ export class InvocationRuntime {
    */
   find(id: string, type: OperationType, name: string | undefined, subType?: string): Operation | undefined {
     const op = this.ops.get(id);
+    // A SubType is compared only when both sides have one: records of earlier versions (and
+    // callers that do not name theirs) replay as before.
     const otherSubType = subType !== undefined && op?.SubType !== undefined && op.SubType !== subType;
     if (op && (op.Type !== type || op.Name !== name || otherSubType)) {
-      // The SubType is named only when it is what tells the two apart.
-      const showSubType = otherSubType && op.Type === type;
-      const recorded = describeOp(op.Type, op.Name, showSubType ? op.SubType : undefined);
-      const now = describeOp(type, name, showSubType ? subType : undefined);
-      throw this.fail(
-        new DurableRuntimeFault(
-          ErrorCode.NON_DETERMINISTIC,
-          `non-deterministic replay at operation ${id}: recorded ${recorded}, now ${now}`,
-        ),
-      );
+      // AWS's order: the type first, then the name, then the SubType.
+      const fault =
+        op.Type !== type
+          ? nonDeterministicFault(id, 'type', op.Type, type)
+          : op.Name !== name
+            ? nonDeterministicFault(id, 'name', op.Name, name)
+            : nonDeterministicFault(id, 'subtype', op.SubType, subType);
+      throw this.fail(fault);
     }
     this.toReplay.delete(id);
     // A context still running is re-entered, not new work: its children replay inside it.
@@ -318,11 +317,6 @@ function replayableIds(operations: readonly Operation[]): Set<string> {
     return false;
   };
   return new Set(operations.filter((op) => op.Type !== 'EXECUTION' && !insideFinished(op)).map((op) => op.Id));
-}
-
-function describeOp(type: OperationType, name: string | undefined, subType?: string): string {
-  const kind = subType === undefined ? type : `${type}/${subType}`;
-  return name === undefined ? `${kind} (unnamed)` : `${kind} "${name}"`;
 }
 
 /** A promise that never settles: the awaiting code belongs to an invocation that has ended. */

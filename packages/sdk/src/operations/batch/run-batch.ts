@@ -4,7 +4,7 @@ import type { Scope } from '../../context/scope';
 import { describe } from '../../duration';
 import { ErrorCode } from '../../errors/codes';
 import type { ChildContextError } from '../../errors/durable-errors';
-import { contextFailure, toErrorObject } from '../../errors/error-object';
+import { asAwsBatchItemError, contextFailure, toErrorObject } from '../../errors/error-object';
 import { InvalidArgumentError } from '../../errors/invalid-argument';
 import { defaultSerdes, deserializeChecked } from '../../serdes/checked';
 import { type BatchItem, type BatchResult, NestingType } from '../../types/batch';
@@ -329,8 +329,9 @@ async function buildResult<TOutput>(
       const context = { entityId: id, durableExecutionArn: runtime.invocation.runId };
       all.push({ index, status, result: await deserializeChecked(plan.itemSerdes, data, context) });
     } else if (status === BatchItemStatus.FAILED) {
-      // AWS's: a failed item's error is the ChildContextError of its child context.
-      all.push({ index, status, error: contextFailure(item.error) as ChildContextError });
+      // AWS's: a failed item's error is the ChildContextError of its child context, with the
+      // cause chain AWS's stored batch result reads back (the same live and on replay).
+      all.push({ index, status, error: asAwsBatchItemError(contextFailure(item.error) as ChildContextError) });
     } else {
       all.push({ index, status });
     }
