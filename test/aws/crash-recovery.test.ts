@@ -49,13 +49,18 @@ describe('a handler process killed with SIGKILL mid-step', () => {
     let output = '';
     worker.stdout?.on('data', (d) => (output += String(d)));
     worker.stderr?.on('data', (d) => (output += String(d)));
-    // The step has run long enough for its START to be stored (the lazy START, after ~1 s).
-    await until(async () => (await store.getOperation(runId, '2'))?.Status === 'STARTED', 60_000).catch(() => {
+    // The step's START is stored (before its body, by default) and its body has begun: its line
+    // may reach us after the START does, so both are awaited.
+    await until(
+      async () => output.includes('STEP_RUNNING') && (await store.getOperation(runId, '2'))?.Status === 'STARTED',
+      60_000,
+    ).catch(() => {
       throw new Error(`the worker never got into the step:\n${output}`);
     });
-    expect(output).toContain('STEP_RUNNING');
+    expect(worker.exitCode).toBeNull();
+    const exited = new Promise((resolve) => worker?.once('exit', resolve));
     worker.kill('SIGKILL');
-    await new Promise((resolve) => worker?.once('exit', resolve));
+    await exited;
 
     // Nothing but the safety wake-up brings the run back: the one the dead invocation requested.
     const wakeUps = readFileSync(wakeFile, 'utf8')
