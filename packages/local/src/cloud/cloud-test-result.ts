@@ -1,11 +1,21 @@
 import type { InvocationWire, RunWire } from '@durable-lambda/api';
 import type { AwsHistoryEvent } from '@durable-lambda/engine';
 import type { Operation, OperationStatus } from '@durable-lambda/protocol';
-import { printOperations } from '../testing/result-print';
 import { CloudDurableOperation } from './cloud-operation';
 import { CloudRunState } from './cloud-run-state';
 import type { CloudExecutionStatus, CloudInvocation, CloudPrintConfig, CloudTestResultError } from './cloud-types';
 import { executionStatus, testErrorFromWire } from './from-wire';
+
+const ALL_COLUMNS: Required<CloudPrintConfig> = {
+  parentId: true,
+  name: true,
+  type: true,
+  subType: true,
+  status: true,
+  startTime: true,
+  endTime: true,
+  duration: true,
+};
 
 /**
  * What `CloudDurableTestRunner.run` returns: AWS's `TestResult`, read from the run as the control
@@ -92,6 +102,26 @@ export class CloudTestResult<TResult = unknown> {
 
   /** Prints a table of the operations (AWS's columns) with `console.table`. */
   print(config?: CloudPrintConfig): void {
-    printOperations(this.getOperations(), config);
+    const operations = this.getOperations();
+    if (operations.length === 0) {
+      console.log('No operations found.');
+      return;
+    }
+    const columns = { ...ALL_COLUMNS, ...config };
+    const rows = operations.map((op) => {
+      const start = op.getStartTimestamp();
+      const end = op.getEndTimestamp();
+      const row: Record<string, string> = {};
+      if (columns.parentId) row.parentId = op.getParentId() ?? '-';
+      if (columns.name) row.name = op.getName() ?? '-';
+      if (columns.type) row.type = op.getType() ?? '-';
+      if (columns.subType) row.subType = op.getSubType() ?? '-';
+      if (columns.status) row.status = op.getStatus() ?? '-';
+      if (columns.startTime) row.startTime = start ? start.toISOString() : '-';
+      if (columns.endTime) row.endTime = end ? end.toISOString() : '-';
+      if (columns.duration) row.duration = start && end ? `${end.getTime() - start.getTime()}ms` : '-';
+      return row;
+    });
+    console.table(rows);
   }
 }

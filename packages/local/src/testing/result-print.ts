@@ -1,13 +1,4 @@
-/** What a row is read from: an operation of the local or the cloud runner. */
-export interface PrintableOperation {
-  getParentId(): string | undefined;
-  getName(): string | undefined;
-  getType(): string | undefined;
-  getSubType(): string | undefined;
-  getStatus(): string | undefined;
-  getStartTimestamp(): Date | undefined;
-  getEndTimestamp(): Date | undefined;
-}
+import type { DurableOperation } from './operation-view';
 
 /** Which columns `print` shows (each default true), as AWS's testing package takes them. */
 export interface PrintConfig {
@@ -33,7 +24,7 @@ const ALL: Required<PrintConfig> = {
 };
 
 /** The rows `print` hands `console.table`: AWS's columns, `-` where a value is missing. */
-export function printRows(operations: readonly PrintableOperation[], config?: PrintConfig): Record<string, string>[] {
+export function printRows(operations: readonly DurableOperation[], config?: PrintConfig): Record<string, string>[] {
   const show = { ...ALL, ...config };
   return operations.map((op) => {
     const start = op.getStartTimestamp();
@@ -52,7 +43,7 @@ export function printRows(operations: readonly PrintableOperation[], config?: Pr
 }
 
 /** Prints the operations as AWS's `TestResult.print` does: a `console.table`, or a line when there are none. */
-export function printOperations(operations: readonly PrintableOperation[], config?: PrintConfig): void {
+export function printOperations(operations: readonly DurableOperation[], config?: PrintConfig): void {
   if (operations.length === 0) {
     console.log('No operations found.');
     return;
