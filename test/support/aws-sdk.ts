@@ -18,15 +18,20 @@ let loaded: Promise<AwsDurableSdk> | undefined;
  * bench devDependency), then the root. The ESM entry, as AWS's testing package loads it.
  */
 export function importAwsSdk(): Promise<AwsDurableSdk> {
-  loaded ??= load();
+  loaded ??= importBenchPackage<AwsDurableSdk>(NAME);
   return loaded;
 }
 
-async function load(): Promise<AwsDurableSdk> {
+/**
+ * A package the bench installs (AWS's SDK, its testing package, Powertools), from bench/node_modules
+ * first, then the root, by its ESM entry: the one AWS's testing package's own imports resolve to, so
+ * both share one module instance.
+ */
+export async function importBenchPackage<T>(name: string): Promise<T> {
   for (const root of [join(ROOT, 'bench'), ROOT]) {
     let main: string;
     try {
-      main = createRequire(join(root, 'package.json')).resolve(NAME);
+      main = createRequire(join(root, 'package.json')).resolve(name);
     } catch {
       continue;
     }
@@ -37,7 +42,7 @@ async function load(): Promise<AwsDurableSdk> {
       module?: string;
     };
     const entry = pkg.exports?.['.']?.import ?? pkg.module ?? main;
-    return (await import(pathToFileURL(join(dir, entry)).href)) as AwsDurableSdk;
+    return (await import(pathToFileURL(join(dir, entry)).href)) as T;
   }
-  throw new Error(`${NAME} is not installed: run \`npm install\` in bench/ (it is a bench devDependency)`);
+  throw new Error(`${name} is not installed: run \`npm install\` in bench/ (it is a bench devDependency)`);
 }
