@@ -40,6 +40,7 @@ export { DURABLE_ENTRY, finishOpened, getDurableEntry, withDurableExecution } fr
 export type { RetryableFunc, WithRetryConfig } from './helpers/with-retry';
 export { withRetry } from './helpers/with-retry';
 export { jsonLineSink } from './logger';
+export { PATCH_SUBTYPE } from './operations/patch';
 export { createWaitStrategy } from './operations/wait-strategy';
 export * from './retry';
 export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';

@@ -10,6 +10,7 @@ import { runParallel } from '../operations/batch/parallel';
 import { runCreateCallback, runWaitForCallback } from '../operations/callback';
 import { runChildContext } from '../operations/child-context';
 import { runInvoke } from '../operations/invoke';
+import { runDeprecatePatch, runPatched } from '../operations/patch';
 import { createPromiseCombinators } from '../operations/promise-combinators';
 import { runStep } from '../operations/step';
 import { runWait } from '../operations/wait';
@@ -106,6 +107,16 @@ export class DurableContextImpl implements DurableContext {
     return this.start('parallel', () => runParallel<TOutput>(this.scope, args));
   }
 
+  patched(...args: unknown[]): boolean {
+    this.refuseMisuse('patched');
+    return runPatched(this.scope, args);
+  }
+
+  deprecatePatch(...args: unknown[]): void {
+    this.refuseMisuse('deprecatePatch');
+    runDeprecatePatch(this.scope, args);
+  }
+
   get promise(): DurablePromiseCombinators {
     // AWS's combinators run through runInChildContext, so misuse is reported under that name.
     this.combinators ??= createPromiseCombinators(this.scope, (run) => this.start('runInChildContext', run));
@@ -159,22 +170,31 @@ export class DurableContextImpl implements DurableContext {
    * message; the operation never settles, as the invocation has ended.
    */
   private start<T>(operation: string, run: () => Promise<T>): DurablePromise<T> {
-    const active = activeContext();
-    const own = this.scope.parentId ?? 'root';
-    if (active && active.contextId !== own) {
-      this.scope.runtime.failAfterQueued(
-        new DurableRuntimeFault(
-          ErrorCode.CONTEXT_MISUSE,
-          `Context usage error in "${operation}": You are using a parent or sibling context instead of the current child context. Expected context ID: "${active.contextId}", but got: "${this.scope.parentId}". When inside runInChildContext(), you must use the child context parameter, not the parent context.`,
-        ),
-      );
-      return new DurablePromise(() => new Promise<T>(noop));
-    }
+    if (this.misuse(operation)) return new DurablePromise(() => new Promise<T>(noop));
     const started = run();
     // The outcome reaches whoever awaits the DurablePromise; an operation nobody awaits must
     // not surface as an unhandled rejection.
     started.catch(noop);
     return new DurablePromise(() => started);
+  }
+
+  /** The misuse fault (the run is failing with it), or undefined when this context may be used here. */
+  private misuse(operation: string): DurableRuntimeFault | undefined {
+    const active = activeContext();
+    const own = this.scope.parentId ?? 'root';
+    if (!active || active.contextId === own) return undefined;
+    return this.scope.runtime.failAfterQueued(
+      new DurableRuntimeFault(
+        ErrorCode.CONTEXT_MISUSE,
+        `Context usage error in "${operation}": You are using a parent or sibling context instead of the current child context. Expected context ID: "${active.contextId}", but got: "${this.scope.parentId}". When inside runInChildContext(), you must use the child context parameter, not the parent context.`,
+      ),
+    );
+  }
+
+  /** For the synchronous operations: misuse throws, as there is no promise to leave unsettled. */
+  private refuseMisuse(operation: string): void {
+    const fault = this.misuse(operation);
+    if (fault) throw fault;
   }
 
   private loggingContext(): DurableLoggingContext {

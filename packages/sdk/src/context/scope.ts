@@ -76,8 +76,18 @@ export class Scope {
 
   /** The id of the next operation started in this scope. */
   nextId(): string {
+    const id = this.peekId();
     this.counter++;
-    return this.parentId === undefined ? String(this.counter) : `${this.parentId}-${this.counter}`;
+    return id;
+  }
+
+  /**
+   * The id the next operation of this scope will get, without taking it: a patch check that
+   * finds an older run's operation there must leave the id to it (see `context.patched`).
+   */
+  peekId(): string {
+    const next = this.counter + 1;
+    return this.parentId === undefined ? String(next) : `${this.parentId}-${next}`;
   }
 
   /** A scope for the children of the context operation `id`, inheriting this scope's logger and serdes. */

@@ -141,6 +141,34 @@ export interface DurableContext {
     config?: ParallelConfig<TOutput>,
   ): DurablePromise<BatchResult<TOutput>>;
 
+  /**
+   * Ours (Temporal's `patched()`; AWS's SDK has none): whether this run takes the new path of a
+   * code change, so a change can reach runs already in flight. True for a run that reaches this
+   * point on code that has the call (a marker is recorded at this position, a STEP with SubType
+   * `Patch` named `patchId`); false for a run that passed this point on older code (another
+   * operation holds the position: the old path must follow, and it gets that position). The
+   * answer is the same on every replay, and the same for every call with `patchId` in this
+   * context. Synchronous: it runs no user code and the marker is written with the next checkpoint.
+   *
+   * @example
+   * if (ctx.patched('charge-with-tax')) await ctx.step('charge', () => chargeWithTax());
+   * else await ctx.step('charge', () => charge());
+   *
+   * @param patchId - 1–256 characters without control characters (else `InvalidArgumentError`,
+   *   code `invalid_argument`, field `patchId`).
+   */
+  patched(patchId: string): boolean;
+
+  /**
+   * Ours (Temporal's `deprecatePatch`): once no run that took the old path of `patched(patchId)`
+   * remains, replace the `patched` call and its old branch with this call. A run that recorded
+   * the marker passes over it here; any other run records nothing, so once no run with the
+   * marker remains, this call can be deleted too.
+   *
+   * @param patchId - as for {@link DurableContext.patched}.
+   */
+  deprecatePatch(patchId: string): void;
+
   /** Durable combinators over operations already started: their outcome is recorded, so replay agrees. */
   readonly promise: DurablePromiseCombinators;
 
