@@ -13,7 +13,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: exactly('@durable-lambda/local/testing'), replacement: source('local', 'testing-entry.ts') },
-      ...['protocol', 'sdk', 'engine', 'local', 'aws', 'api', 'cdk'].map((pkg) => ({
+      ...['protocol', 'sdk', 'engine', 'local', 'aws', 'api', 'cdk', 'otel'].map((pkg) => ({
         find: exactly(`@durable-lambda/${pkg}`),
         replacement: source(pkg),
       })),

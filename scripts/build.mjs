@@ -14,7 +14,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 
-const ORDER = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cdk']; // local imports api (its dev server)
+const ORDER = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cdk', 'otel']; // local imports api (its dev server)
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 /**
  * Entries beyond src/index.ts, by package: dist/<name>.{js,cjs,d.ts,d.cts} from `file`. The other
