@@ -21,7 +21,10 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-    testTimeout: 20_000,
+    // Far above what any test takes alone: `npm test` runs the type-check and build next to the tests,
+    // and a test must pass on a loaded machine, never only on an idle one.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     globalSetup: ['test/support/global-setup.ts'],
     // Most test files wait (on DynamoDB Local, Chromium, child processes) more than they compute:
     // two workers on two cores halve the wall time (vitest's default there is one).

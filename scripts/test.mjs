@@ -1,21 +1,34 @@
 #!/usr/bin/env node
-// `npm test`: the tools check, then lint, type-check and build side by side (their output is shown
-// when one fails), then every test (vitest), and the wall time of each part at the end.
+// `npm test`: the tools check, then everything else side by side, and the wall time of each part at
+// the end.
 //
 //   npm test                       # everything
-//   npm test -- test/aws           # the same checks, then only these test files (vitest filters)
+//   npm test -- test/aws           # the same checks, then only the test files whose path contains one
+//                                  # of these (vitest's filter rule)
+//
+// The tests read the TypeScript sources (vitest aliases @durable-lambda/* to packages/*/src), except
+// those under test/packaging/, which read what the build leaves in packages/*/dist. So the source
+// tests start at once, next to lint, type-check and build (they mostly wait on DynamoDB Local,
+// Chromium and child processes, and leave the second core idle much of the time), and the packaging
+// tests start as soon as the build is done, next to what is still running. The output of everything
+// but the source tests is kept and shown when it is done (in full when it failed).
 //
 // The tools check (scripts/check-tools.mjs) finds or installs Java, a Chromium, the DynamoDB Local jar
 // and the bench's dependencies, or stops at once naming what is missing; vitest gets CHROMIUM_PATH and
 // DYNAMODB_LOCAL_DIR from it.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { checkTools } from './check-tools.mjs';
 import { ROOT } from './test-tools.mjs';
 
 const started = performance.now();
 const timings = [];
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
+/** The folder of the tests that read the built packages (and must wait for the build). */
+const PACKAGING = 'test/packaging/';
+/** Where test files live, as vitest.config.mts includes them. */
+const TEST_ROOTS = ['test', 'examples'];
 
 const elapsed = (ms) => {
   const s = Math.round(ms / 1000);
@@ -49,6 +62,21 @@ function run(name, command, args, { buffer = false, env = {} } = {}) {
   });
 }
 
+/** Every `*.test.ts` under the test roots, as repository-relative paths with forward slashes. */
+function testFiles() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.test.ts')) found.push(relative(ROOT, path).split(sep).join('/'));
+    }
+  };
+  for (const dir of TEST_ROOTS) walk(join(ROOT, dir));
+  return found.sort();
+}
+
 function finish(ok) {
   const total = elapsed(performance.now() - started);
   console.log(`\nnpm test ${ok ? 'passed' : 'FAILED'} in ${total} (wall time): ${timings.join(', ')}`);
@@ -64,18 +92,51 @@ if (tools.missing.length > 0) {
   finish(false);
 }
 
-// Side by side: each is mostly one thread, and the machine has two cores.
-console.log('\nlint, typecheck and build ...');
-const checks = await Promise.all([
-  run('lint', bin('biome'), ['check', '.'], { buffer: true }),
-  run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { buffer: true }),
-  run('build', process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { buffer: true }),
-]);
-for (const check of checks) {
-  console.log(`  ${check.ok ? 'ok    ' : 'FAILED'} ${check.name} (${elapsed(check.ms)})`);
-  if (!check.ok) process.stdout.write(`\n--- ${check.name} ---\n${check.output}\n`);
+const filters = process.argv.slice(2);
+const selected = testFiles().filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
+if (filters.length > 0 && selected.length === 0) {
+  console.error(`No test file matches ${filters.map((f) => JSON.stringify(f)).join(' or ')}.`);
+  finish(false);
 }
-if (checks.some((check) => !check.ok)) finish(false);
+const sourceTests = selected.filter((file) => !file.startsWith(PACKAGING));
+const packagingTests = selected.filter((file) => file.startsWith(PACKAGING));
 
-const vitest = await run('vitest', bin('vitest'), ['run', ...process.argv.slice(2)], { env: tools.env });
-finish(vitest.ok);
+/** Prints a buffered part's result line, and its whole output when it failed. */
+function report(part) {
+  console.log(`  ${part.ok ? 'ok    ' : 'FAILED'} ${part.name} (${elapsed(part.ms)})`);
+  if (!part.ok) process.stdout.write(`\n--- ${part.name} ---\n${part.output}\n`);
+}
+
+console.log(
+  `\nlint, typecheck, build and ${sourceTests.length} test files on the sources, side by side` +
+    (packagingTests.length > 0 ? `; ${packagingTests.length} packaging test files once the build is done` : ''),
+);
+const checks = ['lint', 'typecheck', 'build'].map((name) => {
+  const part =
+    name === 'lint'
+      ? run('lint', bin('biome'), ['check', '.'], { buffer: true })
+      : name === 'typecheck'
+        ? run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { buffer: true })
+        : run('build', process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { buffer: true });
+  return part.then((result) => {
+    report(result);
+    return result;
+  });
+});
+const build = checks[2];
+const packaging = build.then((built) => {
+  if (!built.ok || packagingTests.length === 0) return undefined;
+  return run('vitest (packaging)', bin('vitest'), ['run', ...packagingTests], { buffer: true, env: tools.env });
+});
+const sources =
+  sourceTests.length > 0 ? run('vitest', bin('vitest'), ['run', ...sourceTests], { env: tools.env }) : undefined;
+
+const parts = [...(await Promise.all(checks)), await sources, await packaging].filter(Boolean);
+const packagingResult = await packaging;
+if (packagingResult) {
+  // Its own summary (which files, how long), after the source tests' one.
+  console.log(`\n--- vitest (packaging) ---`);
+  process.stdout.write(packagingResult.ok ? packagingResult.output.split('\n').slice(-14).join('\n') : '');
+  report(packagingResult);
+}
+finish(parts.every((part) => part.ok));

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
@@ -215,19 +214,6 @@ describe('durable CLI (the real binary against a real API server)', { timeout: 1
     const result = await durable(['list', '--json'], { DURABLE_API_URL: url });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).runs.length).toBeGreaterThan(0);
-  });
-
-  it.skipIf(!existsSync(join(root, 'packages/api/dist/index.js')))('runs from the built dist too', async () => {
-    const result = await new Promise<Exit>((done) => {
-      const child = spawn(process.execPath, [bin, 'help'], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } });
-      let stdout = '';
-      child.stdout.on('data', (c) => {
-        stdout += c;
-      });
-      child.on('close', (code) => done({ code, stdout, stderr: '' }));
-    });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Usage: durable/);
   });
 });
 
