@@ -7,6 +7,21 @@ const source = (pkg: string, file = 'index.ts') =>
 /** `@durable-lambda/<pkg>` exactly (subpaths have their own entries below). */
 const exactly = (id: string) => new RegExp(`^${id}$`);
 
+/** Test files that may share a worker's loaded modules (see `projects` below). */
+const SHARED_MODULES = [
+  'test/sdk/**/*.test.ts',
+  'test/engine/**/*.test.ts',
+  'test/cdk/**/*.test.ts',
+  'test/api/**/*.test.ts',
+  'test/aws/**/*.test.ts',
+  'test/store-conformance/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+  'test/chaos/**/*.test.ts',
+  'examples/**/*.test.ts',
+];
+/** Every other test file (those that install globals, or read the build): each in a fresh module graph. */
+const ISOLATED = ['test/**/*.test.ts'];
+
 // Tests run against the TypeScript sources; the packaging tests check the built dist and the packed
 // tarballs separately.
 export default defineConfig({
@@ -20,7 +35,20 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    projects: [
+      // Files that leave no global behind (no fake timers left on, no global provider, no patched
+      // process): a worker runs them one after another with their modules loaded once, which halves
+      // the CPU time of these directories (aws-cdk-lib and our sources are evaluated once per worker,
+      // not once per file).
+      { extends: true, test: { name: 'shared-modules', include: SHARED_MODULES, isolate: false } },
+      // Files that install globals (AWS's runner fakes the global timers; the OpenTelemetry tests set
+      // the global tracer provider; the dev-server tests capture process output) or read the build:
+      // a fresh module graph each.
+      {
+        extends: true,
+        test: { name: 'isolated', include: ISOLATED, exclude: ['**/node_modules/**', ...SHARED_MODULES] },
+      },
+    ],
     // Far above what any test takes alone: `npm test` runs the type-check and build next to the tests,
     // and a test must pass on a loaded machine, never only on an idle one.
     testTimeout: 60_000,

@@ -637,6 +637,8 @@ function pick(engine: Engine) {
     listRuns: engine.listRuns.bind(engine),
     cancelRun: engine.cancelRun.bind(engine),
     retryRun: engine.retryRun.bind(engine),
+    skipStep: engine.skipStep.bind(engine),
+    openRun: engine.openRun.bind(engine),
     wakeRun: engine.wakeRun.bind(engine),
     sendCallbackSuccess: engine.sendCallbackSuccess.bind(engine),
     sendCallbackFailure: engine.sendCallbackFailure.bind(engine),

@@ -138,7 +138,7 @@ describe('durable CLI (the real binary against a real API server)', { timeout: 1
     expect(again.stderr).toContain('callback_already_completed');
   });
 
-  it('cancel ends a waiting run; cancelling it again is an API error (exit 1)', async () => {
+  it('cancel ends a waiting run; cancelling it again (a new request) is refused run_state_conflict (exit 1)', async () => {
     const run = JSON.parse((await api('start', 'approve', '--json')).stdout);
     await backend.waitForCallback(run.runId);
     const cancelled = await api('cancel', run.runId);
@@ -147,6 +147,10 @@ describe('durable CLI (the real binary against a real API server)', { timeout: 1
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
     expect(again.stderr).toMatch(/^error: .* \[run_state_conflict, HTTP 409\]/);
+    // The refused repeat recorded nothing: the run's history holds the one cancel that ended it.
+    expect((await backend.engine.getRun(run.runId))?.actions).toEqual([
+      expect.objectContaining({ action: 'cancel', fromStatus: 'RUNNING' }),
+    ]);
   });
 
   it('retry runs a failed run again', async () => {
@@ -200,7 +204,9 @@ describe('durable CLI (the real binary against a real API server)', { timeout: 1
       const result = await durable(args);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^Usage: durable <command>/);
-      expect(result.stdout).toContain('Exit codes: 0 ok, 1 API error, 2 usage error, 3 cannot reach the API.');
+      expect(result.stdout).toContain(
+        'Exit codes: 0 ok, 1 API error, 2 usage error, 3 cannot reach the API, 4 a replay diverged.',
+      );
     }
   });
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/build-app';
+import { IN_PROCESS_SERVICES_URL } from '../../infra/demo-services/url';
 import { EXAMPLE_SERVICES, type ExamplesStack } from '../../infra/examples-stack';
 import { arnOf, logicalId, newApp, REPO_ROOT, resources, statementsOfRole } from './support';
 
@@ -85,20 +86,20 @@ describe('the examples app', () => {
     );
   const fnProps = (name: string) => resources(template)[fnId(name)]?.Properties ?? {};
 
-  it('deploys every example as a durable function named after it, all sharing one table', () => {
+  it('deploys every example as a durable function with a generated name, all sharing one table', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     const table = logicalId(template, 'AWS::DynamoDB::Table', 'RunsTable');
     for (const name of EXAMPLES) {
       const fn = fnProps(name);
-      expect(fn.FunctionName).toBe(name);
+      expect(fn.FunctionName).toBeUndefined();
       expect(fn.Runtime).toBe('nodejs22.x');
       expect(fn.Environment.Variables.DURABLE_TABLE_NAME).toEqual({ Ref: table });
       expect(fn.Environment.Variables.DURABLE_SCHEDULE_GROUP).toMatchObject({ Ref: expect.any(String) });
     }
     // One per example, and the reconciler's.
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', EXAMPLES.length + 1);
-    // Every example, the control API, the shared watchdog and reconciler, the demo services.
-    template.resourceCountIs('AWS::Lambda::Function', EXAMPLES.length + 4);
+    // Every example, the control API, the shared watchdog and reconciler (the demo services run in-process).
+    template.resourceCountIs('AWS::Lambda::Function', EXAMPLES.length + 3);
   });
 
   it('gives every example the URLs of exactly the services its code reads (requireEnv)', () => {
@@ -106,7 +107,7 @@ describe('the examples app', () => {
     for (const dir of readdirSync(join(REPO_ROOT, 'examples'))) {
       if (EXAMPLES.includes(dir)) entries[dir] = `${dir}/handler.ts`;
     }
-    const demoUrl = { 'Fn::GetAtt': [logicalId(template, 'AWS::Lambda::Url', 'DemoServices'), 'FunctionUrl'] };
+    const demoUrl = IN_PROCESS_SERVICES_URL;
     for (const name of EXAMPLES) {
       const source = readFileSync(join(REPO_ROOT, 'examples', entries[name] as string), 'utf8');
       const read = [...source.matchAll(/requireEnv\('([A-Z_]+)'\)/g)].map((m) => m[1] as string);
@@ -146,7 +147,7 @@ describe('the examples app', () => {
     const thresholds: Record<string, number> = {};
     for (let i = 1; i < join.length; i += 2) {
       const ref = (join[i] as { Ref: string }).Ref;
-      const name = resources(template)[ref]?.Properties?.FunctionName as string;
+      const name = EXAMPLES.find((example) => fnId(example) === ref) as string;
       thresholds[name] = Number(/"thresholdMs":(\d+)/.exec(join[i + 1] as string)?.[1]);
     }
     const hours = (h: number) => h * 3_600_000;

@@ -58,6 +58,10 @@ describe('DurableApi', () => {
           ['{"', { Ref: checkout }, '":"', arnOf(checkout), '","', { Ref: approval }, '":"', arnOf(approval), '"}'],
         ],
       },
+      // Runs are started on each function's alias.
+      DURABLE_API_ALIASES: {
+        'Fn::Join': ['', ['{"', { Ref: checkout }, '":"live","', { Ref: approval }, '":"live"}']],
+      },
     });
   });
 

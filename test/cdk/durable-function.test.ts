@@ -75,7 +75,9 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       'AWS::Scheduler::ScheduleGroup': 3, // per function, and the reconciler's
       'AWS::SQS::Queue': 3, // failure destinations, the table's wake-up dead-letter queue
       'AWS::SQS::QueuePolicy': 3, // TLS only
-      'AWS::Lambda::EventInvokeConfig': 3, // per function ($LATEST), the reconciler's (no retries)
+      'AWS::Lambda::EventInvokeConfig': 7, // per function ($LATEST, its version, its alias), the reconciler's (no retries)
+      'AWS::Lambda::Version': 2, // per function: this deploy's version (retained when replaced)
+      'AWS::Lambda::Alias': 2, // per function: `live`, where runs start
       'AWS::CloudWatch::Alarm': 11, // 4 per function, 3 of the reconciler
       'AWS::Events::Rule': 2, // the watchdog's 5-minute and the reconciler's 1-minute schedule
       'AWS::Lambda::Permission': 2, // EventBridge may invoke the watchdog and the reconciler
@@ -112,6 +114,11 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       DURABLE_SCHEDULE_DLQ_ARN: arnOf(id('AWS::SQS::Queue', 'DurableReconciler')),
       DURABLE_RETENTION_DAYS: '7',
       DURABLE_IN_PROCESS_WAIT_MS: '10000',
+      DURABLE_VERSION_PINNING: 'version',
+      // The saga invokes payments: its child runs start on payments' alias.
+      DURABLE_FUNCTION_ALIASES: {
+        'Fn::Join': ['', ['{"', { Ref: id('AWS::Lambda::Function', 'PaymentsFunction') }, '":"live"}']],
+      },
     });
     const other = resources(template)[id('AWS::Lambda::Function', 'PaymentsFunction')]?.Properties ?? {};
     expect(other.Environment.Variables.DURABLE_RETENTION_DAYS).toBe('30');

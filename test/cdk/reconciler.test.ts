@@ -115,6 +115,19 @@ describe('DurableReconciler: one per table, serving every function of the table 
           ],
         ],
       },
+      // Runs not pinned to a version yet are woken through their function's alias.
+      DURABLE_FUNCTION_ALIASES: {
+        'Fn::Join': [
+          '',
+          [
+            '{"',
+            { Ref: id('AWS::Lambda::Function', 'PaymentsFunction') },
+            '":"live","',
+            { Ref: id('AWS::Lambda::Function', 'SagaFunction') },
+            '":"live"}',
+          ],
+        ],
+      },
     });
   });
 
@@ -314,7 +327,7 @@ describe('aliased and versioned invocations', () => {
       retryAttempts: 1,
       ...(onFailure ? { onFailure } : {}),
     });
-    fn.function.addAlias('live');
+    fn.function.addAlias('current');
     // An alias of the version (its EventInvokeConfig belongs to the alias; the version gets its own).
     new lambda.Alias(stack, 'Canary', { aliasName: 'canary', version: fn.function.currentVersion });
     return { stack, fn, template: Template.fromStack(stack) };
@@ -332,13 +345,21 @@ describe('aliased and versioned invocations', () => {
       )
       .map((r) => ({ qualifier: r.Properties?.Qualifier, props: r.Properties, retain: r.DeletionPolicy }));
     const version = logicalId(template, 'AWS::Lambda::Version', 'CheckoutFunctionCurrentVersion');
-    const live = logicalId(template, 'AWS::Lambda::Alias', 'CheckoutFunctionAliaslive');
+    const current = logicalId(template, 'AWS::Lambda::Alias', 'CheckoutFunctionAliascurrent');
     const canary = logicalId(template, 'AWS::Lambda::Alias', 'Canary');
+    // The construct's own `live` alias.
+    const live = logicalId(template, 'AWS::Lambda::Alias', 'CheckoutAlias');
     const aliasName = (alias: string) => ({ 'Fn::Select': [7, { 'Fn::Split': [':', { Ref: alias }] }] });
     expect(configs.map((c) => c.qualifier)).toEqual(
-      expect.arrayContaining(['$LATEST', { 'Fn::GetAtt': [version, 'Version'] }, aliasName(live), aliasName(canary)]),
+      expect.arrayContaining([
+        '$LATEST',
+        { 'Fn::GetAtt': [version, 'Version'] },
+        aliasName(live),
+        aliasName(current),
+        aliasName(canary),
+      ]),
     );
-    expect(configs).toHaveLength(4);
+    expect(configs).toHaveLength(5);
     for (const config of configs) {
       expect(config.props).toMatchObject({
         MaximumRetryAttempts: 1,

@@ -110,7 +110,7 @@ describe('control API configuration', () => {
         AWS_REGION: 'eu-west-1',
         DURABLE_API_FUNCTIONS: JSON.stringify(functions),
       }),
-    ).toEqual({ tableName: 'runs', region: 'eu-west-1', functions });
+    ).toEqual({ tableName: 'runs', region: 'eu-west-1', functions, aliases: {} });
   });
 
   it('names what is missing or malformed', () => {

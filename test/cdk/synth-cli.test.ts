@@ -97,7 +97,7 @@ describe('npx cdk synth (offline, no credentials)', () => {
     expect(synth.stderr).not.toMatch(/docker/i);
     const template = readTemplate(templates[0] as string);
     const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(11);
+    expect(functions).toHaveLength(10);
     for (const fn of functions) {
       const asset = join(outdir, `asset.${String(fn.Properties?.Code.S3Key).replace(/\.zip$/, '')}`);
       expect(statSync(join(asset, 'index.js')).size, asset).toBeGreaterThan(1_000);
@@ -112,7 +112,7 @@ describe('npx cdk synth (offline, no credentials)', () => {
   it('makes durable function bundles that load the production backend at run time', () => {
     // No DURABLE_* variables: the production backend (bundled, reached through the shim) says so.
     const outcome = callBundle(
-      assetOf({ name: 'order-saga' }),
+      assetOf({ idPrefix: 'OrderSagaFunction' }),
       { orderId: 'o-1' },
       {
         functionName: 'order-saga',

@@ -61,7 +61,6 @@ function workflow() {
         otelTracing({
           tracerProvider: tracing.provider,
           functionName: 'orders',
-          clock: () => driver?.clock.now() ?? START,
           environment: { _X_AMZN_TRACE_ID: XRAY },
         }),
       ],
@@ -214,7 +213,6 @@ const FAULT_START = Date.UTC(2026, 4, 11, 10, 0, 0);
 describe('OpenTelemetry trace of a run under invocation faults', () => {
   it('shows the lost attempt as a failed attempt span with code invocation_lost, then the retry', async () => {
     const { exporter, provider } = memoryTracing();
-    let driver: TestDriver | undefined;
     const bodies: number[] = [];
     const handler = withDurableExecution(
       async (_event: unknown, ctx) => {
@@ -225,10 +223,10 @@ describe('OpenTelemetry trace of a run under invocation faults', () => {
         await ctx.step('notify', async () => 'sent');
         return receipt;
       },
-      { plugins: [otelTracing({ tracerProvider: provider, clock: () => driver?.clock.now() ?? FAULT_START })] },
+      { plugins: [otelTracing({ tracerProvider: provider })] },
     );
     // The first step's body runs, then its invocation dies before the outcome is written.
-    driver = new TestDriver(
+    const driver = new TestDriver(
       { pay: handler },
       { startTime: FAULT_START, faults: { seed: 13, defaultProbability: 0, killAfterStep: 1, maxFaults: 1 } },
     );
@@ -268,7 +266,6 @@ describe('OpenTelemetry trace of a run under invocation faults', () => {
 
   it('keeps one span per id when a stalled invocation is overtaken by a second one (race), as the stored trace has them', async () => {
     const { exporter, provider } = memoryTracing();
-    let driver: TestDriver | undefined;
     const handler = withDurableExecution(
       async (_event: unknown, ctx) => {
         const first = await ctx.step('reserve', async () => 'r-1');
@@ -284,12 +281,11 @@ describe('OpenTelemetry trace of a run under invocation faults', () => {
           otelTracing({
             tracerProvider: provider,
             functionName: 'pay',
-            clock: () => driver?.clock.now() ?? FAULT_START,
           }),
         ],
       },
     );
-    driver = new TestDriver(
+    const driver = new TestDriver(
       { pay: handler },
       { startTime: FAULT_START, faults: { seed: 21, defaultProbability: 0, race: 1, maxFaults: 1 } },
     );

@@ -28,6 +28,7 @@ import {
   T0,
   withDueAt,
 } from './fixtures';
+import { describeOperationPageConformance } from './operation-page-conformance';
 import { describeOutsideEventConformance } from './outside-event-conformance';
 import { describePayloadConformance } from './payload-conformance';
 import { describeRetryConformance } from './retry-conformance';
@@ -46,6 +47,7 @@ export function describeStoreConformance(
   describeDueConformance(name, setup, options);
   describeRetryConformance(name, setup, options);
   describeOutsideEventConformance(name, setup, options);
+  describeOperationPageConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

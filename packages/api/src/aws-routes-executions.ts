@@ -3,10 +3,12 @@
  * runner or a tool written for Lambda's API reads of a run.
  */
 import { type AwsHistoryEvent, toAwsError, toAwsHistoryEvents } from '@durable-lambda/engine';
+import { awsHistoryPage } from './aws-history-page';
 import { executionArn, runIdOfArn } from './aws-routes-token';
 import { AWS_ROUTE_PREFIX, AwsRouteError, awsJson, awsRoute } from './aws-routes-wire';
 import type { RouteDeps } from './deps';
 import type { MultiValue } from './http';
+import { RECORD_BUDGET_BYTES, travelBytes } from './page-budget';
 import type { Route } from './router';
 import { journalOf } from './run-journal';
 
@@ -31,6 +33,24 @@ function integer(value: MultiValue, field: string, fallback: number, min: number
   return n;
 }
 
+/**
+ * The execution answer within the budget of one record: an input and a result may each hold
+ * 6 MB, together more than Lambda's response limit, so the bigger is left out until it fits (an
+ * answer over the limit would reach the caller as no answer at all); the control API's
+ * `GET /v1/runs/{runId}/payloads/{field}` reads it in slices.
+ */
+function withinRecordBudget(answer: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...answer };
+  const fields = ['InputPayload', 'Result']
+    .filter((field) => typeof out[field] === 'string')
+    .sort((a, b) => (out[b] as string).length - (out[a] as string).length);
+  for (const field of fields) {
+    if (travelBytes(out) <= RECORD_BUDGET_BYTES) break;
+    delete out[field];
+  }
+  return out;
+}
+
 /** The Lambda-shaped execution routes. */
 export function awsExecutionRoutes(deps: RouteDeps): Route[] {
   const base = `${AWS_ROUTE_PREFIX}/durable-executions/{DurableExecutionArn}`;
@@ -45,22 +65,25 @@ export function awsExecutionRoutes(deps: RouteDeps): Route[] {
       const run = await requireRun(params.DurableExecutionArn as string);
       // Payloads unless asked not to (Lambda's `IncludeExecutionData`).
       const data = flag(request.query?.IncludeExecutionData, 'IncludeExecutionData', true);
-      return awsJson(200, {
-        DurableExecutionArn: executionArn(run.functionName, run.runId),
-        DurableExecutionName: run.runKey ?? run.runId,
-        FunctionArn: `arn:aws:lambda:local:000000000000:function:${run.functionName}`,
-        StartTimestamp: date(run.createdAt),
-        Status: run.status === 'CANCELLED' ? 'STOPPED' : run.status,
-        EndTimestamp: date(run.endedAt),
-        Version: '$LATEST',
-        ...(data
-          ? {
-              InputPayload: run.input,
-              ...(run.status === 'SUCCEEDED' ? { Result: run.result } : {}),
-              Error: toAwsError(run.error),
-            }
-          : {}),
-      });
+      return awsJson(
+        200,
+        withinRecordBudget({
+          DurableExecutionArn: executionArn(run.functionName, run.runId),
+          DurableExecutionName: run.runKey ?? run.runId,
+          FunctionArn: `arn:aws:lambda:local:000000000000:function:${run.functionName}`,
+          StartTimestamp: date(run.createdAt),
+          Status: run.status === 'CANCELLED' ? 'STOPPED' : run.status,
+          EndTimestamp: date(run.endedAt),
+          Version: '$LATEST',
+          ...(data
+            ? {
+                InputPayload: run.input,
+                ...(run.status === 'SUCCEEDED' ? { Result: run.result } : {}),
+                Error: toAwsError(run.error),
+              }
+            : {}),
+        }),
+      );
     }),
     awsRoute(deps, 'GET', `${base}/history`, async ({ request, params }) => {
       const query = request.query ?? {};
@@ -81,11 +104,12 @@ export function awsExecutionRoutes(deps: RouteDeps): Route[] {
         })),
       });
       if (reverse) events.reverse();
-      // The marker is a position in the history: events are only ever added at its end.
-      const end = start + max;
+      // The marker is a position in the history: events are only ever added at its end. A page
+      // stops at `MaxItems` or its byte budget, whichever comes first.
+      const { page, next } = awsHistoryPage(events, start, max);
       return awsJson(200, {
-        Events: events.slice(start, end),
-        ...(end < events.length ? { NextMarker: String(end) } : {}),
+        Events: page,
+        ...(next === undefined ? {} : { NextMarker: String(next) }),
       });
     }),
   ];

@@ -40,8 +40,11 @@ export interface AwsSessionOptions {
   pageSize?: number;
 }
 
-/** What the sessions need of the engine. */
-export type AwsSessionEngine = Pick<ControlEngine, 'store' | 'waker' | 'invoker' | 'clock' | 'startRun'>;
+/**
+ * What the sessions need of the engine. `openRun` ends a run past its execution deadline
+ * `TIMED_OUT` (with its tree), which is how a rebuilt session expires its run.
+ */
+export type AwsSessionEngine = Pick<ControlEngine, 'store' | 'waker' | 'invoker' | 'clock' | 'startRun' | 'openRun'>;
 
 type SessionDeps = ConstructorParameters<typeof EngineSession>[3];
 
@@ -100,8 +103,10 @@ export class AwsCheckpointSessions {
 
   /**
    * The invocation `token` was issued to, when it still holds the run: the run is RUNNING, its
-   * fence and lease token are the token's and its lease is live. Anything else is an invalid
-   * checkpoint token, which AWS's SDK takes as the end of this invocation (not of the run).
+   * fence and lease token are the token's, its lease is live and its execution deadline has not
+   * passed. Anything else is an invalid checkpoint token, which AWS's SDK takes as the end of
+   * this invocation (not of the run). A run found past its deadline is ended `TIMED_OUT` first,
+   * as the engine's own session does at its next checkpoint: nothing of it is written after.
    */
   async attach(token: unknown): Promise<AttachedInvocation> {
     const claims = decodeCheckpointToken(token);
@@ -113,6 +118,10 @@ export class AwsCheckpointSessions {
       throw invalidToken('a newer invocation owns the execution');
     }
     const now = clock.now();
+    if (run.deadlineAt !== undefined && run.deadlineAt <= now) {
+      await this.expire(run);
+      throw invalidToken('the execution passed its execution timeout');
+    }
     if (run.leaseExpiresAt === undefined || run.leaseExpiresAt <= now) {
       throw invalidToken("the invocation's lease has lapsed");
     }
@@ -142,6 +151,16 @@ export class AwsCheckpointSessions {
     return session.close(fromAwsOutput(output, run.result));
   }
 
+  /**
+   * Ends a run past its deadline `TIMED_OUT` with its callbacks and child runs (`Engine.openRun`
+   * does exactly that for such a run, and opens nothing). Idempotent; when it fails, the run is
+   * still due at its deadline, so the reconciler ends it.
+   */
+  private async expire(run: RunRecord): Promise<void> {
+    if (run.deadlineAt === undefined) return;
+    await this.engine.openRun(run.runId);
+  }
+
   private deps(run: RunRecord, remainingTimeMs: () => number): SessionDeps {
     const { store, waker, clock, invoker } = this.engine;
     const runId = run.runId;
@@ -162,6 +181,8 @@ export class AwsCheckpointSessions {
         startChild: (parentRun, op) => this.outside.startChildFor(parentRun, op),
         finished: (ended) => this.outside.childFinished(ended),
         wake: (target) => this.outside.wake(target),
+        // A call that passes the deadline after `attach` is fenced at its checkpoint too.
+        expire: (target) => this.expire(target),
       },
     };
   }

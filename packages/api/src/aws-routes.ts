@@ -7,6 +7,7 @@
  */
 import { fromAwsUpdate } from '@durable-lambda/engine';
 import { CheckpointRejectedError, FencedError, type OperationUpdate } from '@durable-lambda/protocol';
+import { awsHistoryPage } from './aws-history-page';
 import { awsCallbackRoutes } from './aws-routes-callbacks';
 import { awsExecutionRoutes } from './aws-routes-executions';
 import { awsInvokeRoute } from './aws-routes-invoke';
@@ -80,11 +81,17 @@ export function awsRoutes(deps: RouteDeps, options: AwsRoutesOptions = {}): Rout
       if (!Number.isSafeInteger(max) || max < 0) {
         throw new AwsRouteError(400, 'InvalidParameterValueException', 'MaxItems: must be a non-negative integer');
       }
+      // Cut by count and by bytes, so no page passes Lambda's response limit; state operations keep
+      // their results whole (they carry no `Payload` field to truncate: the SDK replays from them).
       const operations = awsOperations(session.operations);
-      const end = start + Math.min(sessions.pageSize, max === 0 ? sessions.pageSize : max);
+      const { page, next } = awsHistoryPage(
+        operations,
+        start,
+        Math.min(sessions.pageSize, max === 0 ? sessions.pageSize : max),
+      );
       return awsJson(200, {
-        Operations: operations.slice(start, end),
-        ...(end < operations.length ? { NextMarker: String(end) } : {}),
+        Operations: page,
+        ...(next === undefined ? {} : { NextMarker: String(next) }),
       });
     }),
     awsRoute(deps, 'POST', `${base}/checkpoint`, async ({ request, params }) => {

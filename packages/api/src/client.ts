@@ -1,8 +1,14 @@
+import { mergeHistoryPages } from './history-page-merge';
+import type { OperatorAnswerWire, RunActionsWire } from './operator-routes';
 import type {
   CallbackAckWire,
   FunctionListWire,
   OperationListWire,
+  OperationPayloadField,
+  OperationWire,
+  PayloadSliceWire,
   RunListWire,
+  RunPayloadField,
   RunStatusWire,
   RunWire,
   WakeAnswerWire,
@@ -12,7 +18,11 @@ import type {
 export interface DurableClientOptions {
   /** Where the control API is, for example `http://localhost:3000`. */
   baseUrl: string;
-  /** The fetch to use. Default: the global `fetch`. */
+  /**
+   * The fetch to use. Default: the global `fetch`. For the deployed API (a Function URL with IAM
+   * auth), `createSignedFetch({ region })` of `@durable-lambda/aws` signs each request (each
+   * retry anew) with SigV4, its `Idempotency-Key` included.
+   */
   fetch?: typeof fetch;
   /** How many times a request is retried after a 429, a 503 or a network error. Default 3. */
   retries?: number;
@@ -26,6 +36,11 @@ export interface DurableClientOptions {
 export interface PostOptions {
   /** The `Idempotency-Key` to send. Default: a fresh `crypto.randomUUID()` per call. */
   idempotencyKey?: string;
+  /**
+   * Who acts, sent as `x-durable-actor` and recorded with an operator action (retry, skip,
+   * cancel). Behind an IAM-auth Function URL the signing principal is recorded instead.
+   */
+  actor?: string;
 }
 
 /** A filter and page of {@link DurableClient.listRuns}. */
@@ -153,19 +168,132 @@ export class DurableClient {
     return (await this.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;
   }
 
-  /** `GET /v1/runs/{runId}/operations`: the run's history. */
-  async getOperations(runId: string): Promise<OperationListWire> {
-    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/operations`)).value as OperationListWire;
+  /**
+   * `GET /v1/runs/{runId}/operations`: one page of the run's history (pass `nextCursor` back as
+   * `cursor`); {@link DurableClient.history} reads every page, {@link DurableClient.operations}
+   * iterates them.
+   */
+  async getOperations(runId: string, page: { cursor?: string; limit?: number } = {}): Promise<OperationListWire> {
+    const params = new URLSearchParams();
+    if (page.limit !== undefined) params.set('limit', String(page.limit));
+    if (page.cursor !== undefined) params.set('cursor', page.cursor);
+    const search = params.toString();
+    const path = `/v1/runs/${encodeURIComponent(runId)}/operations${search ? `?${search}` : ''}`;
+    return (await this.request('GET', path)).value as OperationListWire;
   }
 
-  /** `POST /v1/runs/{runId}/cancel`. */
-  async cancelRun(runId: string, options: PostOptions = {}): Promise<RunWire> {
-    return (await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, options)).value as RunWire;
+  /** Every page of the run's history, first to last (`limit`: operations per page). */
+  async *historyPages(runId: string, options: { limit?: number } = {}): AsyncGenerator<OperationListWire> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.getOperations(runId, { ...options, ...(cursor === undefined ? {} : { cursor }) });
+      yield page;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
   }
 
-  /** `POST /v1/runs/{runId}/retry`. */
-  async retryRun(runId: string, options: PostOptions = {}): Promise<RunWire> {
-    return (await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, options)).value as RunWire;
+  /** Every operation of the run, in history order, page after page (payloads as the pages give them). */
+  async *operations(runId: string, options: { limit?: number } = {}): AsyncGenerator<OperationWire> {
+    for await (const page of this.historyPages(runId, options)) yield* page.operations;
+  }
+
+  /**
+   * The run's whole history as one answer: every page joined, batches' `items` counted across
+   * them; with `payloads`, each payload a page left out (see `omitted`) read on its own too.
+   */
+  async history(runId: string, options: { limit?: number; payloads?: boolean } = {}): Promise<OperationListWire> {
+    const pages: OperationListWire[] = [];
+    for await (const page of this.historyPages(runId, { ...(options.limit ? { limit: options.limit } : {}) })) {
+      pages.push(page);
+    }
+    const history = mergeHistoryPages(pages);
+    if (!options.payloads) return history;
+    const operations: OperationWire[] = [];
+    for (const op of history.operations) {
+      if (!op.omitted) {
+        operations.push(op);
+        continue;
+      }
+      const full: OperationWire = { ...op };
+      for (const field of Object.keys(op.omitted) as OperationPayloadField[]) {
+        (full as unknown as Record<string, unknown>)[field] = await this.getPayload(runId, field, op.id);
+      }
+      delete full.omitted;
+      operations.push(full);
+    }
+    return { ...history, operations };
+  }
+
+  /** `GET /v1/runs/{runId}/operations/{operationId}`: one operation, its payloads in (up to 4 MB). */
+  async getOperation(runId: string, operationId: string): Promise<OperationWire> {
+    const path = `/v1/runs/${encodeURIComponent(runId)}/operations/${encodeURIComponent(operationId)}`;
+    return (await this.request('GET', path)).value as OperationWire;
+  }
+
+  /**
+   * A payload an answer left out (`omitted`), read whole from its slices: a run's (`input`,
+   * `result`, `error`), or with `operationId` an operation's (`result`, `error`,
+   * `failedAttempts`, `logs`).
+   */
+  async getPayload(
+    runId: string,
+    field: RunPayloadField | OperationPayloadField,
+    operationId?: string,
+  ): Promise<unknown> {
+    const base =
+      operationId === undefined
+        ? `/v1/runs/${encodeURIComponent(runId)}`
+        : `/v1/runs/${encodeURIComponent(runId)}/operations/${encodeURIComponent(operationId)}`;
+    let text = '';
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const path = `${base}/payloads/${encodeURIComponent(field)}${offset > 0 ? `?offset=${offset}` : ''}`;
+      const slice = (await this.request('GET', path)).value as PayloadSliceWire;
+      text += slice.text;
+      offset = slice.nextOffset;
+    }
+    return JSON.parse(text) as unknown;
+  }
+
+  /** `POST /v1/runs/{runId}/cancel`; with `tree`, its child runs (and theirs) too. */
+  async cancelRun(runId: string, options: PostOptions & { tree?: boolean } = {}): Promise<OperatorAnswerWire> {
+    const { tree, ...post } = options;
+    const body = tree === undefined ? undefined : { tree };
+    return (
+      await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, {
+        ...(body === undefined ? {} : { body }),
+        ...post,
+      })
+    ).value as OperatorAnswerWire;
+  }
+
+  /** `POST /v1/runs/{runId}/retry`; with `fromOperation`, from that operation on. */
+  async retryRun(runId: string, options: PostOptions & { fromOperation?: string } = {}): Promise<OperatorAnswerWire> {
+    const { fromOperation, ...post } = options;
+    const body = fromOperation === undefined ? undefined : { fromOperation };
+    return (
+      await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, {
+        ...(body === undefined ? {} : { body }),
+        ...post,
+      })
+    ).value as OperatorAnswerWire;
+  }
+
+  /** `POST /v1/runs/{runId}/operations/{operationId}/skip`: `result` is any JSON value (or left out). */
+  async skipStep(
+    runId: string,
+    operationId: string,
+    result?: unknown,
+    options: PostOptions = {},
+  ): Promise<OperatorAnswerWire> {
+    const path = `/v1/runs/${encodeURIComponent(runId)}/operations/${encodeURIComponent(operationId)}/skip`;
+    return (await this.request('POST', path, { body: result === undefined ? {} : { result }, ...options }))
+      .value as OperatorAnswerWire;
+  }
+
+  /** `GET /v1/runs/{runId}/actions`: the operator actions recorded in the run's history. */
+  async getActions(runId: string): Promise<RunActionsWire> {
+    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/actions`)).value as RunActionsWire;
   }
 
   /**
@@ -213,10 +341,11 @@ export class DurableClient {
   private async request(
     method: 'GET' | 'POST',
     path: string,
-    options: { body?: unknown; idempotencyKey?: string } = {},
+    options: { body?: unknown; idempotencyKey?: string; actor?: string } = {},
   ): Promise<RawAnswer> {
     const url = `${this.baseUrl}${path}`;
     const headers: Record<string, string> = { accept: 'application/json', ...this.headers };
+    if (options.actor !== undefined) headers['x-durable-actor'] = options.actor;
     let body: string | undefined;
     if (method === 'POST') {
       headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
@@ -235,6 +364,8 @@ export class DurableClient {
         responseHeaders = response.headers;
         text = await response.text();
       } catch (error) {
+        // A signing fetch that found no credentials will not find them by retrying.
+        if ((error as { code?: unknown } | null)?.code === 'no_aws_credentials') throw error;
         if (attempt < this.retries) {
           await sleep(this.delay(attempt, undefined));
           continue;

@@ -66,6 +66,7 @@ export function runToWire(run: RunRecord): RunWire {
     updatedAt: iso(run.updatedAt),
     ...(run.endedAt === undefined ? {} : { endedAt: iso(run.endedAt) }),
     ...(run.status === 'RUNNING' && run.nextWakeAt !== undefined ? { nextWakeAt: iso(run.nextWakeAt) } : {}),
+    ...(run.deadlineAt === undefined ? {} : { deadlineAt: iso(run.deadlineAt) }),
     invocations: run.invocations,
     lostInvocations: run.lostInvocations,
     ...(run.parent ? { parent: { runId: run.parent.runId, operationId: run.parent.operationId } } : {}),

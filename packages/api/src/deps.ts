@@ -10,6 +10,8 @@ export type ControlEngine = Pick<
   | 'listRuns'
   | 'cancelRun'
   | 'retryRun'
+  | 'skipStep'
+  | 'openRun'
   | 'wakeRun'
   | 'sendCallbackSuccess'
   | 'sendCallbackFailure'

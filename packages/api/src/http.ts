@@ -17,6 +17,12 @@ export interface ApiRequest {
   headers?: Record<string, MultiValue>;
   /** The body as text, or undefined when there is none. */
   body?: string | undefined;
+  /**
+   * The caller's verified identity, set by an adapter that has one (never from a header): the
+   * IAM principal ARN of a Function URL with IAM auth (`requestContext.authorizer.iam.userArn`).
+   * Operator actions record it as who acted.
+   */
+  principal?: string | undefined;
 }
 
 /** An answer of the control API. Header names are lower case. */

@@ -23,6 +23,7 @@ export {
 export type { DevCommandOptions } from './cli/dev';
 export type { CliIo } from './cli/io';
 export { DEFAULT_API_URL, EXIT, runCli } from './cli/main';
+export { DEFAULT_REPLAY_LAST, REPLAY_DIVERGED_EXIT } from './cli/replay-command';
 export type { StopRequest, StopSignalOptions } from './cli/stop-signals';
 export { onStopSignals } from './cli/stop-signals';
 export { USAGE } from './cli/usage';
@@ -42,6 +43,10 @@ export {
 export type { LambdaHttpEvent, LambdaHttpResult } from './lambda-adapter';
 export { toLambdaHandler } from './lambda-adapter';
 export { answerClientErrors, toNodeListener } from './node-adapter';
+export type { ApiRequestWithPrincipal, OperatorAnswerWire, RunActionsWire, RunActionWire } from './operator-routes';
+export { ACTOR_HEADER, actorOf } from './operator-routes';
+export type { OperationPage, RunExportClient, RunExportFile } from './run-export';
+export { exportRunFromApi, operationFromWire, RunExportError } from './run-export';
 export { historyToWire, waitingFor } from './run-history';
 export type {
   RunInvocationEntry,

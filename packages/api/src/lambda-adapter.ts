@@ -10,7 +10,12 @@ export interface LambdaHttpEvent {
   headers?: Record<string, string | undefined>;
   body?: string;
   isBase64Encoded?: boolean;
-  requestContext?: { http?: { method?: string; path?: string }; stage?: string };
+  requestContext?: {
+    http?: { method?: string; path?: string };
+    stage?: string;
+    /** Set by a Function URL with IAM auth (or an IAM-authorized HTTP API route): who signed. */
+    authorizer?: { iam?: { userArn?: string } };
+  };
 }
 
 /** What the Lambda handler returns (payload v2 response). */
@@ -23,7 +28,8 @@ export interface LambdaHttpResult {
 /**
  * A Lambda handler for the control API behind a Function URL or an API Gateway HTTP API
  * (payload format 2.0). Bodies may be base64; header names are matched in any case; a named
- * stage's prefix (`/prod/v1/...`) is removed from the path.
+ * stage's prefix (`/prod/v1/...`) is removed from the path. Behind IAM auth, the signing
+ * principal (`requestContext.authorizer.iam.userArn`) becomes the request's `principal`.
  */
 export function toLambdaHandler(api: ControlApi): (event: LambdaHttpEvent) => Promise<LambdaHttpResult> {
   return async (event) => {
@@ -41,7 +47,9 @@ export function toLambdaHandler(api: ControlApi): (event: LambdaHttpEvent) => Pr
           : event.isBase64Encoded
             ? Buffer.from(event.body, 'base64').toString('utf8')
             : event.body;
-      const response = await api.handle({ method, path, query, headers, body });
+      // Lambda verified the signature: its principal is who acts (an operator action records it).
+      const principal = event.requestContext?.authorizer?.iam?.userArn;
+      const response = await api.handle({ method, path, query, headers, body, ...(principal ? { principal } : {}) });
       return { statusCode: response.status, headers: response.headers, body: response.body };
     } catch {
       const response = errorResponse(500, 'internal_error', 'internal error');

@@ -86,44 +86,59 @@ function logToWire(entry: RunLogEntry): LogWire {
   };
 }
 
-/** A run's operations as `GET /v1/runs/{runId}/operations` answers them. */
-export function historyToWire(
-  run: RunRecord,
-  operations: readonly Operation[],
+/** What turning some of a run's operations into their history needs to know of the rest. */
+export interface HistoryContext {
+  /** The operations converted and every ancestor of theirs (whether a finished context is above). */
+  known: ReadonlyMap<string, Operation>;
+  journal: RunJournal;
+  now: number;
+  /**
+   * The children of each batch, when they are all known (the whole run is read): each map's or
+   * parallel's `items` are counted from them. Absent when only a page of the run is read.
+   */
+  children?: ReadonlyMap<string, readonly Operation[]>;
+  /** Each operation's log lines (see {@link logsByOperation}). */
+  logsOf: ReadonlyMap<string, LogWire[]>;
+}
+
+/**
+ * The journal's log lines by the operation that wrote them; `isKnown` tells which operation ids
+ * are the run's, and the others' lines (and the context logger's) are the run's own (`run`).
+ */
+export function logsByOperation(
   journal: RunJournal,
-  now: number,
-  withJournal: boolean,
-): OperationListWire {
-  const byId = new Map(operations.map((op) => [op.Id, op]));
-  const underFinished = underFinishedContext(byId);
-  const children = new Map<string, Operation[]>();
-  for (const op of operations) {
-    if (op.ParentId === undefined) continue;
-    const list = children.get(op.ParentId) ?? [];
-    list.push(op);
-    children.set(op.ParentId, list);
-  }
-  const logsOf = new Map<string, LogWire[]>();
-  const runLogs: LogWire[] = [];
+  isKnown: (operationId: string) => boolean,
+): { byOperation: Map<string, LogWire[]>; run: LogWire[] } {
+  const byOperation = new Map<string, LogWire[]>();
+  const run: LogWire[] = [];
   for (const entry of journal.logs) {
-    const owner = entry.operationId !== undefined && byId.has(entry.operationId) ? entry.operationId : undefined;
+    const owner = entry.operationId !== undefined && isKnown(entry.operationId) ? entry.operationId : undefined;
     if (owner === undefined) {
-      runLogs.push(logToWire(entry));
+      run.push(logToWire(entry));
       continue;
     }
-    const list = logsOf.get(owner) ?? [];
+    const list = byOperation.get(owner) ?? [];
     list.push(logToWire(entry));
-    logsOf.set(owner, list);
+    byOperation.set(owner, list);
   }
+  return { byOperation, run };
+}
 
-  const wire = operations.map((op): OperationWire => {
+/** Operations of a run as its history shows them, with what `context` knows of the others. */
+export function operationWires(
+  run: RunRecord,
+  operations: readonly Operation[],
+  context: HistoryContext,
+): OperationWire[] {
+  const underFinished = underFinishedContext(context.known);
+  return operations.map((op): OperationWire => {
     const base = operationToWire(op);
     const abandoned = abandonment(run, op, underFinished);
     const end = op.EndTimestamp;
-    const { from, known } = activeFrom(op, journal, end ?? now);
+    const { from, known } = activeFrom(op, context.journal, end ?? context.now);
     const scheduled = op.WaitDetails?.ScheduledEndTimestamp;
-    const items = BATCH_SUBTYPES.has(op.SubType ?? '') ? children.get(op.Id) : undefined;
-    const logs = logsOf.get(op.Id);
+    const items = BATCH_SUBTYPES.has(op.SubType ?? '') ? context.children?.get(op.Id) : undefined;
+    const logs = context.logsOf.get(op.Id);
     return {
       ...base,
       ...(abandoned ? { abandoned } : {}),
@@ -140,24 +155,45 @@ export function historyToWire(
       ...(logs ? { logs } : {}),
     };
   });
+}
 
+/** A run's journal as the first page of its history shows it. */
+export function journalToWire(
+  journal: RunJournal,
+  runLogs: LogWire[],
+): Required<Pick<OperationListWire, 'invocations' | 'retriedAt' | 'logs' | 'logsDropped'>> {
   return {
-    runId: run.runId,
-    operations: wire,
-    ...(withJournal
-      ? {
-          invocations: journal.invocations.map((inv, i) => ({
-            number: i + 1,
-            startedAt: iso(inv.startedAt),
-            ...(inv.endedAt === undefined ? {} : { endedAt: iso(inv.endedAt) }),
-            ...(inv.lost ? { lost: true } : {}),
-          })),
-          retriedAt: journal.retriedAt.map(iso),
-          logs: runLogs,
-          logsDropped: journal.logsDropped,
-        }
-      : {}),
+    invocations: journal.invocations.map((inv, i) => ({
+      number: i + 1,
+      startedAt: iso(inv.startedAt),
+      ...(inv.endedAt === undefined ? {} : { endedAt: iso(inv.endedAt) }),
+      ...(inv.lost ? { lost: true } : {}),
+    })),
+    retriedAt: journal.retriedAt.map(iso),
+    logs: runLogs,
+    logsDropped: journal.logsDropped,
   };
+}
+
+/** A run's operations, all of them, as one answer of `GET /v1/runs/{runId}/operations` shows them. */
+export function historyToWire(
+  run: RunRecord,
+  operations: readonly Operation[],
+  journal: RunJournal,
+  now: number,
+  withJournal: boolean,
+): OperationListWire {
+  const byId = new Map(operations.map((op) => [op.Id, op]));
+  const children = new Map<string, Operation[]>();
+  for (const op of operations) {
+    if (op.ParentId === undefined) continue;
+    const list = children.get(op.ParentId) ?? [];
+    list.push(op);
+    children.set(op.ParentId, list);
+  }
+  const logs = logsByOperation(journal, (id) => byId.has(id));
+  const wire = operationWires(run, operations, { known: byId, journal, now, children, logsOf: logs.byOperation });
+  return { runId: run.runId, operations: wire, ...(withJournal ? journalToWire(journal, logs.run) : {}) };
 }
 
 function countItems(

@@ -1,6 +1,7 @@
-import { type RunQuery, type RunRecord, runIdFor } from '@durable-lambda/engine';
-import { runToWire } from './convert';
+import { encodeRunCursor, type RunQuery, type RunRecord, runIdFor } from '@durable-lambda/engine';
 import type { RouteDeps } from './deps';
+import { PAGE_BUDGET_BYTES, travelBytes } from './page-budget';
+import { runInList } from './payload-page-routes';
 import { waitingFor } from './run-history';
 import { searcherOf } from './run-journal';
 import type { RunListExtras } from './run-query';
@@ -8,6 +9,8 @@ import type { RunListWire, RunWire } from './wire';
 
 /** Running runs whose operations are read at once for `waitingFor`. */
 const READ_CONCURRENCY = 8;
+/** Most entries of one run's `waitingFor` (soonest first): a map of thousands waits on each. */
+const MAX_WAITING_FOR = 50;
 
 function matches(run: RunRecord, query: RunQuery): boolean {
   return (
@@ -49,7 +52,7 @@ export async function listRuns(deps: RouteDeps, query: RunQuery, extras: RunList
     runs = page.runs;
     cursor = page.cursor;
   }
-  const wire: RunWire[] = runs.map(runToWire);
+  const wire: RunWire[] = runs.map(runInList);
   if (extras.waitingFor) {
     const now = deps.clock.now();
     const running = runs.map((run, i) => [run, i] as const).filter(([run]) => run.status === 'RUNNING');
@@ -57,10 +60,23 @@ export async function listRuns(deps: RouteDeps, query: RunQuery, extras: RunList
       await Promise.all(
         running.slice(start, start + READ_CONCURRENCY).map(async ([run, i]) => {
           const ops = await deps.engine.getOperations(run.runId);
-          (wire[i] as RunWire).waitingFor = waitingFor(run, ops, now);
+          (wire[i] as RunWire).waitingFor = waitingFor(run, ops, now).slice(0, MAX_WAITING_FOR);
         }),
       );
     }
+  }
+  // Cut short at the byte budget: the next page starts after the last run kept.
+  let used = 512;
+  let kept = 0;
+  for (const run of wire) {
+    const bytes = travelBytes(run) + 1;
+    if (kept > 0 && used + bytes > PAGE_BUDGET_BYTES) break;
+    used += bytes;
+    kept += 1;
+  }
+  if (kept < wire.length) {
+    const last = runs[kept - 1] as RunRecord;
+    return { runs: wire.slice(0, kept), ...(extras.search === undefined ? { nextCursor: encodeRunCursor(last) } : {}) };
   }
   return { runs: wire, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
 }

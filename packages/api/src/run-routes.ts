@@ -1,12 +1,11 @@
 import { type RunRecord, wakeEvent } from '@durable-lambda/engine';
-import { runToWire } from './convert';
 import type { RouteDeps } from './deps';
-import { afterDurableWrite, runMovedTo } from './durable-outcome';
 import { ApiError } from './errors';
+import { historyPage, parseHistoryQuery } from './history-page';
 import { jsonResponse } from './http';
+import { operatorRoutes, parseExecutionTimeoutField } from './operator-routes';
+import { payloadRoutes, runAlone } from './payload-page-routes';
 import type { Route } from './router';
-import { historyToWire } from './run-history';
-import { EMPTY_JOURNAL, journalOf } from './run-journal';
 import { listRuns } from './run-list';
 import { parseRunListExtras, parseRunQuery } from './run-query';
 import { optionalString, parseObjectBody, rejectUnknownFields, requiredString } from './validate';
@@ -71,8 +70,12 @@ export function runRoutes(deps: RouteDeps): Route[] {
       pattern: '/v1/runs',
       handle: async ({ request }) => {
         const body = parseObjectBody(request.body, true);
-        rejectUnknownFields(body, ['function', 'input', 'runKey']);
+        rejectUnknownFields(body, ['function', 'input', 'runKey', 'latest', 'executionTimeout']);
         const functionName = requiredString(body.function, 'function', MAX_NAME);
+        // `latest: true` opts this run out of version pinning: it replays on `$LATEST` throughout.
+        if (body.latest !== undefined && typeof body.latest !== 'boolean') {
+          throw new ApiError(400, 'invalid_argument', 'latest: must be a boolean');
+        }
         const runKey = optionalString(body.runKey, 'runKey', MAX_NAME);
         if (!deps.functions().includes(functionName)) {
           throw new ApiError(
@@ -83,15 +86,16 @@ export function runRoutes(deps: RouteDeps): Route[] {
         }
         const input = body.input === undefined ? undefined : JSON.stringify(body.input);
         const { run, created } = await deps.engine.startRun({
-          functionName,
+          functionName: body.latest === true ? `${functionName}:$LATEST` : functionName,
           ...(input === undefined ? {} : { input }),
           ...(runKey === undefined ? {} : { runKey }),
+          ...parseExecutionTimeoutField(body.executionTimeout),
         });
         // A run never invoked (new, or found again after its first start failed) is started now.
         if (run.status === 'RUNNING' && run.invocations === 0) await kick(deps, run);
         return created
-          ? jsonResponse(201, runToWire(run), { location: `/v1/runs/${encodeURIComponent(run.runId)}` })
-          : jsonResponse(200, runToWire(run));
+          ? jsonResponse(201, runAlone(run), { location: `/v1/runs/${encodeURIComponent(run.runId)}` })
+          : jsonResponse(200, runAlone(run));
       },
     },
     {
@@ -105,59 +109,20 @@ export function runRoutes(deps: RouteDeps): Route[] {
     {
       method: 'GET',
       pattern: '/v1/runs/{runId}',
-      handle: async ({ params }) => jsonResponse(200, runToWire(await requireRun(deps, params.runId as string))),
+      handle: async ({ params }) => jsonResponse(200, runAlone(await requireRun(deps, params.runId as string))),
     },
     {
       method: 'GET',
       pattern: '/v1/runs/{runId}/operations',
-      handle: async ({ params }) => {
+      handle: async ({ request, params }) => {
         const run = await requireRun(deps, params.runId as string);
-        const operations = await deps.engine.getOperations(run.runId);
-        const reader = journalOf(deps.engine.store);
-        const journal = reader ? await reader.readRunJournal(run.runId) : EMPTY_JOURNAL;
-        const answer: OperationListWire = historyToWire(
-          run,
-          operations,
-          journal,
-          deps.clock.now(),
-          reader !== undefined,
-        );
+        const answer: OperationListWire = await historyPage(deps, run, parseHistoryQuery(request.query, run.runId));
         return jsonResponse(200, answer);
       },
     },
-    {
-      method: 'POST',
-      pattern: '/v1/runs/{runId}/cancel',
-      handle: async ({ params }) => {
-        const before = await requireRun(deps, params.runId as string);
-        // A cancel stored whose parent notification failed is done: the ended child stays due
-        // until its parent has heard, so the notification is left to the reconciler.
-        const run = await afterDurableWrite(
-          deps,
-          () => deps.engine.cancelRun(before.runId),
-          () => runMovedTo(deps, before, 'CANCELLED'),
-        );
-        return jsonResponse(200, runToWire(run));
-      },
-    },
-    {
-      method: 'POST',
-      pattern: '/v1/runs/{runId}/retry',
-      handle: async ({ params }) => {
-        const before = await requireRun(deps, params.runId as string);
-        // A retry stored whose wake-up failed is done: the run is due now, so its wake-up is left
-        // to the reconciler.
-        const run = await afterDurableWrite(
-          deps,
-          () => deps.engine.retryRun(before.runId),
-          () => runMovedTo(deps, before, 'RUNNING'),
-        );
-        // The engine has asked the waker; a direct invoke starts it sooner (best effort: the
-        // run is due, so a failure is left to the reconciler).
-        if (deps.invoker) await deps.invoker.invoke(run.functionName, wakeEvent(run.runId)).catch(deps.report);
-        return jsonResponse(200, runToWire(run));
-      },
-    },
+    // Cancel and retry (with skip and the action history): fenced, recorded operator actions.
+    ...operatorRoutes(deps),
     wakeRoute(deps),
+    ...payloadRoutes(deps),
   ];
 }

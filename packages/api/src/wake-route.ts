@@ -1,7 +1,7 @@
 import { wakeEvent } from '@durable-lambda/engine';
-import { runToWire } from './convert';
 import type { RouteDeps } from './deps';
 import { jsonResponse } from './http';
+import { runAlone } from './payload-page-routes';
 import type { Route } from './router';
 import { optionalString, parseObjectBody, rejectUnknownFields } from './validate';
 import type { WakeAnswerWire } from './wire';
@@ -33,7 +33,7 @@ export function wakeRoute(deps: RouteDeps): Route {
         await deps.invoker.invoke(report.run.functionName, wakeEvent(report.run.runId)).catch(deps.report);
       }
       const answer: WakeAnswerWire = {
-        run: runToWire((await deps.engine.getRun(report.run.runId)) ?? report.run),
+        run: runAlone((await deps.engine.getRun(report.run.runId)) ?? report.run),
         woken: report.woken.map((w) => ({
           operationId: w.operationId,
           ...(w.name === undefined ? {} : { name: w.name }),

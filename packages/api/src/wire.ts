@@ -32,12 +32,23 @@ export interface RunWire {
   endedAt?: string;
   /** When the run next has something to do, while it waits on time. */
   nextWakeAt?: string;
+  /**
+   * The run's execution deadline, when it has an execution timeout (its own or its function's):
+   * at it the run ends `TIMED_OUT` (`execution_timed_out`) with its child runs.
+   */
+  deadlineAt?: string;
   invocations: number;
   lostInvocations: number;
   /** Set on a run started by another run's `invoke`. */
   parent?: { runId: string; operationId: string };
-  /** What a RUNNING run waits for (`GET /v1/runs?include=waitingFor` only), soonest first. */
+  /** What a RUNNING run waits for (`GET /v1/runs?include=waitingFor` only), soonest first (at most 50). */
   waitingFor?: WaitingForWire[];
+  /**
+   * Payloads left out of this answer for their size, each with the bytes of its JSON: a list of
+   * runs leaves out any above 16 KB, a single run what passes 4 MB. Read them in slices with
+   * `GET /v1/runs/{runId}/payloads/{field}`.
+   */
+  omitted?: Partial<Record<RunPayloadField, number>>;
 }
 
 /** One thing a RUNNING run waits for. */
@@ -135,6 +146,35 @@ export interface OperationWire {
   items?: BatchItemsWire;
   /** The log lines its logger wrote (steps), oldest first, when the store keeps logs. */
   logs?: LogWire[];
+  /**
+   * Payloads left out of this answer for their size, each with the bytes of its JSON: a history
+   * page leaves out any above 16 KB. Read the operation alone with
+   * `GET /v1/runs/{runId}/operations/{operationId}` (its payloads up to 4 MB in all), or a payload
+   * in slices with `GET /v1/runs/{runId}/operations/{operationId}/payloads/{field}`.
+   */
+  omitted?: Partial<Record<OperationPayloadField, number>>;
+}
+
+/** The payload fields of an operation that an answer may leave out for their size. */
+export type OperationPayloadField = 'result' | 'error' | 'failedAttempts' | 'logs';
+
+/** The payload fields of a run that an answer may leave out for their size. */
+export type RunPayloadField = 'input' | 'result' | 'error';
+
+/**
+ * `GET /v1/runs/{runId}/payloads/{field}` and `GET /v1/runs/{runId}/operations/{operationId}/payloads/{field}`
+ * answer: a slice of the payload's JSON text (as the history would show the field). Join the
+ * slices from `offset` 0, passing `nextOffset` back as `offset`, and parse the text.
+ */
+export interface PayloadSliceWire {
+  field: string;
+  /** Where this slice starts, in characters of the JSON text. */
+  offset: number;
+  text: string;
+  /** Length of the whole JSON text, characters. */
+  totalChars: number;
+  /** Where the next slice starts; absent on the last. */
+  nextOffset?: number;
 }
 
 /** `GET /v1/runs` answer. */
@@ -154,8 +194,19 @@ export interface OperationListWire {
   retriedAt?: string[];
   /** Log lines of the handler's context logger (not a step's), when the store keeps logs. */
   logs?: LogWire[];
-  /** Log lines dropped (the oldest) to keep the run within the store's size cap. */
+  /**
+   * Log lines dropped (the oldest) to keep the run within the store's size cap, or this answer
+   * within its budget.
+   */
   logsDropped?: number;
+  /**
+   * Pass as `cursor` for the next page; absent on the last. A page holds at most `limit`
+   * operations (default 100, at most 1,000) and stops earlier at its byte budget (1 MB). The
+   * journal (`invocations`, `retriedAt`, `logs`, `logsDropped`) comes with the first page only,
+   * and a batch's `items` only when the whole run fits one page (count a long run's items from
+   * its pages: the client's `history()` does).
+   */
+  nextCursor?: string;
 }
 
 /** `POST /v1/runs/{runId}/wake` body (optional). */

@@ -56,3 +56,20 @@ export {
 } from './schedule-names';
 export { SCHEDULE_RETRY_POLICY, SchedulerWaker, type SchedulerWakerOptions } from './scheduler-waker';
 export { ServedFunctions } from './served-functions';
+export {
+  type AwsCredentials,
+  type AwsCredentialsProvider,
+  createSignedFetch,
+  defaultCredentials,
+  functionUrlRegion,
+  NoAwsCredentialsError,
+  type SignedFetchOptions,
+} from './signed-fetch';
+export {
+  PINNING_ENV,
+  type PinningConfig,
+  readPinningConfig,
+  VERSION_PINNINGS,
+  type VersionPinning,
+} from './version-pinning';
+export { PinnedRunsEngine } from './version-pinning-engine';

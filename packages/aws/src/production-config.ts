@@ -1,3 +1,5 @@
+import { type ExecutionTimeoutSetting, MAX_EXECUTION_TIMEOUT_SECONDS } from '@durable-lambda/engine';
+
 /**
  * The environment variables the production backend reads. The `DurableFunction` construct sets
  * the `DURABLE_*` ones; Lambda sets `AWS_REGION`.
@@ -21,6 +23,37 @@ export const PRODUCTION_ENV = {
   region: 'AWS_REGION',
 } as const;
 
+/**
+ * The Engine's `executionTimeout` for a function's backend: the configured timeout for runs of
+ * `ownFunctionName` (the function whose environment holds it; any qualifier or ARN form), and
+ * none for the runs of other functions it starts (child runs by `invoke`), whose own setting is
+ * in their function's environment, not this one. Undefined `ownFunctionName`: every run.
+ */
+export function executionTimeoutSetting(
+  config: Pick<ProductionConfig, 'executionTimeoutSeconds'>,
+  ownFunctionName: string | undefined,
+): ExecutionTimeoutSetting | undefined {
+  const seconds = config.executionTimeoutSeconds;
+  if (seconds === undefined) return undefined;
+  const own = ownFunctionName === undefined ? undefined : bareFunctionName(ownFunctionName);
+  return (functionName) => (own === undefined || bareFunctionName(functionName) === own ? seconds : undefined);
+}
+
+/** A function's name without its qualifier (`orders:7`, `orders:live`) or ARN around it. */
+function bareFunctionName(name: string): string {
+  const parts = name.split(':');
+  // arn:partition:lambda:region:account:function:NAME[:qualifier]
+  if (parts[0] === 'arn') return parts[6] ?? name;
+  return parts[0] ?? name;
+}
+
+/**
+ * Optional environment variable: the execution timeout of this function's runs, in whole seconds
+ * (1 to 366 days, AWS's `ExecutionTimeout` range): at it a run ends `TIMED_OUT` with its child
+ * runs. A run's own `executionTimeout` (given at its start) wins. Default: none.
+ */
+export const EXECUTION_TIMEOUT_ENV = 'DURABLE_EXECUTION_TIMEOUT_SECONDS';
+
 /** Days a finished run is kept when `DURABLE_RETENTION_DAYS` is not set. */
 export const DEFAULT_RETENTION_DAYS = 30;
 
@@ -33,6 +66,8 @@ export interface ProductionConfig {
   region: string;
   /** The wake-up schedules' dead-letter queue, when configured. */
   scheduleDeadLetterArn?: string;
+  /** The execution timeout of this function's runs, in seconds, when configured. */
+  executionTimeoutSeconds?: number;
 }
 
 /** The environment the production backend is configured from (`process.env` by default). */
@@ -91,6 +126,18 @@ export function readProductionConfig(env: ProductionEnvironment): ProductionConf
     config.scheduleDeadLetterArn = deadLetterArn;
     check(QUEUE_ARN.test(deadLetterArn), 'scheduleDeadLetterArn', 'the ARN of a standard SQS queue');
   }
+  const timeout = env[EXECUTION_TIMEOUT_ENV]?.trim() || undefined;
+  if (timeout !== undefined) {
+    // Digits only: `1e3`, `0x10` or `60.5` are not what an operator means by seconds.
+    const seconds = /^\d{1,9}$/.test(timeout) ? Number(timeout) : Number.NaN;
+    if (!(seconds >= 1 && seconds <= MAX_EXECUTION_TIMEOUT_SECONDS)) {
+      throw invalid(
+        EXECUTION_TIMEOUT_ENV,
+        `a whole number of seconds from 1 to ${MAX_EXECUTION_TIMEOUT_SECONDS} (366 days)`,
+      );
+    }
+    config.executionTimeoutSeconds = seconds;
+  }
   const days = value('retentionDays');
   if (days !== undefined) {
     config.retentionDays = Number(days);
@@ -99,9 +146,11 @@ export function readProductionConfig(env: ProductionEnvironment): ProductionConf
   return config;
 
   function check(ok: boolean, key: keyof typeof PRODUCTION_ENV, expected: string): void {
-    if (ok) return;
-    const name = PRODUCTION_ENV[key];
-    throw new ConfigurationError(
+    if (!ok) throw invalid(PRODUCTION_ENV[key], expected);
+  }
+
+  function invalid(name: string, expected: string): ConfigurationError {
+    return new ConfigurationError(
       'invalid_configuration',
       [name],
       `durable-lambda: environment variable ${name} must be ${expected}, got ${JSON.stringify(env[name])}`,

@@ -2,9 +2,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Engine, type Invoker, type Waker } from '@durable-lambda/engine';
+import { type Engine, type Invoker, isWakeEvent, type Waker } from '@durable-lambda/engine';
 import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
-import { DynamoDbStore } from './dynamodb';
 import { LambdaInvoker } from './lambda-invoker';
 import { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
 import {
@@ -14,6 +13,18 @@ import {
   readProductionConfig,
 } from './production-config';
 import { SchedulerWaker } from './scheduler-waker';
+import {
+  LATEST,
+  nameAtStart,
+  type PinningConfig,
+  pinnedElsewhere,
+  type RunningCode,
+  readPinningConfig,
+  runningCode,
+  splitRunName,
+} from './version-pinning';
+import { PinnedRunsEngine } from './version-pinning-engine';
+import { PinningStore } from './version-pinning-store';
 
 const DAY_MS = 86_400_000;
 
@@ -38,10 +49,26 @@ export class ProductionBackend implements DurableBackend {
   readonly lambda: LambdaClient;
   readonly dynamodb: DynamoDBDocumentClient;
   readonly engine: Engine;
+  /** Version pinning: the function's policy and the aliases runs start on. */
+  readonly pinning: PinningConfig;
+  private readonly invoker: Invoker;
+  private readonly store: PinningStore;
   private ownArn: string | undefined;
+  /** What a bare own name targets: the running version, alias or `$LATEST` (see {@link bindInvokedArn}). */
+  private selfArn: string | undefined;
+  private code: RunningCode | undefined;
 
-  constructor(config: ProductionConfig, wiring: ProductionWiring = {}) {
+  /**
+   * `pinning` defaults to the environment's (`DURABLE_VERSION_PINNING`, `DURABLE_FUNCTION_ALIASES`,
+   * see `PINNING_ENV`), so every production backend of a container (the reconciler's too) reads it.
+   */
+  constructor(
+    config: ProductionConfig,
+    wiring: ProductionWiring = {},
+    pinning: PinningConfig = readPinningConfig(process.env),
+  ) {
     this.config = config;
+    this.pinning = pinning;
     const region = config.region;
     this.scheduler = new SchedulerClient({ region });
     this.lambda = new LambdaClient({ region });
@@ -51,6 +78,7 @@ export class ProductionBackend implements DurableBackend {
     const targetArn = (functionName: string) => this.targetArn(functionName);
     const lambdaInvoker = new LambdaInvoker({ client: this.lambda, targetArn });
     const invoker = wiring.invoker ? wiring.invoker(lambdaInvoker) : lambdaInvoker;
+    this.invoker = invoker;
     const schedulerWaker = new SchedulerWaker({
       client: this.scheduler,
       groupName: config.scheduleGroup,
@@ -59,8 +87,9 @@ export class ProductionBackend implements DurableBackend {
       targetArn,
       invoker,
     });
-    this.engine = new Engine({
-      store: new DynamoDbStore({ client: this.dynamodb, tableName: config.tableName }),
+    this.store = new PinningStore({ client: this.dynamodb, tableName: config.tableName }, pinning.pinning);
+    this.engine = new PinnedRunsEngine({
+      store: this.store,
       waker: wiring.waker ? wiring.waker(schedulerWaker) : schedulerWaker,
       invoker,
       retentionMs: config.retentionDays * DAY_MS,
@@ -70,14 +99,29 @@ export class ProductionBackend implements DurableBackend {
   /**
    * Opens an invocation through the engine. The function's own ARN, qualified with the alias or
    * version it was invoked with, is taken from `lambdaContext.invokedFunctionArn` (a container
-   * runs one invocation at a time), so its wake-ups replay the same code version.
+   * runs one invocation at a time), and the version of its code from `functionVersion`.
+   *
+   * A run started here is recorded under the version it starts on (`orders:7`, see
+   * `version-pinning.ts`), so every wake-up and resume, from any container, replays it on that
+   * code. A wake-up of a run pinned to another version (delivered through the alias after a
+   * deploy, say) is handed to that version unopened: the run never replays on other code.
    */
-  async open(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
-    const own = this.bindInvokedArn(lambdaContext.invokedFunctionArn);
-    // Runs started here are recorded under the qualified name (`orders:prod`), so every wake-up
-    // and resume, from any container, replays them on the code version that started them.
-    const qualified = own.qualifier && own.qualifier !== '$LATEST' ? `${own.name}:${own.qualifier}` : own.name;
-    return this.engine.open(event, { ...lambdaContext, functionName: qualified });
+  async open(
+    event: unknown,
+    lambdaContext: LambdaContextLike & { functionVersion?: string },
+  ): ReturnType<DurableBackend['open']> {
+    this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
+    const code = this.code as RunningCode;
+    if (isWakeEvent(event)) {
+      const runId = event.durableLambda.runId;
+      const run = await this.store.readAhead(runId);
+      const version = run?.status === 'RUNNING' ? pinnedElsewhere(run.functionName, code) : undefined;
+      if (run && version !== undefined) {
+        await this.invoker.invoke(run.functionName, event);
+        return { response: { Status: 'PENDING', runId, handedTo: `${code.own.name}:${version}` } };
+      }
+    }
+    return this.engine.open(event, { ...lambdaContext, functionName: nameAtStart(code, this.pinning.pinning) });
   }
 
   /**
@@ -85,9 +129,10 @@ export class ProductionBackend implements DurableBackend {
    * this backend's own: it decides the partition, region and account every other function is
    * targeted in (see {@link targetArn}). `open` calls it; a caller that drives the engine
    * directly (the reconciler) calls it once per invocation. A missing or malformed ARN is a
-   * {@link ConfigurationError}.
+   * {@link ConfigurationError}. `functionVersion` (`lambdaContext.functionVersion`; else a numeric
+   * qualifier of the ARN) is the running code's version: it decides what a bare own name targets.
    */
-  bindInvokedArn(arn: string | undefined): FunctionArn {
+  bindInvokedArn(arn: string | undefined, functionVersion?: string): FunctionArn {
     if (!arn) {
       throw new ConfigurationError(
         'missing_configuration',
@@ -104,19 +149,48 @@ export class ProductionBackend implements DurableBackend {
       );
     }
     this.ownArn = arn;
+    const code = runningCode(own, functionVersion);
+    const unqualified = `arn:${own.partition}:lambda:${own.region}:${own.account}:function:${own.name}`;
+    // A bare own name (a run not pinned yet, or the `latest` policy's runs) targets the code
+    // running now, or `$LATEST` by policy; the alias otherwise.
+    this.selfArn =
+      this.pinning.pinning === 'latest'
+        ? unqualified
+        : this.pinning.pinning === 'version' && code.version !== undefined
+          ? `${unqualified}:${code.version}`
+          : arn;
+    this.code = code;
+    this.store.runningOn(code);
     return own;
   }
 
   /**
-   * The ARN a wake-up or invoke of `functionName` targets: this function's own invoked ARN for
-   * itself, `arn:<partition>:lambda:<region>:<account>:function:<name>` for any other.
+   * The ARN a wake-up or invoke of `functionName` targets: for a qualified name (`orders:7`,
+   * `orders:live`) that qualifier (`$LATEST` is the unqualified ARN); for this function's bare
+   * name, the version it runs on (`pinning` `version`), the ARN it was invoked with (`alias`) or
+   * `$LATEST` (`latest`); for another function's bare name, its alias when `DURABLE_FUNCTION_ALIASES`
+   * names one (its runs start there and pin there), else
+   * `arn:<partition>:lambda:<region>:<account>:function:<name>`.
    */
   targetArn(functionName: string): string {
-    if (this.ownArn === undefined) {
+    if (this.ownArn === undefined || this.selfArn === undefined) {
       if (functionName.startsWith('arn:')) return functionName;
       throw new Error(`durable-lambda: cannot target ${JSON.stringify(functionName)} before the first invocation`);
     }
-    return targetArnFrom(this.ownArn, functionName);
+    if (functionName.startsWith('arn:')) return targetArnFrom(this.selfArn, functionName);
+    const { name, qualifier } = splitRunName(functionName);
+    if (qualifier === LATEST) return targetArnFrom(this.selfArn, `arn:${this.ownPrefix()}:function:${name}`);
+    const alias = Object.hasOwn(this.pinning.aliases, name) ? this.pinning.aliases[name] : undefined;
+    const own = parseFunctionArn(this.ownArn)?.name;
+    if (qualifier === undefined && name !== own && alias !== undefined) {
+      return targetArnFrom(this.selfArn, `${name}:${alias}`);
+    }
+    return targetArnFrom(this.selfArn, functionName);
+  }
+
+  private ownPrefix(): string {
+    const own = parseFunctionArn(this.ownArn ?? '') as FunctionArn;
+    return `${own.partition}:lambda:${own.region}:${own.account}`;
   }
 }
 
@@ -126,17 +200,19 @@ const containers = new Map<string, ProductionBackend>();
  * The production backend, configured from environment variables (see `PRODUCTION_ENV`):
  * `DURABLE_TABLE_NAME`, `DURABLE_SCHEDULE_GROUP`, `DURABLE_SCHEDULER_ROLE_ARN`, `AWS_REGION`
  * (required), `DURABLE_RETENTION_DAYS` (optional, default 30) and `DURABLE_SCHEDULE_DLQ_ARN`
- * (optional: the wake-up schedules' dead-letter queue). A missing variable is a
+ * (optional: the wake-up schedules' dead-letter queue), and version pinning's `DURABLE_VERSION_PINNING`
+ * and `DURABLE_FUNCTION_ALIASES` (optional, see `PINNING_ENV`). A missing variable is a
  * `ConfigurationError` with code `missing_configuration` naming it. The clients and the engine are
  * built once per container (per distinct configuration) and reused by later invocations.
  * `withDurableExecution` calls this when no `backend` is configured.
  */
 export function createProductionBackend(env: ProductionEnvironment = process.env): ProductionBackend {
   const config = readProductionConfig(env);
-  const key = JSON.stringify(config);
+  const pinning = readPinningConfig(env);
+  const key = JSON.stringify([config, pinning]);
   let backend = containers.get(key);
   if (!backend) {
-    backend = new ProductionBackend(config);
+    backend = new ProductionBackend(config, {}, pinning);
     containers.set(key, backend);
   }
   return backend;

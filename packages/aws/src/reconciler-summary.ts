@@ -20,6 +20,10 @@ export interface ReconcilerSummary {
   woken: number;
   /** Ended child runs whose parent was told. */
   parentsNotified: number;
+  /** Runs past their execution deadline that this invocation ended `TIMED_OUT`. */
+  timedOut: number;
+  /** Ended runs whose child runs it ended (a timeout or tree cancel cut short before). */
+  treesEnded: number;
   /** Stale index entries removed. */
   repaired: number;
   /** Runs that could not be handled by any pass (the next invocation finds them again). */
@@ -58,6 +62,8 @@ export class SummaryBuilder {
   private examined = 0;
   private readonly woken = new Set<string>();
   private readonly parentsNotified = new Set<string>();
+  private readonly timedOut = new Set<string>();
+  private readonly treesEnded = new Set<string>();
   private readonly repaired = new Set<string>();
   private readonly failed = new Map<string, string>();
   private readonly notServed = new Set<string>();
@@ -80,13 +86,20 @@ export class SummaryBuilder {
     }
     for (const runId of notServed) this.notServed.add(runId);
     for (const runId of report.parentsNotified) this.parentsNotified.add(runId);
+    for (const runId of report.timedOut) {
+      this.timedOut.add(runId);
+      this.failed.delete(runId);
+    }
+    for (const runId of report.treesEnded) this.treesEnded.add(runId);
     for (const runId of report.repaired) this.repaired.add(runId);
     for (const { runId, error } of report.failed) {
-      if (!this.woken.has(runId)) this.failed.set(runId, error);
+      if (!this.woken.has(runId) && !this.timedOut.has(runId)) this.failed.set(runId, error);
     }
     const acted = [
       ...report.woken.map((w) => w.runId),
       ...report.parentsNotified,
+      ...report.timedOut,
+      ...report.treesEnded,
       ...report.repaired,
       ...report.failed.map((f) => f.runId),
     ];
@@ -101,6 +114,8 @@ export class SummaryBuilder {
       examined: this.examined,
       woken: this.woken.size,
       parentsNotified: this.parentsNotified.size,
+      timedOut: this.timedOut.size,
+      treesEnded: this.treesEnded.size,
       repaired: this.repaired.size,
       failed: this.failed.size,
       notServed: this.notServed.size,

@@ -34,6 +34,11 @@ export interface DurableApiProps {
   readonly alarmActions?: cloudwatch.IAlarmAction[];
   /** Emit a `CfnOutput` with the URL. Default true. */
   readonly outputUrl?: boolean;
+  /**
+   * Most concurrent invocations of the API's function: caps what a flood of (signed) calls can
+   * cost. Default: none.
+   */
+  readonly reservedConcurrentExecutions?: number;
   readonly bundling?: nodejs.BundlingOptions;
   readonly projectRoot?: string;
   readonly depsLockFilePath?: string;
@@ -41,7 +46,9 @@ export interface DurableApiProps {
 
 /**
  * The control API (`@durable-lambda/api`: start, list, show, history, cancel and retry runs;
- * complete callbacks) as a Lambda behind a Function URL with IAM authentication: callers sign
+ * complete callbacks) as a Lambda. It starts runs on each function's alias (`live`), where each is
+ * pinned to the version it first runs on; `"latest": true` in a start request opts that run into
+ * `$LATEST`. A Lambda behind a Function URL with IAM authentication: callers sign
  * their requests with SigV4 and need `lambda:InvokeFunctionUrl` ({@link DurableApi.grantInvokeUrl}).
  *
  * Its role may use the items of the functions' table (the API starts, cancels and retries runs,
@@ -76,6 +83,17 @@ export class DurableApi extends Construct {
               Object.fromEntries(this.served.map((served) => [served.functionName, served.functionArn])),
             ),
         }),
+        // Runs it starts are started on the function's alias (and pinned to its version there).
+        DURABLE_API_ALIASES: Lazy.string({
+          produce: () =>
+            stack.toJsonString(
+              Object.fromEntries(
+                this.served.flatMap((served) =>
+                  served.startsOnAlias ? [[served.functionName, served.aliasName]] : [],
+                ),
+              ),
+            ),
+        }),
       },
       timeout: props.timeout ?? Duration.seconds(30),
       memorySize: props.memorySize ?? 512,
@@ -85,6 +103,9 @@ export class DurableApi extends Construct {
       ...(props.bundling === undefined ? {} : { bundling: props.bundling }),
       ...(props.projectRoot === undefined ? {} : { projectRoot: props.projectRoot }),
       ...(props.depsLockFilePath === undefined ? {} : { depsLockFilePath: props.depsLockFilePath }),
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
     });
     this.function = fn;
     this.role = role;
@@ -127,7 +148,8 @@ export class DurableApi extends Construct {
       throw new Error(`${this.node.path} serves ${target.node.path}: the functions of one API must share one table`);
     }
     this.served.push(target);
-    // Runs started through an alias are recorded as `name:alias`: resuming them targets that alias.
+    // Runs start on the alias and are recorded as `name:<version>` (or `name:alias` until their
+    // first invocation): resuming them targets that qualifier.
     this.invokeStatement.addResources(target.functionArn, `${target.functionArn}:*`);
     acknowledgeWildcardResource(this.role, `${target.functionArn}:*`, REASONS.qualifiedInvoke);
     return this;

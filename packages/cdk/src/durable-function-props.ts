@@ -12,6 +12,16 @@ export type DurableSdk = 'durable-lambda' | 'aws';
 /** The SDKs {@link DurableFunctionProps.sdk} accepts. */
 export const DURABLE_SDKS: readonly DurableSdk[] = ['durable-lambda', 'aws'];
 
+/**
+ * Which code a run replays on after a deploy (see {@link DurableFunctionProps.pinning}):
+ * `version` pins each run to the version it started on; `alias` lets runs follow the alias (each
+ * deploy moves runs in flight to the new code); `latest` runs them on `$LATEST`.
+ */
+export type DurableVersionPinning = 'version' | 'alias' | 'latest';
+
+/** The pinning policies {@link DurableFunctionProps.pinning} accepts. */
+export const DURABLE_VERSION_PINNINGS: readonly DurableVersionPinning[] = ['version', 'alias', 'latest'];
+
 /** Properties of a {@link DurableFunction}. */
 export interface DurableFunctionProps {
   /** The handler's source file (TypeScript or JavaScript), bundled by esbuild. */
@@ -91,7 +101,26 @@ export interface DurableFunctionProps {
   readonly projectRoot?: string;
   /** See `NodejsFunction`. Default: the lock file found from the working directory. */
   readonly depsLockFilePath?: string;
+  /**
+   * Most concurrent invocations of the function (Lambda's reserved concurrency): caps how far a
+   * burst of runs, wake-ups and retries can scale it (and the cost and the load on what it calls).
+   * Default: none (the account's unreserved concurrency).
+   */
   readonly reservedConcurrentExecutions?: number;
+  /**
+   * The alias runs start on. Each deploy publishes a version (`currentVersion`, retained when
+   * replaced, so runs pinned to it keep running) and points this alias at it; the control API and
+   * callers start runs through it. Default `live`.
+   */
+  readonly aliasName?: string;
+  /**
+   * Which code a run replays on after a deploy. `version` (default): the version it started on,
+   * for every wake-up, resume, retry and reconciler wake. `alias`: whatever the alias points at
+   * (deploys move runs in flight to new code: only for code that replays every old run). `latest`:
+   * `$LATEST`. A single run can opt into `$LATEST` when started (`latest: true` on the control
+   * API's start). Sets `DURABLE_VERSION_PINNING`.
+   */
+  readonly pinning?: DurableVersionPinning;
 }
 
 /** The alarms of a {@link DurableFunction}. */

@@ -1,7 +1,7 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -9,18 +9,28 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { createFunctionAlarms } from './durable-function-alarms';
 import { durableFunctionCode } from './durable-function-code';
-import type { DurableFunctionAlarms, DurableFunctionProps } from './durable-function-props';
+import {
+  DURABLE_VERSION_PINNINGS,
+  type DurableFunctionAlarms,
+  type DurableFunctionProps,
+  type DurableVersionPinning,
+} from './durable-function-props';
 import { DurableReconciler } from './durable-reconciler';
 import { DurableTable, FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable } from './durable-table';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
 import { coverQualifiedInvocations } from './qualified-invocations';
 import { RunWatchdog, WATCHDOG_PERIOD } from './run-watchdog';
 import { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
-import { DURABLE_ENV, SCHEDULER_SERVICE, schedulerRole } from './scheduler-access';
+import { DURABLE_ENV, PINNING_ENV, SCHEDULER_SERVICE, schedulerRole } from './scheduler-access';
 import { DEFAULTS, serviceFunction } from './service-function';
 
-export type { DurableFunctionAlarms, DurableFunctionProps, DurableSdk } from './durable-function-props';
-export { DURABLE_SDKS } from './durable-function-props';
+export type {
+  DurableFunctionAlarms,
+  DurableFunctionProps,
+  DurableSdk,
+  DurableVersionPinning,
+} from './durable-function-props';
+export { DURABLE_SDKS, DURABLE_VERSION_PINNINGS } from './durable-function-props';
 export { DURABLE_ENV } from './scheduler-access';
 
 /**
@@ -32,8 +42,11 @@ export { DURABLE_ENV } from './scheduler-access';
  *   invoke it (trusted only by Scheduler, for this account and this group);
  * - the environment variables `DURABLE_TABLE_NAME`, `DURABLE_SCHEDULE_GROUP`,
  *   `DURABLE_SCHEDULER_ROLE_ARN`, `DURABLE_RETENTION_DAYS`;
+ * - a version published per deploy (`currentVersion`, retained when replaced) and the `live`
+ *   alias ({@link DurableFunctionProps.aliasName}) pointing at it: runs start on the alias and
+ *   stay pinned to the version they started on ({@link DurableFunctionProps.pinning});
  * - a failure destination for asynchronous invocations, of `$LATEST` and of every version and
- *   alias defined in the stack (see `coverQualifiedInvocations`);
+ *   alias defined in the stack, old versions' included (see `coverQualifiedInvocations`);
  * - alarms: failed runs, stuck runs, throttles, asynchronous invocation failures;
  * - shared by the functions of its table in the stack: the stuck-runs {@link RunWatchdog}, and the
  *   {@link DurableReconciler} (every minute, wakes runs whose wake-up was lost; owns the wake-up
@@ -60,8 +73,21 @@ export class DurableFunction extends Construct {
   readonly alarms: DurableFunctionAlarms;
   /** The function's `lambda:InvokeFunction` grants (itself, and the durable functions it calls or answers). */
   readonly invokePolicy: iam.Policy;
+  /**
+   * The version this deploy published (`function.currentVersion`). Replaced versions are retained:
+   * runs pinned to them finish there (see the README on cleaning them up).
+   */
+  readonly version: lambda.Version;
+  /** The alias runs start on, pointing at {@link version}: invoke it (not `$LATEST`) to start runs. */
+  readonly alias: lambda.Alias;
+  /** The alias's name (`live` unless `aliasName` says otherwise). */
+  readonly aliasName: string;
+  /** Which code its runs replay on ({@link DurableFunctionProps.pinning}). */
+  readonly pinning: DurableVersionPinning;
   private readonly invokeStatement: iam.PolicyStatement;
   private readonly invokeTargets = new Set<DurableFunction>();
+  /** Invoked functions whose alias this one's `DURABLE_FUNCTION_ALIASES` names. */
+  private readonly aliasTargets = new Set<DurableFunction>();
 
   constructor(scope: Construct, id: string, props: DurableFunctionProps) {
     super(scope, id);
@@ -87,6 +113,20 @@ export class DurableFunction extends Construct {
     };
     this.reconciler = DurableReconciler.of(this, this.table, serviceOptions);
 
+    this.aliasName = props.aliasName ?? 'live';
+    if (!/^(?!\d+$)[a-zA-Z0-9_-]{1,128}$/.test(this.aliasName) || this.aliasName === '$LATEST') {
+      throw new Error(
+        `${this.node.path}: aliasName must be 1-128 of [a-zA-Z0-9_-] and not a number, got ${JSON.stringify(this.aliasName)}`,
+      );
+    }
+    const pinning = props.pinning ?? 'version';
+    this.pinning = pinning;
+    if (!DURABLE_VERSION_PINNINGS.includes(pinning)) {
+      throw new Error(
+        `${this.node.path}: pinning must be one of ${DURABLE_VERSION_PINNINGS.join(', ')}, got ${JSON.stringify(pinning)}`,
+      );
+    }
+
     const retention = props.retention ?? Duration.days(30);
     const retentionDays = retention.toDays({ integral: false });
     if (!(retentionDays > 0)) throw new Error(`${this.node.path}: retention must be positive`);
@@ -97,6 +137,16 @@ export class DurableFunction extends Construct {
       [DURABLE_ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
       [DURABLE_ENV.scheduleDeadLetterArn]: this.reconciler.deadLetterQueue.queueArn,
       [DURABLE_ENV.retentionDays]: String(retentionDays),
+      [PINNING_ENV.pinning]: pinning,
+      // Child runs of the functions it invokes start on their aliases, and are pinned there.
+      [PINNING_ENV.aliases]: Lazy.string({
+        produce: () =>
+          stack.toJsonString(
+            Object.fromEntries(
+              [...this.aliasTargets].flatMap((t) => (t.startsOnAlias ? [[t.functionName, t.aliasName]] : [])),
+            ),
+          ),
+      }),
       ...(props.inProcessWaitThreshold === undefined
         ? {}
         : { [DURABLE_ENV.inProcessWaitMs]: String(props.inProcessWaitThreshold.toMilliseconds()) }),
@@ -119,6 +169,8 @@ export class DurableFunction extends Construct {
       ...(props.reservedConcurrentExecutions === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
+      // A replaced version stays: the runs pinned to it replay on it until they end.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       bundling: code.bundling,
     });
     this.function = fn;
@@ -127,6 +179,12 @@ export class DurableFunction extends Construct {
     // The durable runtime re-invokes the function by design (wake-ups, resumes): never let Lambda's
     // recursive loop detection stop a long run.
     (fn.node.defaultChild as lambda.CfnFunction).recursiveLoop = 'Allow';
+    this.version = fn.currentVersion;
+    this.alias = new lambda.Alias(this, 'Alias', {
+      aliasName: this.aliasName,
+      version: this.version,
+      description: 'durable-lambda: runs start here, and stay on the version they started on',
+    });
 
     // The run's items, in its table only.
     grantTable(this.table, role, FUNCTION_TABLE_ACTIONS);
@@ -193,10 +251,22 @@ export class DurableFunction extends Construct {
     const expected = props.expectedRunDuration ?? Duration.days(1);
     RunWatchdog.of(this, this.table, serviceOptions).watch(fn, expected);
     this.alarms = createFunctionAlarms(this, expected, props.alarmActions ?? []);
-    this.reconciler.serve(this);
+    this.reconciler.serve({
+      function: fn,
+      schedulerRole: this.schedulerRole,
+      ...(this.startsOnAlias ? { aliasName: this.aliasName } : {}),
+    });
     if (props.alarmActions?.length) this.reconciler.addAlarmActions(...props.alarmActions);
 
     for (const target of props.invokes ?? []) this.invokes(target);
+  }
+
+  /**
+   * Whether runs started by others (the control API, a parent's `invoke`, the reconciler's wake of
+   * a run not pinned yet) go through the alias: not when `pinning` is `latest` (they run on `$LATEST`).
+   */
+  get startsOnAlias(): boolean {
+    return this.pinning !== 'latest';
   }
 
   get functionName(): string {
@@ -219,10 +289,18 @@ export class DurableFunction extends Construct {
     }
     this.allowInvoke(target);
     target.allowInvoke(this);
+    // Naming the target's alias makes this function's configuration refer to the target's name:
+    // not when the target's refers to this one's already (CloudFormation refuses the cycle): then
+    // this function's child runs of the target start, and stay, on the target's `$LATEST`.
+    if (target !== this && !target.aliasTargets.has(this)) this.aliasTargets.add(target);
     return this;
   }
 
-  /** Lets `grantee` start runs of this function (`lambda:InvokeFunction`, any version or alias). */
+  /**
+   * Lets `grantee` start runs of this function (`lambda:InvokeFunction`, any version or alias).
+   * Start them through {@link alias} (`alias.functionArn`): each run is pinned to the version the
+   * alias points at when it starts.
+   */
   grantStartRuns(grantee: iam.IGrantable): iam.Grant {
     return iam.Grant.addToPrincipal({
       grantee,

@@ -12,7 +12,13 @@ import { Construct } from 'constructs';
 import { FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
 import { runtimeFile } from './paths';
-import { DURABLE_ENV, RECONCILER_FUNCTIONS_ENV, SCHEDULER_SERVICE, schedulerRole } from './scheduler-access';
+import {
+  DURABLE_ENV,
+  PINNING_ENV,
+  RECONCILER_FUNCTIONS_ENV,
+  SCHEDULER_SERVICE,
+  schedulerRole,
+} from './scheduler-access';
 import { DEFAULTS, serviceFunction } from './service-function';
 
 /** How often the reconciler runs. */
@@ -35,6 +41,8 @@ export interface ReconciledFunction {
   readonly function: lambda.IFunction;
   /** The role its wake-up schedules are delivered with: it may send to the dead-letter queue. */
   readonly schedulerRole: iam.IRole;
+  /** The alias its runs start on, if any: runs not pinned to a version yet are woken there. */
+  readonly aliasName?: string;
 }
 
 /** The alarms of a {@link DurableReconciler}. */
@@ -120,6 +128,17 @@ export class DurableReconciler extends Construct {
         [DURABLE_ENV.scheduleDeadLetterArn]: this.deadLetterQueue.queueArn,
         [RECONCILER_FUNCTIONS_ENV]: Lazy.string({
           produce: () => stack.toJsonString(this.served.map((served) => served.function.functionName)),
+        }),
+        // A run not pinned yet is woken through its function's alias, never on `$LATEST`.
+        [PINNING_ENV.aliases]: Lazy.string({
+          produce: () =>
+            stack.toJsonString(
+              Object.fromEntries(
+                this.served.flatMap((served) =>
+                  served.aliasName === undefined ? [] : [[served.function.functionName, served.aliasName]],
+                ),
+              ),
+            ),
         }),
       },
       // A pass stops well before the next minute's begins (it keeps twice its slowest pass in hand).

@@ -18,6 +18,15 @@ export const DURABLE_ENV = {
   inProcessWaitMs: 'DURABLE_IN_PROCESS_WAIT_MS',
 } as const;
 
+/**
+ * Version pinning's variables (`PINNING_ENV` of `@durable-lambda/aws`): the function's pinning
+ * policy, and the aliases that runs of functions it invokes (or, for the reconciler, serves) start on.
+ */
+export const PINNING_ENV = {
+  pinning: 'DURABLE_VERSION_PINNING',
+  aliases: 'DURABLE_FUNCTION_ALIASES',
+} as const;
+
 /** The reconciler's list of the functions it serves (`RECONCILER_ENV.functions` of `@durable-lambda/aws`). */
 export const RECONCILER_FUNCTIONS_ENV = 'DURABLE_RECONCILER_FUNCTIONS';
 

@@ -25,6 +25,11 @@ export interface ServiceFunctionOptions {
   readonly projectRoot?: string;
   readonly depsLockFilePath?: string;
   readonly reservedConcurrentExecutions?: number;
+  /**
+   * Options of `fn.currentVersion` (the version published per code or configuration change),
+   * when the function publishes versions.
+   */
+  readonly currentVersionOptions?: lambda.VersionOptions;
 }
 
 /** A function with its own role and log group. */
@@ -66,6 +71,7 @@ export function serviceFunction(scope: Construct, options: ServiceFunctionOption
     ...(options.reservedConcurrentExecutions === undefined
       ? {}
       : { reservedConcurrentExecutions: options.reservedConcurrentExecutions }),
+    ...(options.currentVersionOptions === undefined ? {} : { currentVersionOptions: options.currentVersionOptions }),
     runtime: RUNTIME,
     architecture: options.architecture,
     memorySize: options.memorySize,

@@ -2,11 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lambda/protocol';
 import { issueCallbackId } from './callback-ids';
 import { EngineInputError, RunKeyConflictError } from './errors';
+import { type ExecutionTimeoutSetting, executionTimeoutFor, expireRun, pastDeadline } from './execution-timeout';
+import {
+  type CancelOptions,
+  cancelRunAction,
+  type RetryOptions,
+  retryRunAction,
+  type SkipOptions,
+  skipStepAction,
+} from './operator-actions';
 import { childRunKey, OutsideEvents } from './outside-events';
 import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
 import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
-import { cancelRun, retryRun } from './run-control';
 import { runIdFor } from './run-ids';
 import { runQueryLimit } from './run-query';
 import { EngineSession } from './session';
@@ -40,6 +48,12 @@ export interface EngineOptions {
    * late); local runtimes with precise timers use less.
    */
   reconcileGraceMs?: number;
+  /**
+   * The run-level execution timeout, seconds (AWS's `DurableConfig.ExecutionTimeout`: 1 s to
+   * 366 days), for every function or by function name; a run's own `executionTimeoutSeconds`
+   * wins. At the deadline the run ends TIMED_OUT (see `execution-timeout.ts`). Default: none.
+   */
+  executionTimeout?: ExecutionTimeoutSetting;
 }
 
 /** A request to start a run. */
@@ -51,6 +65,8 @@ export interface StartRunRequest {
   runKey?: string;
   /** The run and chained-invoke operation that started this run, if any. */
   parent?: { runId: string; operationId: string };
+  /** This run's execution timeout, seconds (1 s to 366 days); default: its function's. */
+  executionTimeoutSeconds?: number;
 }
 
 /**
@@ -70,6 +86,7 @@ export class Engine implements DurableBackend {
   private readonly faultRetryMs: number;
   private readonly reconcileGraceMs: number;
   private readonly outside: OutsideEvents;
+  private readonly executionTimeout: ExecutionTimeoutSetting | undefined;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -82,6 +99,7 @@ export class Engine implements DurableBackend {
     this.defaultInvocationMs = options.defaultInvocationMs ?? 15 * 60_000;
     this.faultRetryMs = options.faultRetryMs ?? 5_000;
     this.reconcileGraceMs = options.reconcileGraceMs ?? 120_000;
+    this.executionTimeout = options.executionTimeout;
     this.outside = new OutsideEvents({
       retentionMs: this.retentionMs,
       store: this.store,
@@ -130,6 +148,7 @@ export class Engine implements DurableBackend {
     if (request.input !== undefined && typeof request.input !== 'string') {
       throw new EngineInputError('input', 'must be serialized JSON (a string)');
     }
+    const timeoutMs = executionTimeoutFor(this.executionTimeout, request.functionName, request.executionTimeoutSeconds);
     const now = this.clock.now();
     const runId = runIdFor(request.runKey);
     const run: RunRecord = {
@@ -148,6 +167,7 @@ export class Engine implements DurableBackend {
       ...(request.parent ? { parent: request.parent } : {}),
       ...(request.runKey === undefined ? {} : { runKey: request.runKey }),
       ...(request.input === undefined ? {} : { input: request.input }),
+      ...(timeoutMs === undefined ? {} : { deadlineAt: now + timeoutMs, executionTimeoutMs: timeoutMs }),
     };
     const execution: Operation = {
       Id: EXECUTION_OPERATION_ID,
@@ -172,6 +192,11 @@ export class Engine implements DurableBackend {
     const now = this.clock.now();
     const run = await this.store.getRun(runId);
     if (run?.status !== 'RUNNING') return undefined;
+    // Past its deadline nothing runs: the run ends TIMED_OUT, a live invocation is fenced.
+    if (pastDeadline(run, now)) {
+      await this.expire(runId);
+      return undefined;
+    }
     const lapsed = run.leaseExpiresAt !== undefined && run.leaseExpiresAt <= now;
     const due = (run.nextWakeAt !== undefined && run.nextWakeAt <= now) || run.eventSeq > run.handledEventSeq;
     if (!lapsed && !due) return undefined;
@@ -185,6 +210,13 @@ export class Engine implements DurableBackend {
     await this.waker
       .wakeAt({ runId, functionName: run.functionName, at: leaseExpiresAt, reason: 'lease' })
       .catch(() => undefined);
+    if (run.deadlineAt !== undefined && run.deadlineAt < leaseExpiresAt) {
+      // The lease outlives the deadline: a wake-up at the deadline ends the run even if this
+      // invocation never checkpoints again (best effort: the reconciler finds it at the lease's end).
+      await this.waker
+        .wakeAt({ runId, functionName: run.functionName, at: run.deadlineAt, reason: 'due' })
+        .catch(() => undefined);
+    }
     const operations = await this.outside.settleOnOpen(grant.run, await this.store.loadOperations(runId));
     return new EngineSession(grant.run, operations, grant.previousLost, {
       store: this.store,
@@ -203,6 +235,7 @@ export class Engine implements DurableBackend {
         startChild: (parentRun, op) => this.outside.startChildFor(parentRun, op),
         finished: (ended) => this.outside.childFinished(ended),
         wake: (target) => this.outside.wake(target),
+        expire: (target) => this.expire(target.runId),
       },
     });
   }
@@ -213,21 +246,43 @@ export class Engine implements DurableBackend {
     return this.store.listRuns(query);
   }
 
-  /** Cancels a RUNNING run; a waiting parent hears of it like of any child that ended. */
-  async cancelRun(runId: string): Promise<RunRecord> {
-    const now = this.clock.now();
-    const run = await cancelRun(this.store, runId, now, this.outside.retention(now));
-    // Left to the reconciler when it fails: a cancelled child stays due until its parent is told.
-    await this.outside.childFinished(run).catch(() => undefined);
+  /**
+   * Cancels a RUNNING run (with `tree`, also its child runs, and theirs); a waiting parent hears
+   * of it like of any child that ended. Fenced (a live invocation stops at its next checkpoint),
+   * recorded in the run's `actions`, and applied once per `actionId` (see `operator-actions.ts`).
+   */
+  async cancelRun(runId: string, options: CancelOptions = {}): Promise<RunRecord> {
+    return (await cancelRunAction(this.operatorDeps(), runId, options)).run;
+  }
+
+  /**
+   * Retries a FAILED (or TIMED_OUT) run from its failed operations, or from `fromOperationId`,
+   * and wakes it. Fenced, recorded in the run's `actions`, applied once per `actionId`.
+   */
+  async retryRun(runId: string, options: RetryOptions = {}): Promise<RunRecord> {
+    const { run } = await retryRunAction(this.operatorDeps(), runId, options);
+    // The retried run is due now: a lost wake-up is left to the reconciler.
+    if (run.status === 'RUNNING') await this.outside.wakeSoon(run);
     return run;
   }
 
-  /** Retries a FAILED run from its failed operations, and wakes it. */
-  async retryRun(runId: string): Promise<RunRecord> {
-    const run = await retryRun(this.store, runId, this.clock.now());
-    // The retried run is due now: a lost wake-up is left to the reconciler.
-    await this.outside.wakeSoon(run);
+  /**
+   * Skips a failed step: stores it SUCCEEDED with `result` (serialized JSON) and resumes the run
+   * past it. Fenced, recorded in the run's `actions`, applied once per `actionId`.
+   */
+  async skipStep(runId: string, operationId: string, options: SkipOptions = {}): Promise<RunRecord> {
+    const { run } = await skipStepAction(this.operatorDeps(), runId, operationId, options);
+    if (run.status === 'RUNNING') await this.outside.wakeSoon(run);
     return run;
+  }
+
+  private operatorDeps() {
+    return { store: this.store, clock: this.clock, outside: this.outside, newId: () => randomUUID() };
+  }
+
+  /** Ends a run past its deadline TIMED_OUT, with its tree (see `execution-timeout.ts`). */
+  private async expire(runId: string): Promise<RunRecord | undefined> {
+    return expireRun({ store: this.store, clock: this.clock, outside: this.outside }, runId);
   }
 
   /**
@@ -244,6 +299,7 @@ export class Engine implements DurableBackend {
         clock: this.clock,
         outside: this.outside,
         graceMs: this.reconcileGraceMs,
+        expire: (runId) => this.expire(runId),
       },
       options,
     );

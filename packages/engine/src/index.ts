@@ -70,8 +70,12 @@ export {
   RunKeyConflictError,
   RunNotFoundError,
 } from './errors';
+export type { ExecutionTimeoutSetting } from './execution-timeout';
+export { EXECUTION_TIMED_OUT, MAX_EXECUTION_TIMEOUT_SECONDS } from './execution-timeout';
 export { takeLease } from './lease';
 export { applyPatch, MemoryStore } from './memory-store';
+export type { ActionOutcome, CancelOptions, RetryOptions, SkipOptions } from './operator-actions';
+export { OperationNotFoundError, OperationStateError } from './operator-actions';
 export type { CallbackOutcome } from './outside-events';
 export { childRunKey, OutsideEvents } from './outside-events';
 export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';
@@ -82,6 +86,8 @@ export type {
   Invoker,
   LeaseGrant,
   OperationDeadlines,
+  OperationPage,
+  OperationPageRequest,
   RunPage,
   RunPatch,
   RunQuery,
@@ -93,9 +99,11 @@ export type {
 } from './ports';
 export { dueAfter, dueAtOf, systemClock } from './ports';
 export type { ReconcileOptions, ReconcileReport } from './reconciler';
+export type { ActionOrigin, RunAction, RunActionKind } from './run-audit';
 export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';
 export { decodeRunCursor, encodeRunCursor, runQueryLimit } from './run-query';
+export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';
 export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';

@@ -9,6 +9,8 @@ import {
   type IdempotencyRecord,
   type LeaseGrant,
   type OperationDeadlines,
+  type OperationPage,
+  type OperationPageRequest,
   type RunPage,
   type RunPatch,
   type RunQuery,
@@ -69,6 +71,17 @@ export class MemoryStore implements Store {
   async loadOperations(runId: string): Promise<Operation[]> {
     if (!this.live(runId)) return [];
     return [...(this.operations.get(runId)?.values() ?? [])].map((op) => structuredClone(op));
+  }
+
+  async loadOperationPage(runId: string, request: OperationPageRequest): Promise<OperationPage> {
+    if (!this.live(runId)) return { operations: [] };
+    const all = [...(this.operations.get(runId)?.values() ?? [])];
+    // Creation order is the map's insertion order; a rewrite keeps an operation's place.
+    const start = request.after === undefined ? 0 : all.findIndex((op) => op.Id === request.after) + 1;
+    if (start === 0 && request.after !== undefined) return { operations: [] };
+    const page = all.slice(start, start + request.limit).map((op) => structuredClone(op));
+    const last = page.at(-1);
+    return start + request.limit < all.length && last ? { operations: page, after: last.Id } : { operations: page };
   }
 
   async getOperation(runId: string, operationId: string): Promise<Operation | undefined> {

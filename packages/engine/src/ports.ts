@@ -1,4 +1,5 @@
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import type { RunAction } from './run-audit';
 
 /** Where a run stands as a whole. */
 export type RunStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'STOPPED' | 'CANCELLED';
@@ -49,6 +50,20 @@ export interface RunRecord {
    * strand it. Every store keeps it equal to {@link dueAtOf} of the record after every write.
    */
   dueAt?: number;
+  /**
+   * The run's execution deadline (epoch ms): at it the run ends TIMED_OUT, whatever it is doing
+   * (see `execution-timeout.ts`). Absent: no run-level timeout.
+   */
+  deadlineAt?: number;
+  /** The execution timeout the run was started with, ms: a retry gives it a fresh deadline this long. */
+  executionTimeoutMs?: number;
+  /**
+   * Set on a run ended with its tree (a timeout, a tree cancel) while its child runs are still to
+   * be ended: until cleared the run stays in the due index, so a crash midway is finished later.
+   */
+  childrenOpen?: boolean;
+  /** Operator actions on the run (who, when, what), oldest first, the last 100 (see `run-audit.ts`). */
+  actions?: RunAction[];
 }
 
 /**
@@ -68,14 +83,20 @@ export function dueAtOf(
     | 'parent'
     | 'parentNotified'
     | 'endedAt'
-  >,
+  > &
+    Partial<Pick<RunRecord, 'deadlineAt' | 'childrenOpen'>>,
 ): number | undefined {
   if (run.status === 'RUNNING') {
-    if (run.leaseExpiresAt !== undefined) return run.leaseExpiresAt;
-    if (run.eventSeq > run.handledEventSeq) return run.updatedAt;
-    return run.nextWakeAt;
+    const due =
+      run.leaseExpiresAt !== undefined
+        ? run.leaseExpiresAt
+        : run.eventSeq > run.handledEventSeq
+          ? run.updatedAt
+          : run.nextWakeAt;
+    // The execution deadline is enforced from the index too: a run asleep (or held) past it ends.
+    return run.deadlineAt === undefined ? due : Math.min(due ?? run.deadlineAt, run.deadlineAt);
   }
-  if (run.parent && !run.parentNotified) return run.endedAt ?? run.updatedAt;
+  if ((run.parent && !run.parentNotified) || run.childrenOpen) return run.endedAt ?? run.updatedAt;
   return undefined;
 }
 
@@ -97,7 +118,10 @@ export type RunPatch = {
     | 'expiresAt'
     | 'handledEventSeq'
     | 'parentNotified'
-    | 'dueAt']?: RunRecord[K] | null;
+    | 'dueAt'
+    | 'deadlineAt'
+    | 'childrenOpen'
+    | 'actions']?: RunRecord[K] | null;
 };
 
 /** A query for runs, newest first. */
@@ -176,6 +200,14 @@ export interface Store {
   loadOperations(runId: string): Promise<Operation[]>;
   /** One operation, or undefined. */
   getOperation(runId: string, operationId: string): Promise<Operation | undefined>;
+  /**
+   * Optional: a page of the run's operations in the order of {@link Store.loadOperations}, read
+   * without loading the others (a reader of a 10,000-operation run's history asks for 100 at a
+   * time). `after` is the id of the last operation of the page before (the page's `after`); a
+   * page after an id the run does not hold starts where that id would sort (DynamoDB) or is empty.
+   * A store without it is paged by the caller over `loadOperations`.
+   */
+  loadOperationPage?(runId: string, request: OperationPageRequest): Promise<OperationPage>;
   /** Runs matching the query, newest first, paginated. */
   listRuns(query: RunQuery): Promise<RunPage>;
   /**
@@ -234,6 +266,21 @@ export interface Store {
    * run due at once (`dueAt` = now), whatever `dueAt` the patch says.
    */
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void>;
+}
+
+/** Which page of a run's operations {@link Store.loadOperationPage} reads. */
+export interface OperationPageRequest {
+  /** Operations after this one (an id the previous page ended with); absent for the first page. */
+  after?: string;
+  /** At most this many operations (at least 1). */
+  limit: number;
+}
+
+/** A page of a run's operations; `after` is present when more may follow (pass it back). */
+export interface OperationPage {
+  operations: Operation[];
+  /** The id of the page's last operation, when more may follow. */
+  after?: string;
 }
 
 /** The deadlines of a callback that an outside write must find unchanged. */

@@ -1,6 +1,8 @@
 import { EngineInputError } from './errors';
+import { pastDeadline } from './execution-timeout';
 import type { OutsideEvents } from './outside-events';
 import { type Clock, type DueRun, dueAtOf, type RunRecord, type Store, type Waker } from './ports';
+import { endChildren } from './run-tree-end';
 
 /** Options of one {@link reconcile} pass. */
 export interface ReconcileOptions {
@@ -24,6 +26,10 @@ export interface ReconcileReport {
   woken: { runId: string; reason: 'lease_lapsed' | 'due' | 'event' }[];
   /** Ended child runs whose parent was told now (its earlier notification was lost). */
   parentsNotified: string[];
+  /** Runs past their execution deadline, ended TIMED_OUT now (nothing else had ended them). */
+  timedOut: string[];
+  /** Ended runs whose child runs were still to be ended (a timeout or tree cancel cut short). */
+  treesEnded: string[];
   /** Stale index entries of ended runs, removed. */
   repaired: string[];
   /** Runs that could not be handled this pass; the next pass finds them again. */
@@ -44,6 +50,8 @@ export interface ReconcilerDeps {
   clock: Clock;
   outside: OutsideEvents;
   graceMs: number;
+  /** Ends a run past its execution deadline TIMED_OUT, with its tree. */
+  expire?: (runId: string) => Promise<unknown>;
 }
 
 /** How many runs one pass handles at once (each costs a read and a wake-up). */
@@ -73,6 +81,8 @@ export async function reconcile(deps: ReconcilerDeps, options: ReconcileOptions 
     examined: due.length,
     woken: [],
     parentsNotified: [],
+    timedOut: [],
+    treesEnded: [],
     repaired: [],
     failed: [],
     more: due.length >= limit,
@@ -95,18 +105,29 @@ export async function reconcile(deps: ReconcilerDeps, options: ReconcileOptions 
 
 async function reconcileRun(deps: ReconcilerDeps, runId: string, report: ReconcileReport): Promise<void> {
   // The index may lag (DynamoDB's is eventually consistent) or run early: decide on the run itself.
-  const run = await deps.store.getRun(runId);
+  let run = await deps.store.getRun(runId);
   if (!run) return;
   const now = deps.clock.now();
+  if (run.status !== 'RUNNING' && run.childrenOpen) {
+    await endChildren(deps, run);
+    report.treesEnded.push(runId);
+    run = (await deps.store.getRun(runId)) ?? run;
+  }
   const dueAt = dueAtOf(run);
   if (run.status !== 'RUNNING') {
-    if (dueAt !== undefined) {
+    if (run.parent && !run.parentNotified) {
       await deps.outside.childFinished(run);
       report.parentsNotified.push(runId);
-    } else if (run.dueAt !== undefined) {
+    } else if (dueAt === undefined && run.dueAt !== undefined) {
       await deps.store.reviseRun(runId, run.status, { dueAt: null }, []);
       report.repaired.push(runId);
     }
+    return;
+  }
+  if (deps.expire && pastDeadline(run, now)) {
+    // Ended here, not woken: the function may be gone, and a held lease must not delay the end.
+    await deps.expire(runId);
+    report.timedOut.push(runId);
     return;
   }
   if (dueAt === undefined || dueAt > now) return;

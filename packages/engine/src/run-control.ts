@@ -1,7 +1,6 @@
 import type { Operation } from '@durable-lambda/protocol';
 import { isTerminal } from '@durable-lambda/protocol';
-import { EngineInputError, RunNotFoundError } from './errors';
-import type { RunRecord, RunStatus, Store } from './ports';
+import type { RunStatus } from './ports';
 
 /** A run that cannot take the asked change in its current status. */
 export class RunStateError extends Error {
@@ -17,64 +16,7 @@ export class RunStateError extends Error {
   }
 }
 
-/**
- * Cancels a RUNNING run: it ends CANCELLED at once, and the invocation running it (if any) is
- * fenced out at its next checkpoint and stops without writing.
- */
-export async function cancelRun(
-  store: Store,
-  runId: string,
-  now: number,
-  retention: { expiresAt?: number },
-): Promise<RunRecord> {
-  const run = await requireRun(store, runId);
-  if (run.status !== 'RUNNING') throw new RunStateError(runId, run.status, 'cancelled');
-  const execution = await store.getOperation(runId, '0');
-  const revised = await store.reviseRun(
-    runId,
-    'RUNNING',
-    {
-      status: 'CANCELLED',
-      endedAt: now,
-      nextWakeAt: null,
-      error: { ErrorType: 'RunCancelled', ErrorMessage: 'the run was cancelled', ErrorCode: 'run_cancelled' },
-      // A child run stays due until its parent has heard that it ended.
-      dueAt: run.parent ? now : null,
-      ...retention,
-    },
-    execution ? [{ ...execution, Status: 'CANCELLED', EndTimestamp: now }] : [],
-  );
-  if (!revised) throw new RunStateError(runId, (await requireRun(store, runId)).status, 'cancelled');
-  return revised;
-}
-
-/**
- * Retries a FAILED run: its failed steps get a new attempt (numbers continue, so idempotency
- * keys are never issued twice), failed contexts run again, completed work is kept and replays.
- */
-export async function retryRun(store: Store, runId: string, now: number): Promise<RunRecord> {
-  const run = await requireRun(store, runId);
-  if (run.status !== 'FAILED' && run.status !== 'TIMED_OUT') throw new RunStateError(runId, run.status, 'retried');
-  const reopened = reopenForRetry(await store.loadOperations(runId), now);
-  const revised = await store.reviseRun(
-    runId,
-    run.status,
-    {
-      status: 'RUNNING',
-      error: null,
-      result: null,
-      endedAt: null,
-      expiresAt: null,
-      nextWakeAt: now,
-      dueAt: now,
-      // The rerun ends again, and its parent (if any) hears of that end too.
-      parentNotified: null,
-    },
-    reopened,
-  );
-  if (!revised) throw new RunStateError(runId, (await requireRun(store, runId)).status, 'retried');
-  return revised;
-}
+// Cancel and retry themselves are operator actions: see `operator-actions.ts`.
 
 /** Batch contexts: their result records item failures as data, so a retry must run them again. */
 const BATCH_SUBTYPES = new Set(['Map', 'Parallel']);
@@ -109,8 +51,8 @@ export function reopenForRetry(operations: readonly Operation[], now: number): O
   return [...open.values()];
 }
 
-/** The operation as a retry leaves it: open again, its outcome dropped. */
-function reopen(op: Operation, now: number): Operation {
+/** The operation as a retry leaves it: open again, its outcome dropped (a step gets a new attempt). */
+export function reopen(op: Operation, now: number): Operation {
   const { EndTimestamp: _end, ...rest } = op;
   if (op.Type === 'STEP') {
     return {
@@ -125,12 +67,4 @@ function reopen(op: Operation, now: number): Operation {
     return { ...context, Status: 'STARTED' };
   }
   return { ...rest, Status: 'STARTED' };
-}
-
-async function requireRun(store: Store, runId: string): Promise<RunRecord> {
-  if (typeof runId !== 'string' || runId.length === 0)
-    throw new EngineInputError('runId', 'must be a non-empty string');
-  const run = await store.getRun(runId);
-  if (!run) throw new RunNotFoundError(runId);
-  return run;
 }

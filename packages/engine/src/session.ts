@@ -1,9 +1,10 @@
-import type {
-  DurableInvocation,
-  InvocationOutput,
-  OpenedInvocation,
-  Operation,
-  OperationUpdate,
+import {
+  type DurableInvocation,
+  FencedError,
+  type InvocationOutput,
+  type OpenedInvocation,
+  type Operation,
+  type OperationUpdate,
 } from '@durable-lambda/protocol';
 import { type Clock, dueAtOf, type RunPatch, type RunRecord, type Store, type Waker } from './ports';
 import { applyUpdate, type IdIssuer, nextDue, settleDue, type UpdateLimits } from './transitions';
@@ -18,6 +19,8 @@ export interface SessionHooks {
   finished(run: RunRecord): Promise<void>;
   /** Wake the run now. */
   wake(run: RunRecord): Promise<void>;
+  /** The run passed its execution deadline: end it TIMED_OUT (this session is fenced by it). */
+  expire?(run: RunRecord): Promise<unknown>;
 }
 
 /** What a session needs from the engine that opened it. */
@@ -97,6 +100,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   async checkpoint(updates: readonly OperationUpdate[]): Promise<readonly Operation[]> {
     this.assertOpen();
     const now = this.now();
+    await this.enforceDeadline(now);
     this.settleDue();
     const changed = new Map<string, Operation>();
     const lookup = (id: string) => changed.get(id) ?? this.ops.get(id);
@@ -149,6 +153,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.assertOpen();
     this.ended = true;
     const now = this.now();
+    await this.enforceDeadline(now);
     const settledBefore = this.settled.size;
     this.settleDue();
     // A wait that time ended after the SDK last looked (the invocation outlived it) is progress
@@ -158,7 +163,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       // Before the lease is released: a child run that cannot be started now makes this run due
       // again soon, so its next invocation starts it (never a run waiting on a child that is not).
       const childrenStarted = await this.ensureChildrenStarted();
-      const waitDue = endedUnseen ? now : nextDue(this.ops);
+      const nextWork = endedUnseen ? now : nextDue(this.ops);
+      // The run comes back at its deadline at the latest, to end there if nothing else woke it.
+      const deadline = this.run.deadlineAt;
+      const waitDue = deadline === undefined ? nextWork : Math.min(nextWork ?? deadline, deadline);
       const due = childrenStarted
         ? waitDue
         : Math.min(waitDue ?? Number.POSITIVE_INFINITY, now + this.deps.faultRetryMs);
@@ -292,6 +300,18 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     }
     await this.bestEffort(this.deps.waker.wakeAt({ ...this.target(), at, reason: 'due' }));
     await this.cancelSafetyWakeUp();
+  }
+
+  /**
+   * Past the run's execution deadline nothing of it may be written: the run is ended TIMED_OUT
+   * (which moves its fence) and this invocation is fenced, so it stops quietly.
+   */
+  private async enforceDeadline(now: number): Promise<void> {
+    const deadline = this.run.deadlineAt;
+    if (deadline === undefined || deadline > now || !this.deps.hooks.expire) return;
+    this.ended = true;
+    await this.deps.hooks.expire(this.run);
+    throw new FencedError(`run ${this.run.runId} passed its execution deadline`);
   }
 
   private target(): { runId: string; functionName: string } {

@@ -71,11 +71,46 @@ async function request(method, path, options = {}) {
 
 const seg = encodeURIComponent;
 
+const BATCHES = new Set(['Map', 'Parallel']);
+
+/**
+ * A run's history, every page of it (the API pages it by cursor): the journal of the first page,
+ * the operations of all, and each batch's items counted across pages when a page left them out.
+ */
+async function wholeHistory(runId) {
+  const pages = [];
+  let cursor;
+  do {
+    const page = await request('GET', `v1/runs/${seg(runId)}/operations`, {
+      // The largest pages the API gives: a refresh of a long run takes few requests.
+      query: cursor === undefined ? { limit: '1000' } : { limit: '1000', cursor },
+    });
+    pages.push(page);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  const { nextCursor: _last, ...history } = pages[0];
+  history.operations = pages.flatMap((page) => page.operations);
+  const counts = new Map();
+  const batchIds = new Set(history.operations.filter((op) => BATCHES.has(op.subType)).map((op) => op.id));
+  for (const op of history.operations) {
+    if (!batchIds.has(op.parentId)) continue;
+    const count = counts.get(op.parentId) ?? { total: 0, byStatus: {} };
+    const status = op.abandoned ? 'ABANDONED' : op.status;
+    count.total += 1;
+    count.byStatus[status] = (count.byStatus[status] ?? 0) + 1;
+    counts.set(op.parentId, count);
+  }
+  for (const op of history.operations) {
+    if (BATCHES.has(op.subType) && !op.items) op.items = counts.get(op.id) ?? { total: 0, byStatus: {} };
+  }
+  return history;
+}
+
 export const api = {
   functions: () => request('GET', 'v1/functions'),
   listRuns: (query) => request('GET', 'v1/runs', { query }),
   getRun: (runId) => request('GET', `v1/runs/${seg(runId)}`),
-  operations: (runId) => request('GET', `v1/runs/${seg(runId)}/operations`),
+  operations: (runId) => wholeHistory(runId),
   startRun: (body) => request('POST', 'v1/runs', { body }),
   cancelRun: (runId) => request('POST', `v1/runs/${seg(runId)}/cancel`),
   retryRun: (runId) => request('POST', `v1/runs/${seg(runId)}/retry`),

@@ -7,6 +7,13 @@
  * names its types. `@durable-lambda/local/testing` holds the test runner alone.
  */
 
+export type { ConsoleServer, ConsoleServerOptions } from './console/console-server';
+export {
+  CONSOLE_HOST,
+  ConsolePortInUseError,
+  DEFAULT_CONSOLE_PORT,
+  startConsoleServer,
+} from './console/console-server';
 export type { DevServer, DevServerOptions } from './dev-server/dev-server';
 export { DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT, startDevServer } from './dev-server/dev-server';
 export type { InProcessInvokerOptions } from './embedded/in-process-invoker';

@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isTerminal, type OperationStatus } from '@durable-lambda/protocol';
 import type {
-  AttemptEndInfo,
   AttemptInfo,
   DurableExecutionInvocationOutput,
   DurableInstrumentationPlugin,
@@ -13,7 +12,7 @@ import type {
 import { type Link, TraceFlags, type TracerProvider } from '@opentelemetry/api';
 import { emitSpans, flushProvider, tracerOf } from './emit-spans';
 import { parseXrayTraceHeader, runTraceId } from './ids';
-import { attemptEndedBefore, attemptKey, type ObservedAttempt, recordsAtEnd, storedError } from './invocation-records';
+import { attemptEndedBefore, attemptKey, recordsAtEnd, storedError } from './invocation-records';
 import { runTrace } from './run-trace';
 import { DurableAttributes, type DurableSpan } from './trace-spans';
 
@@ -26,11 +25,6 @@ export interface OtelTracingOptions {
   tracerProvider?: TracerProvider;
   /** The function's name on the spans. Default: `AWS_LAMBDA_FUNCTION_NAME`. */
   functionName?: string;
-  /**
-   * The clock (epoch ms) for the few times no stored record holds: when an attempt that failed
-   * and was retried started and ended. Default `Date.now`; a test on a virtual clock passes it.
-   */
-  clock?: () => number;
   /** Flush the provider at the end of every invocation (Lambda freezes the process after it). Default true. */
   flush?: boolean;
   /** Where `_X_AMZN_TRACE_ID` is read from at each invocation's start. Default `process.env`. */
@@ -42,10 +36,8 @@ interface InvocationState {
   before: Record<string, OperationInfo>;
   /** AWS's `updatedOperations`: what changed from outside since the previous invocation. */
   updated: Record<string, OperationInfo>;
-  observed: Map<string, ObservedAttempt>;
-  /** When each attempt this invocation ran started, on the plugin's clock. */
+  /** When each attempt this invocation ran started (the backend's clock, as the SDK reports it). */
   attemptStarts: Map<string, number>;
-  started: number;
   traceId: string;
   links: Link[];
 }
@@ -60,7 +52,6 @@ const keyOf = (info: { executionArn: string; requestId: string }) => `${info.exe
  */
 export class OtelTracingPlugin implements DurableInstrumentationPlugin {
   private readonly options: OtelTracingOptions;
-  private readonly clock: () => number;
   private readonly byInfo = new WeakMap<InvocationInfo, InvocationState>();
   private readonly byKey = new Map<string, InvocationState>();
   private readonly current = new AsyncLocalStorage<InvocationState>();
@@ -68,21 +59,17 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
   /** @param options see {@link OtelTracingOptions}. */
   constructor(options: OtelTracingOptions = {}) {
     this.options = options;
-    this.clock = options.clock ?? Date.now;
   }
 
   /** Keeps the operations as this invocation found them. */
   async onInvocationStart(info: InvocationInfo): Promise<void> {
     const environment = this.options.environment ?? process.env;
     const xray = parseXrayTraceHeader(environment._X_AMZN_TRACE_ID);
-    const started = this.clock();
     const state: InvocationState = {
       before: info.operations,
       updated: info.updatedOperations ?? {},
-      observed: new Map(),
       attemptStarts: new Map(),
-      started,
-      traceId: runTraceId(info.executionArn, info.executionStartTimestamp?.getTime() ?? started),
+      traceId: runTraceId(info.executionArn, runStartOf(info)),
       links: xray?.spanId
         ? [
             {
@@ -110,24 +97,14 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
     return state ? this.current.run(state, fn) : fn();
   }
 
-  /** Notes when an attempt started (no stored record keeps it for a retried attempt). */
+  /**
+   * Notes when an attempt started: no stored record keeps the start of an attempt that failed
+   * and was retried (its end, the failure, is stored).
+   */
   async onOperationAttemptStart(info: AttemptInfo): Promise<void> {
     const state = this.current.getStore();
-    if (!state) return;
-    state.attemptStarts.set(attemptKey(info.id, info.attempt), this.clock());
-  }
-
-  /** Notes how an attempt ended (its error's code is what the SDK stores). */
-  async onOperationAttemptEnd(info: AttemptEndInfo): Promise<void> {
-    const state = this.current.getStore();
-    if (!state) return;
-    const key = attemptKey(info.id, info.attempt);
-    const observed: ObservedAttempt = { outcome: info.outcome, end: this.clock() };
-    const start = state.attemptStarts.get(key);
-    if (start !== undefined) observed.start = start;
-    const error = info.outcome === 'FAILED' ? storedError(info.error, 'step_failed') : undefined;
-    if (error) observed.error = error;
-    state.observed.set(key, observed);
+    if (!state || !info.startTimestamp) return;
+    state.attemptStarts.set(attemptKey(info.id, info.attempt), info.startTimestamp.getTime());
   }
 
   /** The run's trace id on every log entry, so logs and traces join. */
@@ -154,11 +131,12 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
   /** The spans this invocation must emit: those whose end it recorded. */
   private spansOfInvocation(info: InvocationEndInfo, state: InvocationState | undefined): DurableSpan[] {
     const before = state?.before ?? {};
-    const observed = state?.observed ?? new Map<string, ObservedAttempt>();
-    const started = state?.started ?? this.clock();
     const runEnded = info.status === 'SUCCEEDED' || info.status === 'FAILED';
-    const records = recordsAtEnd(before, info.operations, observed, started);
-    const latest = Math.max(started, ...records.map((op) => Math.max(op.StartTimestamp, op.EndTimestamp ?? 0)));
+    const runStart = runStartOf(info);
+    const records = recordsAtEnd(info.operations, runStart);
+    const latest = Math.max(runStart, ...records.map((op) => Math.max(op.StartTimestamp, op.EndTimestamp ?? 0)));
+    // The SDK ends the EXECUTION operation when the run ends in this invocation.
+    const execution = Object.values(info.operations).find((op) => op.type === 'EXECUTION');
     const functionName =
       this.options.functionName ?? (this.options.environment ?? process.env).AWS_LAMBDA_FUNCTION_NAME;
     const runError = runEnded && info.status === 'FAILED' ? storedError(info.executionError) : undefined;
@@ -166,18 +144,17 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
       {
         runId: info.executionArn,
         ...(functionName ? { functionName } : {}),
-        ...(runEnded ? { status: info.status, endedAt: Math.max(latest, this.clock()) } : { status: 'RUNNING' }),
+        ...(runEnded
+          ? { status: info.status, endedAt: execution?.endTimestamp?.getTime() ?? latest }
+          : { status: 'RUNNING' }),
         ...(info.executionStartTimestamp ? { createdAt: info.executionStartTimestamp.getTime() } : {}),
         ...(runError ? { error: runError } : {}),
       },
       records,
     );
-    // AWS's `updatedOperations` names what changed from outside since the last invocation;
-    // without it, what ended after every write of the invocations so far.
+    // What changed from outside since the previous invocation (a wait's time, a callback, a
+    // child run): ended before this invocation began, but after the previous one last looked.
     const updated = state?.updated ?? {};
-    const watermark = lastWrittenByInvocations(before);
-    const endedOutside = (id: string, was: OperationInfo | undefined) =>
-      Object.keys(updated).length > 0 ? id in updated : (was?.endTimestamp?.getTime() ?? 0) > watermark;
     const out: DurableSpan[] = [];
     for (const span of spans) {
       if (span.kind === 'run') {
@@ -190,8 +167,8 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
         const endedBefore = was?.status !== undefined && isTerminal(was.status as OperationStatus);
         // When the run ends, what never ended is emitted too (as it stands), or it never would be.
         if (!endedBefore && (span.ended || runEnded)) out.push(span);
-        // Ended from outside (a wait's time, a callback, a child run) since the last invocation wrote.
-        else if (endedBefore && endedOutside(id, was)) out.push(span);
+        // Ended from outside (a wait's time, a callback, a child run) since the previous invocation.
+        else if (endedBefore && id in updated) out.push(span);
         continue;
       }
       const n = span.attempt ?? 0;
@@ -207,22 +184,12 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
   }
 }
 
-/** Types an invocation ends itself; the others (waits, callbacks, invokes) end from outside. */
-const ENDED_BY_INVOCATIONS = new Set(['STEP', 'CONTEXT', 'EXECUTION']);
-
-/**
- * The latest time the invocations before this one wrote (a start, or the end of a step or
- * context), by the stored records. An operation that ended from outside after it ended after
- * every invocation so far, so none of them emitted it: this one does. (A redelivered invocation,
- * or one that wrote nothing, may emit it again, with the same ids: the duplicates collapse.)
- */
-function lastWrittenByInvocations(before: Readonly<Record<string, OperationInfo>>): number {
-  let latest = 0;
-  for (const op of Object.values(before)) {
-    latest = Math.max(latest, op.startTimestamp?.getTime() ?? 0);
-    if (ENDED_BY_INVOCATIONS.has(op.type)) latest = Math.max(latest, op.endTimestamp?.getTime() ?? 0);
-  }
-  return latest;
+/** When the run started, by its stored EXECUTION operation. */
+function runStartOf(info: { executionStartTimestamp?: Date; operations: Record<string, OperationInfo> }): number {
+  if (info.executionStartTimestamp) return info.executionStartTimestamp.getTime();
+  const starts = Object.values(info.operations).map((op) => op.startTimestamp?.getTime() ?? Number.POSITIVE_INFINITY);
+  const earliest = Math.min(...starts);
+  return Number.isFinite(earliest) ? earliest : 0;
 }
 
 /**

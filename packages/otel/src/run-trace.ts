@@ -97,7 +97,7 @@ export function storedAttempts(op: Operation, latest: number): StoredAttempt[] {
       const error = isCurrent ? details?.Error : undefined;
       if (error) attempt.error = error;
     }
-    // Within the step's own stored span: an attempt's end may come from the plugin's clock.
+    // Within the step's own stored span (a running attempt ends, for now, at the latest time known).
     attempt.start = Math.max(op.StartTimestamp, Math.min(attempt.start, op.EndTimestamp ?? attempt.start));
     attempt.end = Math.max(attempt.start, Math.min(attempt.end, op.EndTimestamp ?? attempt.end));
     out.push(attempt);

@@ -144,6 +144,7 @@ export type {
   OperationChangeInfo,
   OperationEndInfo,
   OperationInfo,
+  PluginFailedAttempt,
 } from './types/plugin';
 export {
   AttemptEndInfoOutcome,

@@ -23,13 +23,18 @@ const OPTIONS = {
   faults: { type: 'string' },
   search: { type: 'string' },
   operation: { type: 'string' },
+  handler: { type: 'string' },
+  table: { type: 'string' },
+  last: { type: 'string' },
+  sign: { type: 'boolean' },
+  region: { type: 'string' },
 } as const;
 
 /** An option's name. */
 export type OptionName = keyof typeof OPTIONS;
 
 /** Options every command takes. */
-const COMMON: readonly OptionName[] = ['url', 'json', 'help'];
+const COMMON: readonly OptionName[] = ['url', 'json', 'help', 'sign', 'region'];
 
 /** The options of each command, besides the common ones. */
 export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
@@ -39,9 +44,14 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = 
   history: [],
   callback: ['result', 'message', 'code'],
   cancel: [],
-  retry: [],
+  'cancel-tree': [],
+  retry: ['operation'],
+  skip: ['result'],
   wake: ['operation'],
   dev: ['port', 'host', 'db', 'watch', 'faults'],
+  export: ['table', 'db'],
+  replay: ['handler', 'table', 'db', 'function', 'last'],
+  console: ['port'],
   help: [],
 };
 

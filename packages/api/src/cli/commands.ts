@@ -1,7 +1,8 @@
 import type { DurableClient } from '../client';
+import type { OperatorAnswerWire } from '../operator-routes';
 import type { RunStatusWire } from '../wire';
 import { type CommandLine, jsonOption, positionals, stringOption } from './args';
-import { formatHistory, formatRun, formatRunList, formatWake } from './format';
+import { formatActions, formatHistory, formatRun, formatRunList, formatWake } from './format';
 import type { CliIo } from './io';
 import { UsageError } from './usage';
 
@@ -59,13 +60,23 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
     case 'show': {
       const [runId] = positionals(line, ['runId']);
       const run = await client.getRun(runId as string);
+      // Payloads too big for one answer are read on their own, in slices.
+      for (const field of Object.keys(run.omitted ?? {}) as Array<'input' | 'result' | 'error'>) {
+        (run as unknown as Record<string, unknown>)[field] = await client.getPayload(run.runId, field);
+      }
+      delete run.omitted;
       print(io, line, run, () => formatRun(run));
       return;
     }
     case 'history': {
       const [runId] = positionals(line, ['runId']);
-      const history = await client.getOperations(runId as string);
-      print(io, line, history, () => formatHistory(history));
+      // Every page, with the payloads the pages left out for their size.
+      const history = await client.history(runId as string, { payloads: true });
+      // The operator actions are part of the run's history (an API without the route shows none).
+      const actions = await client.getActions(runId as string).catch(() => undefined);
+      print(io, line, history, () =>
+        actions ? `${formatHistory(history)}\n\n${formatActions(actions.actions)}` : formatHistory(history),
+      );
       return;
     }
     case 'wake': {
@@ -76,18 +87,39 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
       return;
     }
     case 'cancel':
-    case 'retry': {
-      const [runId] = positionals(line, ['runId']);
-      const run =
-        line.command === 'cancel' ? await client.cancelRun(runId as string) : await client.retryRun(runId as string);
-      print(io, line, run, () => `Run ${run.runId} is now ${run.status}.`);
-      return;
-    }
+    case 'cancel-tree':
+    case 'retry':
+    case 'skip':
+      return runOperatorAction(client, line, io);
     case 'callback':
       return runCallback(client, line, io);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(line.command)}`);
   }
+}
+
+/**
+ * The operator actions: `cancel`, `cancel-tree`, `retry [--operation ID]` (from that operation),
+ * `skip <runId> <operationId> [--result JSON]`. Who acts is `$DURABLE_ACTOR`, else `$USER`
+ * (behind an IAM-auth Function URL the signing principal is recorded instead).
+ */
+async function runOperatorAction(client: DurableClient, line: CommandLine, io: CliIo): Promise<void> {
+  const actor = io.env.DURABLE_ACTOR || io.env.USER;
+  const post = actor ? { actor } : {};
+  let run: OperatorAnswerWire;
+  if (line.command === 'skip') {
+    const [runId, operationId] = positionals(line, ['runId', 'operationId']) as [string, string];
+    run = await client.skipStep(runId, operationId, jsonOption(line, 'result')?.value, post);
+  } else {
+    const [runId] = positionals(line, ['runId']) as [string];
+    const from = stringOption(line, 'operation');
+    run =
+      line.command === 'retry'
+        ? await client.retryRun(runId, { ...post, ...(from === undefined ? {} : { fromOperation: from }) })
+        : await client.cancelRun(runId, { ...post, tree: line.command === 'cancel-tree' });
+  }
+  // Who acted and when: in `--json` (its `action`) and in `history`.
+  print(io, line, run, () => `Run ${run.runId} is now ${run.status}.`);
 }
 
 async function runCallback(client: DurableClient, line: CommandLine, io: CliIo): Promise<void> {

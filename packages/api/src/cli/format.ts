@@ -1,3 +1,4 @@
+import type { RunActionWire } from '../operator-routes';
 import type {
   ErrorWire,
   LogWire,
@@ -41,6 +42,7 @@ export function formatRun(run: RunWire): string {
     ['updated', run.updatedAt],
     ['ended', run.endedAt],
     ['next wake', run.nextWakeAt],
+    ['deadline', run.deadlineAt],
     ['invocations', `${run.invocations} (lost: ${run.lostInvocations})`],
     ['parent', run.parent ? `${run.parent.runId} (operation ${run.parent.operationId})` : undefined],
     ['input', 'input' in run ? compactJson(run.input, 200) : undefined],
@@ -202,4 +204,17 @@ export function formatWake(answer: WakeAnswerWire): string {
       : `made the next attempt of ${w.name ? JSON.stringify(w.name) : w.operationId} due now (it was due ${w.dueAt})`,
   );
   return [`Run ${answer.run.runId}: woken.`, ...what.map((line) => `  ${line}`)].join('\n');
+}
+
+/** The operator actions of a run's history (who, when, what), as a table. */
+export function formatActions(actions: readonly RunActionWire[]): string {
+  if (actions.length === 0) return 'Operator actions: none';
+  const rows = actions.map((a) => [
+    a.at,
+    a.action,
+    a.actor,
+    a.operationId ?? '',
+    `${a.fromStatus}${a.viaRunId ? ` (with ${a.viaRunId})` : ''}`,
+  ]);
+  return `Operator actions:\n${table(['at', 'action', 'actor', 'operation', 'run was'], rows)}`;
 }

@@ -1,15 +1,19 @@
 import { DurableApiError, DurableClient, DurableConnectionError } from '../client';
 import { type CommandLine, parseCommandLine, stringOption } from './args';
 import { runApiCommand } from './commands';
+import { runConsole } from './console';
 import { runDev } from './dev';
+import { runExportCommand } from './export-command';
 import { type CliIo, processIo } from './io';
+import { runReplayCommand } from './replay-command';
+import { cliFetch, SigningSetupError } from './signing';
 import { USAGE, UsageError } from './usage';
 
 /** The API the CLI talks to when neither `--url` nor `DURABLE_API_URL` is given. */
 export const DEFAULT_API_URL = 'http://localhost:3000';
 
 /** Exit codes of the `durable` CLI. */
-export const EXIT = { ok: 0, apiError: 1, usage: 2, unreachable: 3 } as const;
+export const EXIT = { ok: 0, apiError: 1, usage: 2, unreachable: 3, diverged: 4 } as const;
 
 function apiUrl(line: CommandLine, io: CliIo): string {
   const url = stringOption(line, 'url') ?? (io.env.DURABLE_API_URL || DEFAULT_API_URL);
@@ -38,12 +42,31 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     }
     if (line.command === undefined) throw new UsageError('a command is required');
     if (line.command === 'dev') return await runDev(line, io);
-    const client = new DurableClient({ baseUrl: apiUrl(line, io), ...(io.fetch ? { fetch: io.fetch } : {}) });
+    if (line.command === 'console') return await runConsole(line, io, apiUrl(line, io));
+    // Built only when they read through the API (not with --table or --db).
+    const lazyClient = async () => {
+      const url = apiUrl(line, io);
+      const signed = await cliFetch(url, line, io);
+      return new DurableClient({ baseUrl: url, ...(signed ? { fetch: signed } : {}) });
+    };
+    if (line.command === 'replay') return await runReplayCommand(line, io, lazyClient);
+    if (line.command === 'export') {
+      await runExportCommand(line, io, lazyClient);
+      return EXIT.ok;
+    }
+    const baseUrl = apiUrl(line, io);
+    // Signed (SigV4) for a Function URL or with --sign / DURABLE_SIGN=1; else io.fetch.
+    const send = await cliFetch(baseUrl, line, io);
+    const client = new DurableClient({ baseUrl, ...(send ? { fetch: send } : {}) });
     await runApiCommand(client, line, io);
     return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`durable: ${error.message}\nRun "durable help" for usage.`);
+      return EXIT.usage;
+    }
+    if (error instanceof SigningSetupError) {
+      io.err(`durable: ${error.message}`);
       return EXIT.usage;
     }
     if (error instanceof DurableApiError) {

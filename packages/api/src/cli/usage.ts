@@ -13,7 +13,12 @@ Commands:
   callback fail <callbackId> --message M [--code C]  fail a callback
   callback heartbeat <callbackId>                    keep a callback alive
   cancel <runId>                                     cancel a running run
-  retry <runId>                                      retry a failed run
+  cancel-tree <runId>                                cancel a run and its child runs (and theirs)
+  retry <runId> [--operation ID]                     retry a failed run (from that operation on: it and
+                                                     every later step run again; fences a live invocation)
+  skip <runId> <operationId> [--result JSON]         skip a failed step: it returns the result, the run
+                                                     goes on; each action is recorded as $DURABLE_ACTOR
+                                                     (else $USER) in the run's history
   wake <runId> [--operation ID]                      wake now: end the run's durable waits and retry
                                                      backoffs at once (or only that operation's)
   dev [entry...] [--port N] [--host H] [--db FILE] [--watch] [--faults SEED]
@@ -21,14 +26,31 @@ Commands:
                                                      --port defaults to $PORT, else 3000; --watch
                                                      restarts it when a file next to the entries changes;
                                                      --faults injects seeded faults (runs finish anyway)
+  console [--port N]                                 the dashboard for a deployed API (--url), on
+                                                     http://127.0.0.1:N (default $PORT, else 3001),
+                                                     its requests signed (a Function URL, or --sign)
+                                                     with your AWS credentials
+  export <runId> [--table T | --db FILE]             print the run as an exported-run file (> run.json),
+                                                     from the API, a DynamoDB table (--region) or a dev
+                                                     server's SQLite file
+  replay <file|runId> --handler <module>#<export> [--table T | --db FILE]
+                                                     replay a recorded run against the handler (nothing
+                                                     runs): clean, or where the code diverges
+  replay --function F --handler <module>#<export> [--last N] [--table T | --db FILE]
+                                                     CI: replay all running runs and the last N (20) ended
+                                                     runs of F; exit 4 if any does not replay cleanly
   help                                               show this help
 
 Options:
   --url URL    the control API (default: $DURABLE_API_URL, else http://localhost:3000)
   --json       print the API's JSON answer, for scripts
+  --sign       sign requests with SigV4 (service lambda) from your AWS credentials (also
+               DURABLE_SIGN=1); always on for a Function URL (https://<id>.lambda-url.<region>.on.aws)
+  --region R   the region signed for (also of --table) (default: the Function URL's, else
+               $AWS_REGION) (no AWS credentials found: one line, exit code 2)
   -h, --help   show this help
 
-Exit codes: 0 ok, 1 API error, 2 usage error, 3 cannot reach the API.`;
+Exit codes: 0 ok, 1 API error, 2 usage error, 3 cannot reach the API, 4 a replay diverged.`;
 
 /** A command line the CLI cannot run: exit code 2. */
 export class UsageError extends Error {

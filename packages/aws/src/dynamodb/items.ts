@@ -35,6 +35,10 @@ const RUN_FIELDS = [
   'parentNotified',
   'leaseToken',
   'dueAt',
+  'deadlineAt',
+  'executionTimeoutMs',
+  'childrenOpen',
+  'actions',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /** Run fields that may be large: each moves into chunks on its own when over the inline budget. */

@@ -13,6 +13,9 @@ const PATCHABLE = new Set<string>([
   'expiresAt',
   'handledEventSeq',
   'parentNotified',
+  'deadlineAt',
+  'childrenOpen',
+  'actions',
 ] satisfies (keyof RunPatch)[]);
 
 /**

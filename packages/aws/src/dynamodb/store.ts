@@ -3,6 +3,8 @@ import type {
   DueRun,
   IdempotencyRecord,
   LeaseGrant,
+  OperationPage,
+  OperationPageRequest,
   RunPage,
   RunPatch,
   RunQuery,
@@ -14,6 +16,7 @@ import type { Operation } from '@durable-lambda/protocol';
 import { findDueRuns } from './due-index';
 import { IdempotencyRecords } from './idempotency';
 import { RUN_SK, runPk } from './layout';
+import { loadOperationPage } from './operation-page';
 import { getOperation, loadOperations } from './operation-reads';
 import { type OutsideExpectation, writeOutsideEvent } from './outside-events';
 import { commit } from './run-commit';
@@ -118,6 +121,10 @@ export class DynamoDbStore implements Store {
 
   getOperation(runId: string, operationId: string): Promise<Operation | undefined> {
     return getOperation(this.ctx, runId, operationId);
+  }
+
+  loadOperationPage(runId: string, request: OperationPageRequest): Promise<OperationPage> {
+    return loadOperationPage(this.ctx, runId, request);
   }
 
   async listRuns(query: RunQuery): Promise<RunPage> {

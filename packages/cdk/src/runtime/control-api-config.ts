@@ -8,12 +8,17 @@ export const CONTROL_API_ENV = {
   region: 'AWS_REGION',
 } as const;
 
+/** Optional: JSON object, durable function name to the alias its runs start on (`DurableApi` sets it). */
+export const CONTROL_API_ALIASES_ENV = 'DURABLE_API_ALIASES';
+
 /** The control API Lambda's configuration. */
 export interface ControlApiConfig {
   tableName: string;
   region: string;
   /** Function name to unqualified ARN. */
   functions: Record<string, string>;
+  /** Function name to the alias its runs start on. */
+  aliases: Record<string, string>;
 }
 
 const FUNCTION_ARN = /^arn:[a-z0-9-]+:lambda:[a-z0-9-]+:\d{12}:function:[a-zA-Z0-9_-]+$/;
@@ -43,7 +48,31 @@ export function readControlApiConfig(env: Readonly<Record<string, string | undef
     tableName: (env[CONTROL_API_ENV.tableName] as string).trim(),
     region: (env[CONTROL_API_ENV.region] as string).trim(),
     functions: functions as Record<string, string>,
+    aliases: readAliases(env[CONTROL_API_ALIASES_ENV]),
   };
+}
+
+function readAliases(raw: string | undefined): Record<string, string> {
+  if (!raw?.trim()) return {};
+  let aliases: unknown;
+  try {
+    aliases = JSON.parse(raw);
+  } catch {
+    aliases = undefined;
+  }
+  const valid =
+    aliases !== null &&
+    typeof aliases === 'object' &&
+    !Array.isArray(aliases) &&
+    Object.values(aliases as object).every(
+      (alias) => typeof alias === 'string' && /^(?!\d+$)[a-zA-Z0-9_-]{1,128}$/.test(alias),
+    );
+  if (!valid) {
+    throw new Error(
+      `durable-lambda control API: ${CONTROL_API_ALIASES_ENV} must be a JSON object of function names to alias names`,
+    );
+  }
+  return aliases as Record<string, string>;
 }
 
 /**
@@ -56,5 +85,6 @@ export function functionTarget(functions: Readonly<Record<string, string>>, func
   const [name = '', qualifier] = functionName.split(':', 2);
   const arn = Object.hasOwn(functions, name) ? functions[name] : undefined;
   if (functionName.startsWith('arn:') || arn === undefined) return functionName;
-  return qualifier === undefined ? arn : `${arn}:${qualifier}`;
+  // A run opted into `$LATEST` is invoked unqualified.
+  return qualifier === undefined || qualifier === '$LATEST' ? arn : `${arn}:${qualifier}`;
 }

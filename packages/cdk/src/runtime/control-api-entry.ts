@@ -7,8 +7,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createControlApi, toLambdaHandler } from '@durable-lambda/api';
-import { DynamoDbStore, LambdaInvoker } from '@durable-lambda/aws';
-import { Engine, systemClock, type WakeRequest, type Waker, wakeEvent } from '@durable-lambda/engine';
+import { DynamoDbStore, LambdaInvoker, PinnedRunsEngine } from '@durable-lambda/aws';
+import { type Engine, systemClock, type WakeRequest, type Waker, wakeEvent } from '@durable-lambda/engine';
 import { functionTarget, readControlApiConfig } from './control-api-config';
 
 const config = readControlApiConfig(process.env);
@@ -37,7 +37,24 @@ const waker: Waker = {
   },
 };
 
-const engine = new Engine({
+/**
+ * Starts runs on their function's alias: a run started as `orders` is recorded as `orders:live`
+ * (its first invocation, on the version the alias points at, pins it there). A run that opted
+ * into `$LATEST` (`orders:$LATEST`) or names a qualifier is started as asked; a start repeated
+ * after the run was pinned finds it (`PinnedRunsEngine`).
+ */
+class AliasStartingEngine extends PinnedRunsEngine {
+  override startRun(request: Parameters<Engine['startRun']>[0]): ReturnType<Engine['startRun']> {
+    const alias = Object.hasOwn(config.aliases, request.functionName)
+      ? config.aliases[request.functionName]
+      : undefined;
+    return super.startRun(
+      alias === undefined ? request : { ...request, functionName: `${request.functionName}:${alias}` },
+    );
+  }
+}
+
+const engine = new AliasStartingEngine({
   store: new DynamoDbStore({
     client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: config.region }), {
       marshallOptions: { removeUndefinedValues: true },

@@ -112,7 +112,8 @@ export class CloudDurableTestRunner<TResult = unknown> {
         await sleep(this.pollInterval);
         // The run first: once it has ended, the history read after it is complete.
         const current = await this.client.getRun(run.runId);
-        const history = await this.client.getOperations(run.runId);
+        // Every page, with the payloads a page leaves out: a run of any size is seen whole.
+        const history = await this.client.history(run.runId, { payloads: true });
         const operations: Operation[] = history.operations.map((op) => operationFromWire(op, current.input));
         state.update(current, operations, history.invocations);
         if (runEnded(current.status)) {

@@ -124,7 +124,7 @@ export async function dashboardAnswer(dir: string | undefined, path: string): Pr
           'The control API works: GET /v1/functions, GET /v1/runs, POST /v1/runs.',
       );
     }
-    return { status: 200, type: contentType('index.html'), body: index };
+    return { status: 200, type: contentType('index.html'), body: withOperatorActions(index) };
   }
   if (path === '/dashboard' || path === '/dashboard/') {
     return { status: 302, type: 'text/plain; charset=utf-8', body: 'see /\n', headers: { location: '/' } };
@@ -134,6 +134,19 @@ export async function dashboardAnswer(dir: string | undefined, path: string): Pr
   if (!file || !dir) return NOT_FOUND;
   const body = await readInside(dir, file);
   return body ? { status: 200, type: contentType(file), body } : NOT_FOUND;
+}
+
+/** The operator-actions panel's module (cancel tree, retry from, skip; see its file). */
+const OPERATOR_ACTIONS_SCRIPT = '<script type="module" src="dashboard/operator-actions.js"></script>';
+
+/**
+ * The page with the operator-actions module loaded (a module of its own, so the dashboard's
+ * other files need not know of it); a page that loads it already is left as it is.
+ */
+function withOperatorActions(index: Buffer): Buffer {
+  const page = index.toString('utf8');
+  if (page.includes('operator-actions.js') || !page.includes('</head>')) return index;
+  return Buffer.from(page.replace('</head>', `    ${OPERATOR_ACTIONS_SCRIPT}\n  </head>`), 'utf8');
 }
 
 /** Writes a dashboard answer (or a 404), for GET and HEAD; other methods get `405`. */

@@ -16,6 +16,10 @@ export interface RunStatements {
   putOperation: SqliteStatement<[string, string, string, string, string]>;
   loadOperations: SqliteStatement<[string], { body: string }>;
   getOperation: SqliteStatement<[string, string], { body: string }>;
+  /** The first `limit` operations of a run, in creation order. */
+  firstOperations: SqliteStatement<[string, number], { body: string; operation_id: string }>;
+  /** The `limit` operations created after the one named (none when the run has no such operation). */
+  operationsAfter: SqliteStatement<[string, string, string, number], { body: string; operation_id: string }>;
 }
 
 /** Prepares the store's statements once per connection (the schema must be migrated first). */
@@ -45,6 +49,13 @@ export function prepareRunStatements(db: SqliteDatabase): RunStatements {
     ),
     loadOperations: db.prepare('SELECT body FROM operations WHERE run_id = ? ORDER BY seq'),
     getOperation: db.prepare('SELECT body FROM operations WHERE run_id = ? AND operation_id = ?'),
+    firstOperations: db.prepare('SELECT body, operation_id FROM operations WHERE run_id = ? ORDER BY seq LIMIT ?'),
+    // A missing `after` makes the bound NULL, so nothing matches: the page is empty.
+    operationsAfter: db.prepare(
+      `SELECT body, operation_id FROM operations
+       WHERE run_id = ? AND seq > (SELECT seq FROM operations WHERE run_id = ? AND operation_id = ?)
+       ORDER BY seq LIMIT ?`,
+    ),
   };
 }
 

@@ -8,6 +8,8 @@ import {
   dueAtOf,
   type IdempotencyRecord,
   type LeaseGrant,
+  type OperationPage,
+  type OperationPageRequest,
   type RunPage,
   type RunPatch,
   type RunQuery,
@@ -163,6 +165,21 @@ export class SqliteStore implements Store {
     return this.transaction(() => {
       if (!this.live(runId)) return [];
       return this.sql.loadOperations.all(runId).map((row) => JSON.parse(row.body) as Operation);
+    });
+  }
+
+  async loadOperationPage(runId: string, request: OperationPageRequest): Promise<OperationPage> {
+    return this.transaction(() => {
+      if (!this.live(runId)) return { operations: [] };
+      // One row past the page tells whether more follow.
+      const rows =
+        request.after === undefined
+          ? this.sql.firstOperations.all(runId, request.limit + 1)
+          : this.sql.operationsAfter.all(runId, runId, request.after, request.limit + 1);
+      const page = rows.slice(0, request.limit);
+      const operations = page.map((row) => JSON.parse(row.body) as Operation);
+      const last = page.at(-1);
+      return rows.length > request.limit && last ? { operations, after: last.operation_id } : { operations };
     });
   }
 

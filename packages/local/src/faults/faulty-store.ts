@@ -28,11 +28,17 @@ export interface FaultyStoreHooks {
  * gives up. Reads pass through. Child runs get their stable names here, at creation.
  */
 export class FaultyStore implements Store {
+  /** A page of a run's operations, when the inner store reads pages (else the caller loads them all). */
+  readonly loadOperationPage?: Store['loadOperationPage'];
+
   constructor(
     private readonly inner: Store,
     private readonly scope: FaultScope,
     private readonly hooks: FaultyStoreHooks = {},
-  ) {}
+  ) {
+    const page = inner.loadOperationPage;
+    if (page) this.loadOperationPage = (runId, request) => page.call(inner, runId, request);
+  }
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
     if (run.parent) this.scope.nameChild(run.runId, run.parent);

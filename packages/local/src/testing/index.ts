@@ -29,6 +29,17 @@ export type { CallbackResponse, OperationSource } from './operation-view';
 export { DurableOperation, WaitingOperationStatus } from './operation-view';
 export type { PlainHandler } from './plain-function';
 export type { InvocationFailure } from './queued-loop';
+export type { RecordedRun, RecordedRunRecord, RecordedRunSource, RecordedRunStore } from './recorded-run';
+export {
+  parseRecordedRun,
+  RECORDED_RUN_FORMAT,
+  RECORDED_RUN_VERSION,
+  RecordedRunError,
+  recordedRunOf,
+  recordRunFromStore,
+} from './recorded-run';
+export type { ReplayDivergence, ReplayedOperation, ReplayOptions, ReplayReport } from './replay-recorded';
+export { replayRecordedRun } from './replay-recorded';
 export type { PrintConfig } from './result-print';
 export { TestRunStoppedError } from './run-errors';
 export type { DurableTestRunner, TestResult } from './runner-types';

@@ -7,6 +7,8 @@ import { runHistory } from './history';
 import type { CallbackHolds } from './next-wake';
 import { DurableOperation, type OperationSource } from './operation-view';
 import type { PlainHandler } from './plain-function';
+import { type RecordedRun, recordedRunOf } from './recorded-run';
+import { type ReplayOptions, type ReplayReport, replayRecordedRun } from './replay-recorded';
 import type { DriverHandler } from './run-handler';
 import type { DurableTestRunner } from './runner-types';
 import {
@@ -188,6 +190,28 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
       // Waiters still pending see the run has ended and reject, as AWS's do.
       this.notify();
     }
+  }
+
+  /**
+   * Replays the handler against a recorded run (an exported-run file from `durable export` or
+   * {@link exportRun}: its JSON text or parsed value) without executing anything: a finished run
+   * to its end, a run in flight up to where it stands. The report says `clean`, or
+   * `non_deterministic` naming the recorded operation and the one the code asked for instead.
+   * Ours (AWS's runner has no replay); it does not touch the runner's current run.
+   */
+  replay(recorded: RecordedRun | string | unknown, options: ReplayOptions = {}): Promise<ReplayReport> {
+    return replayRecordedRun(this.options.handlerFunction, recorded, options);
+  }
+
+  /**
+   * The current (or last) run as an exported-run file, as it stands now: call it while the run
+   * waits (e.g. after `waitForData()`) to record a run in flight. Ours.
+   */
+  async exportRun(): Promise<RecordedRun> {
+    const driver = this.current();
+    const run = this.runId ? await driver.store.getRun(this.runId) : undefined;
+    if (!run || !this.runId) throw new Error('exportRun: no run yet: call run() first');
+    return recordedRunOf(run, await driver.store.loadOperations(this.runId), 'runner');
   }
 
   /**

@@ -13,8 +13,16 @@ type OperationLike = Pick<Operation, 'Id' | 'Type'> & Partial<Operation>;
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
-function infoOf(op: OperationLike, isReplay: boolean): OperationInfo {
-  return toOperationInfo({ StartTimestamp: Date.now(), Status: 'STARTED', ...op } as Operation, isReplay);
+// Times not yet stored are the backend's clock (virtual under the test runner), as stored ones are.
+function infoOf(scope: Scope, op: OperationLike, isReplay: boolean): OperationInfo {
+  const now = scope.runtime.invocation.now();
+  return toOperationInfo({ StartTimestamp: now, Status: 'STARTED', ...op } as Operation, isReplay);
+}
+
+/** When an attempt ended: its stored failure's time, else the record's end, else now. */
+function attemptEndOf(scope: Scope, record: Operation, attempt: number, failed: boolean): Date {
+  const failure = failed ? record.StepDetails?.FailedAttempts?.find((f) => f.Attempt === attempt) : undefined;
+  return new Date(failure?.Timestamp ?? record.EndTimestamp ?? scope.runtime.invocation.now());
 }
 
 /** `onOperationStart`; returns the info for the attempt hooks (undefined without plugins). */
@@ -25,7 +33,7 @@ export async function operationStart(
 ): Promise<OperationInfo | undefined> {
   if (!scope.plugin.active) return undefined;
   const info: OperationInfo = {
-    ...infoOf(op, attempt !== undefined && attempt > 1),
+    ...infoOf(scope, op, attempt !== undefined && attempt > 1),
     status: PluginOperationStatus.STARTED,
   };
   if (attempt !== undefined) info.attempt = attempt;
@@ -37,19 +45,23 @@ export async function operationStart(
 export async function attemptStart(scope: Scope, info: OperationInfo | undefined, attempt: number): Promise<void> {
   if (!scope.plugin.active || !info) return;
   await scope.runtime.track(() =>
-    scope.plugin.onOperationAttemptStart({ ...info, attempt, startTimestamp: new Date() }),
+    scope.plugin.onOperationAttemptStart({
+      ...info,
+      attempt,
+      startTimestamp: new Date(scope.runtime.invocation.now()),
+    }),
   );
 }
 
 /** `onOperationAttemptEnd`, after the attempt's outcome is recorded. */
 export async function attemptEnd(scope: Scope, record: Operation, attempt: number, error?: unknown): Promise<void> {
   if (!scope.plugin.active) return;
-  const info = infoOf(record, false);
+  const info = infoOf(scope, record, false);
   await scope.runtime.track(() =>
     scope.plugin.onOperationAttemptEnd({
       ...info,
       attempt,
-      endTimestamp: new Date(),
+      endTimestamp: attemptEndOf(scope, record, attempt, error !== undefined),
       outcome: error === undefined ? AttemptEndInfoOutcome.SUCCEEDED : AttemptEndInfoOutcome.FAILED,
       ...(error === undefined ? {} : { error: asError(error) }),
     }),
@@ -59,7 +71,7 @@ export async function attemptEnd(scope: Scope, record: Operation, attempt: numbe
 /** `onOperationEnd`, once the operation's final outcome is recorded or observed. */
 export async function operationEnd(scope: Scope, record: Operation, error?: unknown): Promise<void> {
   if (!scope.plugin.active) return;
-  const info = infoOf(record, false);
+  const info = infoOf(scope, record, false);
   await scope.runtime.track(() =>
     scope.plugin.onOperationEnd({ ...info, ...(error === undefined ? {} : { error: asError(error) }) }),
   );

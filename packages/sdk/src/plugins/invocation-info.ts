@@ -1,7 +1,16 @@
-import type { DurableInvocation, LambdaContextLike, Operation } from '@durable-lambda/protocol';
+import type { DurableInvocation, InvocationOutput, LambdaContextLike, Operation } from '@durable-lambda/protocol';
 import type { InvocationResult } from '../runtime/invocation-runtime';
-import { type InvocationEndInfo, type InvocationInfo, PluginInvocationStatus } from '../types/plugin';
-import { toOperationInfoMap } from './operation-info';
+import {
+  type InvocationEndInfo,
+  type InvocationInfo,
+  type OperationInfo,
+  PluginInvocationStatus,
+} from '../types/plugin';
+import { toOperationInfo, toOperationInfoMap } from './operation-info';
+import { rememberLeftState, updatedOperationIds } from './updated-operations';
+
+/** The invocation each start info describes, for its end (the handler passes the info alone). */
+const invocationOf = new WeakMap<InvocationInfo, DurableInvocation>();
 
 function parseInput(input: string | undefined): unknown {
   try {
@@ -14,15 +23,22 @@ function parseInput(input: string | undefined): unknown {
 /** What `onInvocationStart` and `wrapInvocation` are told about an invocation (AWS's shape). */
 export function invocationInfo(invocation: DurableInvocation, lambdaContext: LambdaContextLike): InvocationInfo {
   const execution = invocation.operations.find((op) => op.Type === 'EXECUTION');
+  const operations = toOperationInfoMap(invocation.operations, true);
+  const updatedOperations: Record<string, OperationInfo> = {};
+  for (const id of updatedOperationIds(invocation)) {
+    const op = operations[id];
+    if (op) updatedOperations[id] = op;
+  }
   const info: InvocationInfo = {
     requestId: lambdaContext.awsRequestId ?? '',
     executionArn: invocation.runId,
     executionInput: parseInput(invocation.input),
-    operations: toOperationInfoMap(invocation.operations, true),
+    operations,
     isFirstInvocation: invocation.operations.every((op) => op.Type === 'EXECUTION'),
-    updatedOperations: {},
+    updatedOperations,
   };
   if (execution) info.executionStartTimestamp = new Date(execution.StartTimestamp);
+  invocationOf.set(info, invocation);
   return info;
 }
 
@@ -34,9 +50,17 @@ export function invocationEndInfo(
   outcome: { value?: unknown; error?: unknown },
 ): InvocationEndInfo {
   const { isFirstInvocation: _first, updatedOperations: _updated, ...base } = start;
+  const invocation = invocationOf.get(start);
+  const all = [...operations];
+  const runEnded = result.type === 'completed' && result.output.Status !== 'PENDING';
+  // What the next invocation will diff against: only a clean end leaves a state it can trust
+  // (after a fault or a fence, what is stored may differ from what this invocation knows).
+  if (invocation) {
+    rememberLeftState(invocation.runId, result.type === 'completed' && !runEnded ? all : undefined);
+  }
   const info: InvocationEndInfo = {
     ...base,
-    operations: toOperationInfoMap(operations, false),
+    operations: toOperationInfoMap(all, false),
     status: statusOf(result),
   };
   if (result.type === 'completed' && result.output.Status === 'SUCCEEDED') info.executionResult = outcome.value;
@@ -45,7 +69,22 @@ export function invocationEndInfo(
   }
   if (result.type === 'fault')
     info.executionError = result.error instanceof Error ? result.error : new Error(String(result.error));
+  if (runEnded && invocation) endExecution(info, invocation, result.output);
   return info;
+}
+
+/**
+ * The run ended in this invocation: its EXECUTION operation ends now (the backend's clock; the
+ * backend stores the same end when it closes the invocation, a moment later on a real clock).
+ */
+function endExecution(info: InvocationEndInfo, invocation: DurableInvocation, output: InvocationOutput): void {
+  const stored = invocation.operations.find((op) => op.Type === 'EXECUTION');
+  if (!stored) return;
+  const ended: Operation = { ...stored, Status: output.Status as Operation['Status'], EndTimestamp: invocation.now() };
+  const execution = toOperationInfo(ended, false);
+  if (output.Status === 'SUCCEEDED' && output.Result !== undefined) execution.result = output.Result;
+  if (output.Status === 'FAILED') execution.error = info.executionError ?? plainError(output.Error);
+  info.operations[stored.Id] = execution;
 }
 
 /** The error of a run the runtime itself failed (e.g. non-determinism), as a plain Error. */

@@ -29,7 +29,28 @@ export function toOperationInfo(op: Operation, isReplay: boolean): OperationInfo
   if (result !== undefined) info.result = result;
   if (stored !== undefined && op.Status !== 'SUCCEEDED') info.error = storedFailure(stored);
   if (op.StepDetails?.Attempt !== undefined) info.attempt = op.StepDetails.Attempt;
+  addStoredDetails(info, op);
   return info;
+}
+
+/** Ours: the stored attempt history and the details of waits, callbacks and invokes. */
+function addStoredDetails(info: OperationInfo, op: Operation): void {
+  const failures = op.StepDetails?.FailedAttempts;
+  if (failures && failures.length > 0) {
+    info.failedAttempts = failures.map((f) => ({
+      attempt: f.Attempt,
+      timestamp: new Date(f.Timestamp),
+      error: storedFailure(f.Error),
+    }));
+  }
+  const next = date(op.StepDetails?.NextAttemptTimestamp);
+  if (next) info.nextAttemptTimestamp = next;
+  const scheduledEnd = date(op.WaitDetails?.ScheduledEndTimestamp);
+  if (scheduledEnd) info.scheduledEndTimestamp = scheduledEnd;
+  if (op.CallbackDetails?.CallbackId !== undefined) info.callbackId = op.CallbackDetails.CallbackId;
+  const invoke = op.ChainedInvokeDetails;
+  if (invoke?.FunctionName !== undefined) info.invokedFunctionName = invoke.FunctionName;
+  if (invoke?.ChildRunId !== undefined) info.childRunId = invoke.ChildRunId;
 }
 
 /** Every operation, by id, as plugin hooks see them. */

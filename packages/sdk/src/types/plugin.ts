@@ -55,6 +55,32 @@ export interface OperationInfo {
   attempt?: number;
   /** True when the operation had already ended before this invocation. */
   isReplay: boolean;
+  /**
+   * Ours: the attempts of a step or check that failed so far, oldest first, as stored (the last
+   * 100): when each failure was recorded, on the backend's clock, and its error rebuilt with its
+   * stable `code`. Absent when none failed.
+   */
+  failedAttempts?: PluginFailedAttempt[];
+  /** Ours: when a step's or check's next (or current) attempt is, or was, scheduled to start. */
+  nextAttemptTimestamp?: Date;
+  /** Ours: when a wait is scheduled to end. */
+  scheduledEndTimestamp?: Date;
+  /** Ours: a callback's id (what `sendCallbackSuccess` and the API take). */
+  callbackId?: string;
+  /** Ours: the function a chained invoke calls. */
+  invokedFunctionName?: string;
+  /** Ours: the id of the run a chained invoke started. */
+  childRunId?: string;
+}
+
+/** One failed attempt of a step or check, as {@link OperationInfo.failedAttempts} lists it. */
+export interface PluginFailedAttempt {
+  /** The attempt's number, 1-based. */
+  attempt: number;
+  /** When its failure was recorded (the backend's clock). */
+  timestamp: Date;
+  /** Its error, rebuilt from storage, with the stored stable `code`. */
+  error: Error & { code?: string };
 }
 
 /** An operation as `onOperationEnd` sees it. */
@@ -101,7 +127,14 @@ export type InvokeInfo = InvocationBaseInfo;
 export interface InvocationInfo extends InvocationBaseInfo {
   /** True when no operation was recorded before this invocation. */
   isFirstInvocation: boolean;
-  /** Operations changed from outside since the previous invocation (empty here: not tracked). */
+  /**
+   * Operations changed from outside since the previous invocation (a wait ended, a callback
+   * completed, a child run finished, a retry came due), a subset of `operations`; empty on the
+   * first invocation. When this process ran the previous invocation of the run, exactly what
+   * differs from the state it left; otherwise, from the stored times, what ended from outside at
+   * or after the last time an invocation wrote (so an end at that very millisecond is named,
+   * possibly once more than needed, never missed).
+   */
   updatedOperations: Record<string, OperationInfo>;
 }
 

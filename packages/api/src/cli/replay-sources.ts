@@ -1,0 +1,212 @@
+/**
+ * Where `durable export` and `durable replay` read runs: the control API (the typed client), or
+ * straight from a table: the DynamoDB table of a deployment (`--table`, through
+ * `@durable-lambda/aws`) or the dev server's SQLite file (`--db`, through `@durable-lambda/local`).
+ *
+ * The api package may import only the engine, so both packages are loaded lazily, by a variable
+ * specifier, as `durable dev` loads the dev server: a project that never reads a table installs
+ * neither. Reading a store goes through the engine's `Store` port only (`getRun`,
+ * `loadOperations`, `listRuns`), so the same code serves both tables.
+ */
+import type { RunPage, RunQuery, RunRecord, RunStatus } from '@durable-lambda/engine';
+import type { Operation } from '@durable-lambda/protocol';
+import type { DurableClient } from '../client';
+import { exportRunFromApi } from '../run-export';
+import type { RunListWire } from '../wire';
+import { type CommandLine, stringOption } from './args';
+import { loadLocalPackage } from './dev';
+import type { CliIo } from './io';
+import { UsageError } from './usage';
+
+/** The store methods an export reads (a subset of the engine's `Store`). */
+export interface ReadableStore {
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  loadOperations(runId: string): Promise<Operation[]>;
+  listRuns(query: RunQuery): Promise<RunPage>;
+}
+
+/** A source of runs: exports one, and lists a function's runs for the CI mode. */
+export interface RunSource {
+  /** What it reads, for messages (`the API at …`, `table T`, `file F`). */
+  readonly label: string;
+  /** The exported-run file of one run (an object in the `durable-lambda/recorded-run` format). */
+  exportRun(runId: string): Promise<unknown>;
+  /**
+   * The function's runs (`--function`) with this status (or any), newest first, those `keep`
+   * wants, at most `limit`.
+   */
+  listRunIds(
+    status: RunStatus | undefined,
+    keep: (status: RunStatus) => boolean,
+    limit: number,
+  ): Promise<Array<{ runId: string; status: RunStatus }>>;
+  close(): void;
+}
+
+/** What the CLI needs of `@durable-lambda/local` (loaded lazily). */
+export interface LocalReplayPackage {
+  SqliteStore: new (options: { path: string }) => ReadableStore & { close(): void };
+  recordRunFromStore(store: ReadableStore, runId: string): Promise<unknown>;
+  replayRecordedRun(handler: unknown, recorded: unknown): Promise<ReplayReportLike>;
+  parseRecordedRun(value: unknown): { run: { runId: string; functionName: string; status: string } };
+}
+
+/** The report `replayRecordedRun` gives (see `ReplayReport` in `@durable-lambda/local`). */
+export interface ReplayReportLike {
+  runId: string;
+  functionName: string;
+  recordedStatus: string;
+  outcome: 'clean' | 'non_deterministic' | 'failed';
+  summary: string;
+  logs?: unknown[];
+  [field: string]: unknown;
+}
+
+/** Loads `@durable-lambda/local` and checks it has the replay (an older release does not). */
+export async function loadReplayPackage(): Promise<LocalReplayPackage> {
+  let loaded: Partial<LocalReplayPackage>;
+  try {
+    loaded = (await loadLocalPackage()) as Partial<LocalReplayPackage>;
+  } catch (error) {
+    throw new UsageError(
+      `replaying runs needs @durable-lambda/local (npm install --save-dev @durable-lambda/local): ${(error as Error).message}`,
+    );
+  }
+  if (typeof loaded.replayRecordedRun !== 'function' || typeof loaded.recordRunFromStore !== 'function') {
+    throw new UsageError('the installed @durable-lambda/local cannot replay recorded runs: upgrade it');
+  }
+  return loaded as LocalReplayPackage;
+}
+
+/** `--table` / `--db` / the API, as the command line says (`--table` and `--db` exclude each other). */
+export async function openRunSource(
+  line: CommandLine,
+  io: CliIo,
+  client: () => Promise<DurableClient>,
+): Promise<RunSource> {
+  const table = stringOption(line, 'table');
+  const db = stringOption(line, 'db');
+  const fn = stringOption(line, 'function');
+  if (table !== undefined && db !== undefined) throw new UsageError('--table and --db: give one, not both');
+  if (db !== undefined) {
+    const local = await loadReplayPackage();
+    const store = new local.SqliteStore({ path: db });
+    const exportRun = (runId: string) => local.recordRunFromStore(store, runId);
+    return storeSource(`file ${db}`, store, exportRun, fn, () => store.close());
+  }
+  if (table !== undefined) {
+    const local = await loadReplayPackage();
+    const store = await openDynamoTable(table, stringOption(line, 'region') ?? io.env.AWS_REGION);
+    return storeSource(
+      `table ${table}`,
+      store,
+      (runId) => local.recordRunFromStore(store, runId),
+      fn,
+      () => {},
+    );
+  }
+  return apiSource(await client(), fn);
+}
+
+/** One page of a function's runs, newest first. */
+type RunLister = (
+  status: RunStatus | undefined,
+  cursor: string | undefined,
+) => Promise<{ runs: Array<{ runId: string; status: RunStatus }>; cursor?: string }>;
+
+/** Runs scanned at most for the CI mode's finished runs (100 pages of 100). */
+const MAX_SCANNED = 10_000;
+
+/** Pages through a function's runs, newest first, keeping those `keep` wants, at most `limit`. */
+async function collect(
+  list: RunLister,
+  status: RunStatus | undefined,
+  keep: (status: RunStatus) => boolean,
+  limit: number,
+): Promise<Array<{ runId: string; status: RunStatus }>> {
+  const found: Array<{ runId: string; status: RunStatus }> = [];
+  let cursor: string | undefined;
+  let scanned = 0;
+  do {
+    const page = await list(status, cursor);
+    for (const run of page.runs) if (found.length < limit && keep(run.status)) found.push(run);
+    scanned += page.runs.length;
+    cursor = page.cursor;
+  } while (cursor !== undefined && found.length < limit && scanned < MAX_SCANNED);
+  return found;
+}
+
+function source(label: string, exportRun: RunSource['exportRun'], list: RunLister, close: () => void): RunSource {
+  return {
+    label,
+    exportRun,
+    close,
+    listRunIds: (status, keep, limit) => collect(list, status, keep, limit),
+  };
+}
+
+function storeSource(
+  label: string,
+  store: ReadableStore,
+  exportRun: (runId: string) => Promise<unknown>,
+  functionName: string | undefined,
+  close: () => void,
+): RunSource {
+  const list: RunLister = async (status, cursor) => {
+    const page = await store.listRuns({
+      ...(functionName === undefined ? {} : { functionName }),
+      ...(status ? { status } : {}),
+      limit: 100,
+      ...(cursor ? { cursor } : {}),
+    });
+    return { runs: page.runs, ...(page.cursor ? { cursor: page.cursor } : {}) };
+  };
+  return source(label, exportRun, list, close);
+}
+
+function apiSource(client: DurableClient, functionName: string | undefined): RunSource {
+  const list: RunLister = async (status, cursor) => {
+    const page: RunListWire = await client.listRuns({
+      ...(functionName === undefined ? {} : { function: functionName }),
+      ...(status ? { status } : {}),
+      limit: 100,
+      ...(cursor ? { cursor } : {}),
+    });
+    return { runs: page.runs, ...(page.nextCursor ? { cursor: page.nextCursor } : {}) };
+  };
+  return source(
+    'the API',
+    (runId) => exportRunFromApi(client, runId),
+    list,
+    () => {},
+  );
+}
+
+/** Dynamic imports by a variable specifier: the api package depends on none of these. */
+const load = (specifier: string): Promise<Record<string, unknown>> => import(specifier);
+
+/**
+ * A DynamoDB table of a deployment, read with the default AWS credentials; the endpoint follows
+ * the SDK's own settings (`AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local).
+ */
+async function openDynamoTable(tableName: string, region: string | undefined): Promise<ReadableStore> {
+  let aws: Record<string, unknown>;
+  let dynamo: Record<string, unknown>;
+  let documents: Record<string, unknown>;
+  try {
+    aws = await load('@durable-lambda/aws');
+    dynamo = await load('@aws-sdk/client-dynamodb');
+    documents = await load('@aws-sdk/lib-dynamodb');
+  } catch (error) {
+    throw new UsageError(
+      `--table needs @durable-lambda/aws (npm install --save-dev @durable-lambda/aws): ${(error as Error).message}`,
+    );
+  }
+  const Client = dynamo.DynamoDBClient as new (config: { region?: string }) => unknown;
+  const Documents = documents.DynamoDBDocumentClient as { from(client: unknown, options: unknown): unknown };
+  const Store = aws.DynamoDbStore as new (options: { client: unknown; tableName: string }) => ReadableStore;
+  const client = Documents.from(new Client(region ? { region } : {}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return new Store({ client, tableName });
+}

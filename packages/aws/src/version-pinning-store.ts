@@ -1,0 +1,91 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { LeaseGrant, RunRecord } from '@durable-lambda/engine';
+import { DynamoDbStore, type DynamoDbStoreOptions } from './dynamodb';
+import { PK, RUN_SK, runPk, SK } from './dynamodb/layout';
+import { namePinnedAtLease, type RunningCode, type VersionPinning } from './version-pinning';
+
+/**
+ * The production backend's store: a {@link DynamoDbStore} that pins a run to the code version
+ * it first runs on. When an invocation takes the lease of a run not pinned yet (started by the
+ * control API or a parent's `invoke`, so recorded unqualified or on the alias), it re-records the
+ * run as `name:<version>` (one conditional write, only then), so every later wake-up, resume
+ * and reconciler wake targets that version.
+ *
+ * Faults: the write is conditional on the lease just taken (its token) and on the name read, so
+ * it never overwrites a newer lease's pin. If it fails or its answer is lost, the invocation goes
+ * on with the name it read: its wake-ups still reach this function (through the alias), and the
+ * next lease pins the run, or finds it pinned and hands it to that version
+ * (see `ProductionBackend.open`). A crash between the lease and the write leaves it unpinned
+ * for the next lease likewise.
+ */
+export class PinningStore extends DynamoDbStore {
+  private code: RunningCode | undefined;
+  private primed: RunRecord | undefined;
+
+  constructor(
+    private readonly pinningOptions: DynamoDbStoreOptions,
+    private readonly pinning: VersionPinning,
+  ) {
+    super(pinningOptions);
+  }
+
+  /** Sets the code the current invocation runs (a container runs one invocation at a time). */
+  runningOn(code: RunningCode): void {
+    this.code = code;
+    this.primed = undefined;
+  }
+
+  /**
+   * Reads a run, and keeps it for the engine's own read of it that follows at once (the first
+   * step of opening a run), so checking where a run is pinned costs no extra read.
+   */
+  async readAhead(runId: string): Promise<RunRecord | undefined> {
+    const run = await super.getRun(runId);
+    this.primed = run;
+    return run;
+  }
+
+  override async getRun(runId: string): Promise<RunRecord | undefined> {
+    const primed = this.primed;
+    this.primed = undefined;
+    if (primed?.runId === runId) return primed;
+    return super.getRun(runId);
+  }
+
+  override async acquireLease(
+    runId: string,
+    now: number,
+    leaseExpiresAt: number,
+    leaseToken: string,
+  ): Promise<LeaseGrant | undefined> {
+    this.primed = undefined;
+    const grant = await super.acquireLease(runId, now, leaseExpiresAt, leaseToken);
+    if (!grant || !this.code) return grant;
+    const pinned = namePinnedAtLease(grant.run.functionName, this.code, this.pinning);
+    if (pinned === undefined) return grant;
+    const recorded = await this.rename(runId, grant.run.functionName, pinned, leaseToken).catch(() => false);
+    return recorded ? { ...grant, run: { ...grant.run, functionName: pinned } } : grant;
+  }
+
+  private async rename(runId: string, from: string, to: string, leaseToken: string): Promise<boolean> {
+    try {
+      await this.pinningOptions.client.send(
+        new UpdateCommand({
+          TableName: this.pinningOptions.tableName,
+          Key: { [PK]: runPk(runId), [SK]: RUN_SK },
+          UpdateExpression: 'SET #fn = :to',
+          ConditionExpression: '#fn = :from AND #token = :token AND #status = :running',
+          ExpressionAttributeNames: { '#fn': 'functionName', '#token': 'leaseToken', '#status': 'status' },
+          ExpressionAttributeValues: { ':to': to, ':from': from, ':token': leaseToken, ':running': 'RUNNING' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      // A retry of a write that succeeded finds the name already changed: that is success too.
+      if ((error as { name?: unknown }).name === 'ConditionalCheckFailedException') {
+        return (await super.getRun(runId))?.functionName === to;
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Which code version a run replays on. A run's name (`RunRecord.functionName`) says it:
+ *
+ * - `orders:7`: pinned to version 7. Every wake-up, resume, retry and reconciler wake targets
+ *   `…:function:orders:7`, whatever the `live` alias points at since.
+ * - `orders:live`: follows the alias (started on the alias, not yet pinned; or the function's
+ *   `pinning` is `alias`).
+ * - `orders:$LATEST`: opted into `$LATEST` (per run); never pinned.
+ * - `orders`: unqualified (started before pinning, by a parent's `invoke`, or `pinning` is
+ *   `latest`).
+ *
+ * A run is pinned where it first runs: started by an invoke of the alias, it is recorded as
+ * `name:<version>` at once (`lambdaContext.functionVersion`); started elsewhere (the control
+ * API, a parent's `invoke`), its first invocation re-records it (see `PinningStore`).
+ */
+import type { FunctionArn } from './lambda-targets';
+import { ConfigurationError, type ProductionEnvironment } from './production-config';
+
+/**
+ * A function's pinning policy: `version` (default) pins each run to the version it first runs
+ * on; `alias` lets runs follow the alias they started on (each deploy moves them to new code);
+ * `latest` leaves unqualified runs on `$LATEST`. Runs already pinned stay pinned under any policy.
+ */
+export type VersionPinning = 'version' | 'alias' | 'latest';
+
+/** The pinning policies {@link readPinningConfig} accepts. */
+export const VERSION_PINNINGS: readonly VersionPinning[] = ['version', 'alias', 'latest'];
+
+/** The environment variables of version pinning (the `DurableFunction` construct sets them). */
+export const PINNING_ENV = {
+  /** Optional: the function's {@link VersionPinning}. Default `version`. */
+  pinning: 'DURABLE_VERSION_PINNING',
+  /**
+   * Optional: JSON object, durable function name to the alias runs start on (`{"orders":"live"}`):
+   * a run of such a function that is not pinned yet is invoked through its alias, never `$LATEST`.
+   */
+  aliases: 'DURABLE_FUNCTION_ALIASES',
+} as const;
+
+/** The qualifier of a run that opted into `$LATEST`. */
+export const LATEST = '$LATEST';
+
+/** Version pinning as read from the environment. */
+export interface PinningConfig {
+  pinning: VersionPinning;
+  /** Function name to the alias its runs start on. */
+  aliases: Readonly<Record<string, string>>;
+}
+
+const ALIAS = /^(?!\d+$)[a-zA-Z0-9_-]{1,128}$/;
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Reads {@link PINNING_ENV}; a malformed value is a `ConfigurationError` naming the variable. */
+export function readPinningConfig(env: ProductionEnvironment): PinningConfig {
+  const pinning = env[PINNING_ENV.pinning]?.trim() || 'version';
+  if (!(VERSION_PINNINGS as readonly string[]).includes(pinning)) {
+    invalid(PINNING_ENV.pinning, `one of ${VERSION_PINNINGS.join(', ')}`, pinning);
+  }
+  const raw = env[PINNING_ENV.aliases]?.trim();
+  let aliases: Record<string, string> = {};
+  if (raw) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      parsed = undefined;
+    }
+    const valid =
+      parsed !== null &&
+      typeof parsed === 'object' &&
+      !Array.isArray(parsed) &&
+      Object.entries(parsed as object).every(([k, v]) => NAME.test(k) && typeof v === 'string' && ALIAS.test(v));
+    if (!valid) invalid(PINNING_ENV.aliases, 'a JSON object of function names to alias names', raw);
+    aliases = parsed as Record<string, string>;
+  }
+  return { pinning: pinning as VersionPinning, aliases };
+}
+
+function invalid(name: string, expected: string, got: string): never {
+  throw new ConfigurationError(
+    'invalid_configuration',
+    [name],
+    `durable-lambda: environment variable ${name} must be ${expected}, got ${JSON.stringify(got)}`,
+  );
+}
+
+/** A published version number (`7`), as opposed to an alias or `$LATEST`. */
+export function isVersion(qualifier: string | undefined): qualifier is string {
+  return qualifier !== undefined && /^\d+$/.test(qualifier);
+}
+
+/** The name part and qualifier of a run's name (`orders:7` → `orders`, `7`). */
+export function splitRunName(functionName: string): { name: string; qualifier?: string } {
+  const at = functionName.indexOf(':');
+  return at < 0 ? { name: functionName } : { name: functionName.slice(0, at), qualifier: functionName.slice(at + 1) };
+}
+
+/** Where the current invocation runs: its invoked ARN and the version of its code, if published. */
+export interface RunningCode {
+  own: FunctionArn;
+  /** The published version (`lambdaContext.functionVersion`, or a numeric qualifier), if any. */
+  version?: string;
+}
+
+/** The version the invocation's code is, from `functionVersion` or a version-qualified ARN. */
+export function runningCode(own: FunctionArn, functionVersion: string | undefined): RunningCode {
+  const version = isVersion(functionVersion) ? functionVersion : isVersion(own.qualifier) ? own.qualifier : undefined;
+  return version === undefined ? { own } : { own, version };
+}
+
+function aliasOf(own: FunctionArn): string | undefined {
+  return own.qualifier !== undefined && own.qualifier !== LATEST && !isVersion(own.qualifier)
+    ? own.qualifier
+    : undefined;
+}
+
+/** The name a run started by this invocation (a plain event) is recorded under. */
+export function nameAtStart(code: RunningCode, pinning: VersionPinning): string {
+  const { own } = code;
+  if (pinning === 'latest') return own.name;
+  if (pinning === 'version' && code.version !== undefined) return `${own.name}:${code.version}`;
+  const alias = aliasOf(own);
+  return alias === undefined ? own.name : `${own.name}:${alias}`;
+}
+
+/**
+ * The name a run leased by this invocation is re-recorded under, or undefined to keep it: a run
+ * not yet pinned (unqualified, or on the alias this invocation came through) is pinned to the
+ * running version (`version`), or to the alias (`alias`, unqualified runs only). Runs of other
+ * functions, runs pinned already and runs on `$LATEST` are kept.
+ */
+export function namePinnedAtLease(recorded: string, code: RunningCode, pinning: VersionPinning): string | undefined {
+  const { name, qualifier } = splitRunName(recorded);
+  if (name !== code.own.name || pinning === 'latest') return undefined;
+  const alias = aliasOf(code.own);
+  const unpinned = qualifier === undefined || (alias !== undefined && qualifier === alias);
+  if (!unpinned) return undefined;
+  if (pinning === 'version' && code.version !== undefined) return `${name}:${code.version}`;
+  if (pinning === 'alias' && qualifier === undefined && alias !== undefined) return `${name}:${alias}`;
+  return undefined;
+}
+
+/**
+ * The version a run is pinned to when it is not the one this invocation runs, so the invocation
+ * must hand the wake-up over instead of replaying the run on other code; undefined otherwise.
+ */
+export function pinnedElsewhere(recorded: string, code: RunningCode): string | undefined {
+  const { name, qualifier } = splitRunName(recorded);
+  if (name !== code.own.name || !isVersion(qualifier)) return undefined;
+  return qualifier === code.version ? undefined : qualifier;
+}

@@ -1,0 +1,142 @@
+/**
+ * Ending a run with its tree: the run itself (fenced, so a live invocation cannot write after),
+ * its waiting callbacks (so a late completion is told the callback is over), and its child runs
+ * (those started by its chained invokes, and theirs). A run so ended keeps `childrenOpen` until
+ * every child is ended, which keeps it in the due index: a crash midway is finished by the
+ * reconciler. Every step is idempotent (conditional on status), so a repeat only finishes the rest.
+ */
+import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import type { OutsideEvents } from './outside-events';
+import type { Clock, RunPatch, RunRecord, Store } from './ports';
+
+/** How the runs of a tree end. */
+export interface TreeEnd {
+  status: 'TIMED_OUT' | 'CANCELLED';
+  error: ErrorObject;
+}
+
+/** What ending a tree needs from the engine. */
+export interface TreeEndDeps {
+  store: Store;
+  clock: Clock;
+  outside: Pick<OutsideEvents, 'childFinished' | 'retention'>;
+}
+
+/** How deep child runs are followed (a guard against a cycle a corrupted store could hold). */
+const MAX_DEPTH = 64;
+
+/**
+ * Ends a RUNNING run as `end` says, with its waiting callbacks, in one fenced revision (with
+ * `extra` in the same write, e.g. its audit entry). The ended run, or undefined when it was not
+ * RUNNING (nothing written).
+ */
+export async function endRun(
+  deps: TreeEndDeps,
+  run: RunRecord,
+  end: TreeEnd,
+  extra: RunPatch = {},
+): Promise<RunRecord | undefined> {
+  const now = deps.clock.now();
+  const operations = await deps.store.loadOperations(run.runId);
+  const written: Operation[] = [];
+  let openChildren = false;
+  for (const op of operations) {
+    if (op.Type === 'EXECUTION') written.push({ ...op, Status: end.status, EndTimestamp: now });
+    else if (op.Type === 'CALLBACK' && op.Status === 'STARTED') written.push(callbackEnded(op, end, now));
+    else if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED') openChildren = true;
+  }
+  return deps.store.reviseRun(
+    run.runId,
+    'RUNNING',
+    {
+      status: end.status,
+      endedAt: now,
+      error: end.error,
+      nextWakeAt: null,
+      // A child run stays due until its parent has heard; a parent until its children are ended.
+      dueAt: run.parent || openChildren ? now : null,
+      ...(openChildren ? { childrenOpen: true } : {}),
+      ...deps.outside.retention(now),
+      ...extra,
+    },
+    written,
+  );
+}
+
+/** The stable code of a child run ended because its parent timed out. */
+export const PARENT_TIMED_OUT = 'parent_timed_out';
+
+/** The stable code of a child run cancelled with its parent's tree. */
+export const PARENT_CANCELLED = 'parent_cancelled';
+
+/** How a child run ends when its parent ended with its tree: the same way, naming the parent. */
+export function childEndOf(parent: RunRecord): TreeEnd {
+  if (parent.status === 'TIMED_OUT') {
+    return {
+      status: 'TIMED_OUT',
+      error: {
+        ErrorType: 'ExecutionTimedOut',
+        ErrorMessage: `Execution timed out: its parent run ${parent.runId} timed out`,
+        ErrorCode: PARENT_TIMED_OUT,
+      },
+    };
+  }
+  return {
+    status: 'CANCELLED',
+    error: {
+      ErrorType: 'RunCancelled',
+      ErrorMessage: `the run was cancelled with its parent run ${parent.runId}`,
+      ErrorCode: PARENT_CANCELLED,
+    },
+  };
+}
+
+/**
+ * Ends every RUNNING child run of the ended `run` (and theirs) as {@link childEndOf} says, tells
+ * each one's parent, then clears `run.childrenOpen`. `extra` gives each child's revision more to
+ * write (its audit entry). Safe to repeat: ended children are only told again.
+ */
+export async function endChildren(
+  deps: TreeEndDeps,
+  run: RunRecord,
+  extra: (child: RunRecord) => RunPatch = () => ({}),
+  depth = 0,
+): Promise<RunRecord[]> {
+  const ended: RunRecord[] = [];
+  if (depth > MAX_DEPTH) return ended;
+  for (const op of await deps.store.loadOperations(run.runId)) {
+    if (op.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED') continue;
+    const childId = op.ChainedInvokeDetails?.ChildRunId;
+    const child = childId === undefined ? undefined : await deps.store.getRun(childId);
+    if (!child) continue;
+    let current = child;
+    if (child.status === 'RUNNING') {
+      const done = await endRun(deps, child, childEndOf(run), extra(child));
+      current = done ?? (await deps.store.getRun(child.runId)) ?? child;
+      if (done) ended.push(done);
+    }
+    if (current.status === 'RUNNING') continue;
+    if (current.childrenOpen) ended.push(...(await endChildren(deps, current, extra, depth + 1)));
+    // Completes the parent's invoke with the child's end and marks the child told.
+    await deps.outside.childFinished((await deps.store.getRun(current.runId)) ?? current);
+  }
+  const latest = await deps.store.getRun(run.runId);
+  if (latest?.childrenOpen) await deps.store.reviseRun(run.runId, latest.status, { childrenOpen: null }, []);
+  return ended;
+}
+
+/** A waiting callback, ended with its run: a completion after it is told the callback is over. */
+function callbackEnded(op: Operation, end: TreeEnd, now: number): Operation {
+  return {
+    ...op,
+    Status: end.status,
+    EndTimestamp: now,
+    CallbackDetails: {
+      ...(op.CallbackDetails ?? { CallbackId: '' }),
+      Error: {
+        ErrorMessage: `the run ended ${end.status} while the callback waited`,
+        ...(end.error.ErrorCode === undefined ? {} : { ErrorCode: end.error.ErrorCode }),
+      },
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The rules of version pinning, without I/O: the name a run is recorded under when it starts and
+ * when it is first leased, which wake-ups an invocation must hand to another version, the
+ * configuration's errors, and starts repeated after a run was pinned.
+ */
+import { PinnedRunsEngine, parseFunctionArn, readPinningConfig } from '@durable-lambda/aws';
+import { MemoryStore, RunKeyConflictError } from '@durable-lambda/engine';
+import { describe, expect, it } from 'vitest';
+import { nameAtStart, namePinnedAtLease, pinnedElsewhere, runningCode } from '../../packages/aws/src/version-pinning';
+
+const ARN = 'arn:aws:lambda:us-east-1:123456789012:function:orders';
+const code = (qualifier: string | undefined, functionVersion?: string) =>
+  runningCode(parseFunctionArn(qualifier === undefined ? ARN : `${ARN}:${qualifier}`) as never, functionVersion);
+
+describe('version pinning rules', () => {
+  it('records a run started on the alias under the version it runs on (policy version)', () => {
+    expect(nameAtStart(code('live', '7'), 'version')).toBe('orders:7');
+    expect(nameAtStart(code('7'), 'version')).toBe('orders:7');
+    // No published version (a container of $LATEST, or a host that does not say): as before.
+    expect(nameAtStart(code('live'), 'version')).toBe('orders:live');
+    expect(nameAtStart(code(undefined, '$LATEST'), 'version')).toBe('orders');
+    expect(nameAtStart(code('live', '7'), 'alias')).toBe('orders:live');
+    expect(nameAtStart(code('live', '7'), 'latest')).toBe('orders');
+  });
+
+  it('pins at the first lease only runs not pinned yet, of this function', () => {
+    const v7 = code('live', '7');
+    expect(namePinnedAtLease('orders', v7, 'version')).toBe('orders:7');
+    expect(namePinnedAtLease('orders:live', v7, 'version')).toBe('orders:7');
+    expect(namePinnedAtLease('orders:6', v7, 'version')).toBeUndefined();
+    expect(namePinnedAtLease('orders:$LATEST', v7, 'version')).toBeUndefined();
+    expect(namePinnedAtLease('orders:canary', v7, 'version')).toBeUndefined();
+    expect(namePinnedAtLease('billing', v7, 'version')).toBeUndefined();
+    expect(namePinnedAtLease('orders', v7, 'alias')).toBe('orders:live');
+    expect(namePinnedAtLease('orders:live', v7, 'alias')).toBeUndefined();
+    expect(namePinnedAtLease('orders', v7, 'latest')).toBeUndefined();
+    expect(namePinnedAtLease('orders', code(undefined, '$LATEST'), 'version')).toBeUndefined();
+  });
+
+  it('hands over a wake-up of a run pinned to another version, whatever this invocation runs', () => {
+    expect(pinnedElsewhere('orders:6', code('live', '7'))).toBe('6');
+    expect(pinnedElsewhere('orders:6', code(undefined, '$LATEST'))).toBe('6');
+    expect(pinnedElsewhere('orders:7', code('live', '7'))).toBeUndefined();
+    expect(pinnedElsewhere('orders:live', code('live', '7'))).toBeUndefined();
+    expect(pinnedElsewhere('orders', code('live', '7'))).toBeUndefined();
+  });
+
+  it('reads its configuration, naming a malformed variable', () => {
+    expect(readPinningConfig({})).toEqual({ pinning: 'version', aliases: {} });
+    expect(
+      readPinningConfig({ DURABLE_VERSION_PINNING: 'latest', DURABLE_FUNCTION_ALIASES: '{"payments":"live"}' }),
+    ).toEqual({ pinning: 'latest', aliases: { payments: 'live' } });
+    expect(() => readPinningConfig({ DURABLE_VERSION_PINNING: 'newest' })).toThrow(
+      expect.objectContaining({ code: 'invalid_configuration', variables: ['DURABLE_VERSION_PINNING'] }),
+    );
+    for (const aliases of ['[]', '{"payments":"7"}', 'nope', '{"payments":1}']) {
+      expect(() => readPinningConfig({ DURABLE_FUNCTION_ALIASES: aliases }), aliases).toThrow(
+        expect.objectContaining({ code: 'invalid_configuration', variables: ['DURABLE_FUNCTION_ALIASES'] }),
+      );
+    }
+  });
+
+  it('finds a run again by its key once it is pinned (a repeated start or invoke), and still refuses another input', async () => {
+    const store = new MemoryStore();
+    const engine = new PinnedRunsEngine({ store, waker: { wakeAt: async () => {} } });
+    // The run as its first invocation left it: pinned to version 7.
+    const first = await engine.startRun({ functionName: 'orders:7', runKey: 'k-1', input: '{"n":1}' });
+    const again = await engine.startRun({ functionName: 'orders:live', runKey: 'k-1', input: '{"n":1}' });
+    expect(again).toEqual({ run: first.run, created: false });
+    expect((await engine.startRun({ functionName: 'orders', runKey: 'k-1', input: '{"n":1}' })).created).toBe(false);
+    await expect(engine.startRun({ functionName: 'orders:live', runKey: 'k-1', input: '{"n":2}' })).rejects.toThrow(
+      RunKeyConflictError,
+    );
+    await expect(engine.startRun({ functionName: 'billing', runKey: 'k-1', input: '{"n":1}' })).rejects.toThrow(
+      RunKeyConflictError,
+    );
+  });
+});
