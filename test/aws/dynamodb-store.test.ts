@@ -162,11 +162,11 @@ describe('DynamoDbStore: requests per operation', () => {
 });
 
 describe('DynamoDbStore: layout', () => {
-  it('creates the table with keys, the two run indexes, the due index and TTL on ttl', async () => {
+  it('creates the table with keys, the three run indexes, the due index and TTL on ttl', async () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.KeySchema).toEqual(durableTableDefinition(tableName).KeySchema);
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual(
-      [BY_FUNCTION_INDEX, BY_STATUS_INDEX, 'due'].sort(),
+      [BY_FUNCTION_INDEX, 'byFunctionBase', BY_STATUS_INDEX, 'due'].sort(),
     );
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
@@ -212,8 +212,14 @@ describe('DynamoDbStore: layout', () => {
   it('a listing without a status costs six index queries and one read of the page', async () => {
     await store.createRun(runRecord('r1'), executionOp());
     await store.createRun(runRecord('r2', { functionName: 'other' }), executionOp());
+    await store.createRun(runRecord('r3', { functionName: 'fn:7' }), executionOp());
     expect(await requests(() => store.listRuns({}))).toEqual({ QueryCommand: 6, BatchGetItemCommand: 1 });
+    // A bare name also reads the runs of its versions and aliases (`byFunctionBase`); a qualified one is one query.
     expect(await requests(() => store.listRuns({ functionName: 'fn', status: 'RUNNING' }))).toEqual({
+      QueryCommand: 2,
+      BatchGetItemCommand: 1,
+    });
+    expect(await requests(() => store.listRuns({ functionName: 'fn:7', status: 'RUNNING' }))).toEqual({
       QueryCommand: 1,
       BatchGetItemCommand: 1,
     });

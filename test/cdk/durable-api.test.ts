@@ -94,6 +94,7 @@ describe('DurableApi', () => {
         Effect: 'Allow',
         Resource: [
           { 'Fn::Join': ['', [table, '/index/byFunction']] },
+          { 'Fn::Join': ['', [table, '/index/byFunctionBase']] },
           { 'Fn::Join': ['', [table, '/index/byStatus']] },
         ],
       },

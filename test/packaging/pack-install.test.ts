@@ -6,15 +6,15 @@
  * tests under `node:test` and Jest, as ESM and as CommonJS, compiled by tsc against the published
  * declarations, and the scripts checked against the output their comments promise.
  *
- * The tools (tsc, Jest, @types/node) are installed one folder up, as a workspace root would hoist
- * them, and with their own optional dependencies: Jest's resolver needs its optional native binding
- * (and installs it at run time when it is missing, which two Jest processes at once cannot share).
+ * The tools (tsc, Jest, @types/node) sit one folder up, as a workspace root would hoist them: links
+ * to this repository's copies, with their own optional dependencies (Jest's resolver needs its
+ * native binding). Installing them afresh took a second npm install of ~300 packages per run.
  *
  * Everything slow (pack, install, compile, run) happens once, side by side where it can, in
  * `beforeAll`; the tests then read what it left. It reads dist: `npm run build` first (`npm test`
  * does), so no pack rebuilds a package under another test's feet.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -31,14 +31,8 @@ const SETUP_TIMEOUT_MS = 20 * 60_000;
 const PROCESS_TIMEOUT_MS = 10 * 60_000;
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
-const rootManifest = readJson(join(root, 'package.json'));
-/** The tools installed above the app, at the versions this repository uses. */
-const APP_TOOLS = [
-  `typescript@${rootManifest.devDependencies.typescript}`,
-  `@types/node@${rootManifest.devDependencies['@types/node']}`,
-  `jest@${rootManifest.devDependencies.jest}`,
-  `@jest/globals@${readJson(join(root, 'node_modules', '@jest', 'globals', 'package.json')).version}`,
-];
+/** The tools above the app: this repository's own copies (see `linkTools`). */
+const APP_TOOLS = ['typescript', '@types/node', 'jest', '@jest/globals'];
 const EXAMPLES = readmeExamples(root, [
   'packages/sdk/README.md',
   'packages/local/README.md',
@@ -119,16 +113,27 @@ async function npmInstall(key: string, dir: string, name: string, flags: string[
   if (result.status !== 0) throw new Error(`npm install in ${dir} failed: ${describeRun(result)}`);
 }
 
-/** Our tarballs into the app (no optional dependency), and the tools one folder up, side by side. */
+/**
+ * The tools one folder up, as a workspace root hoists them: links to this repository's own copies
+ * (the versions it uses, with their dependencies and Jest's native resolver binding where the
+ * repository installed them). Nothing of ours comes through them: the app's imports of
+ * `@durable-lambda/*` resolve from the app's own node_modules, filled from the tarballs only.
+ */
+function linkTools(): void {
+  for (const name of APP_TOOLS) {
+    const target = join(root, 'node_modules', name);
+    if (!existsSync(join(target, 'package.json'))) throw new Error(`${name} is not installed in ${root}/node_modules`);
+    const link = join(work, 'node_modules', name);
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(target, link, 'dir');
+  }
+}
+
+/** Our tarballs into the app (no optional dependency), and the tools one folder up. */
 async function install(): Promise<void> {
+  linkTools();
   const tarballFiles = PACKAGES.map((pkg) => packed.get(pkg)?.file ?? '');
-  await settleAll(
-    [
-      () => npmInstall('install', app, 'pack-test-app', ['--omit=optional'], tarballFiles),
-      () => npmInstall('install:tools', work, 'pack-test-tools', [], APP_TOOLS),
-    ],
-    2,
-  );
+  await npmInstall('install', app, 'pack-test-app', ['--omit=optional'], tarballFiles);
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   stepOp,
   T0,
 } from './fixtures';
+import { describeFunctionVersionListingConformance } from './function-versions-conformance';
 import { conformanceTest } from './support';
 
 export function describeControlConformance(
@@ -29,6 +30,8 @@ export function describeControlConformance(
   options: ConformanceOptions = {},
 ): void {
   const test = conformanceTest(options);
+
+  describeFunctionVersionListingConformance(name, setup, options);
 
   describe(`${name}: control conformance`, () => {
     let store: Store;

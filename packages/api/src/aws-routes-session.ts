@@ -11,9 +11,11 @@ import {
   type Engine,
   EngineSession,
   EXECUTION_OPERATION_ID,
+  expireRun,
   fromAwsOutput,
   issueCallbackId,
   OutsideEvents,
+  pastDeadline,
   type RunRecord,
   runIdFor,
   toAwsOperation,
@@ -41,10 +43,10 @@ export interface AwsSessionOptions {
 }
 
 /**
- * What the sessions need of the engine. `openRun` ends a run past its execution deadline
- * `TIMED_OUT` (with its tree), which is how a rebuilt session expires its run.
+ * What the sessions need of the engine: its ports, and `startRun` for child runs. A run past its
+ * execution deadline is ended with the engine's own `expireRun`, on these ports.
  */
-export type AwsSessionEngine = Pick<ControlEngine, 'store' | 'waker' | 'invoker' | 'clock' | 'startRun' | 'openRun'>;
+export type AwsSessionEngine = Pick<ControlEngine, 'store' | 'waker' | 'invoker' | 'clock' | 'startRun'>;
 
 type SessionDeps = ConstructorParameters<typeof EngineSession>[3];
 
@@ -118,7 +120,7 @@ export class AwsCheckpointSessions {
       throw invalidToken('a newer invocation owns the execution');
     }
     const now = clock.now();
-    if (run.deadlineAt !== undefined && run.deadlineAt <= now) {
+    if (pastDeadline(run, now)) {
       await this.expire(run);
       throw invalidToken('the execution passed its execution timeout');
     }
@@ -152,13 +154,13 @@ export class AwsCheckpointSessions {
   }
 
   /**
-   * Ends a run past its deadline `TIMED_OUT` with its callbacks and child runs (`Engine.openRun`
-   * does exactly that for such a run, and opens nothing). Idempotent; when it fails, the run is
-   * still due at its deadline, so the reconciler ends it.
+   * Ends a run past its deadline `TIMED_OUT` with its callbacks and child runs, as the engine's
+   * own sessions do (`expireRun`; a run whose deadline has not passed is left alone). Idempotent;
+   * when it fails, the run is still due at its deadline, so the reconciler ends it.
    */
   private async expire(run: RunRecord): Promise<void> {
     if (run.deadlineAt === undefined) return;
-    await this.engine.openRun(run.runId);
+    await expireRun({ store: this.engine.store, clock: this.engine.clock, outside: this.outside }, run.runId);
   }
 
   private deps(run: RunRecord, remainingTimeMs: () => number): SessionDeps {

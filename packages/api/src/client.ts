@@ -134,9 +134,12 @@ export class DurableClient {
     return (await this.request('GET', '/v1/functions')).value as FunctionListWire;
   }
 
-  /** `POST /v1/runs`: starts a run (or, with a known `runKey`, finds it). */
+  /**
+   * `POST /v1/runs`: starts a run (or, with a known `runKey`, finds it). `latest: true` opts the
+   * run out of version pinning: it runs on `$LATEST` throughout (recorded as `name:$LATEST`).
+   */
   async startRun(
-    request: { function: string; input?: unknown; runKey?: string },
+    request: { function: string; input?: unknown; runKey?: string; latest?: boolean },
     options: PostOptions = {},
   ): Promise<StartRunResult> {
     const answer = await this.request('POST', '/v1/runs', { body: request, ...options });

@@ -1,4 +1,4 @@
-import { encodeRunCursor, type RunQuery, type RunRecord, runIdFor } from '@durable-lambda/engine';
+import { encodeRunCursor, type RunQuery, type RunRecord, runIdFor, runOfFunction } from '@durable-lambda/engine';
 import type { RouteDeps } from './deps';
 import { PAGE_BUDGET_BYTES, travelBytes } from './page-budget';
 import { runInList } from './payload-page-routes';
@@ -14,7 +14,7 @@ const MAX_WAITING_FOR = 50;
 
 function matches(run: RunRecord, query: RunQuery): boolean {
   return (
-    (query.functionName === undefined || run.functionName === query.functionName) &&
+    (query.functionName === undefined || runOfFunction(run.functionName, query.functionName)) &&
     (query.status === undefined || run.status === query.status) &&
     (query.createdAfter === undefined || run.createdAt >= query.createdAfter) &&
     (query.createdBefore === undefined || run.createdAt < query.createdBefore)

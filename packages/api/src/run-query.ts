@@ -67,7 +67,9 @@ export function parseRunListExtras(query: ApiRequest['query']): RunListExtras {
 /**
  * Reads `GET /v1/runs`'s query: `function`, `status`, `limit` (1-100), `cursor`,
  * `createdAfter` and `createdBefore` (ISO times); `search` and `include` are read by
- * {@link parseRunListExtras}. Unknown parameters are refused.
+ * {@link parseRunListExtras}. Unknown parameters are refused. `function=orders` lists the runs
+ * of every version and alias of `orders` (`orders:7`, `orders:live`…), `function=orders:7` only
+ * those pinned to version 7.
  */
 export function parseRunQuery(query: ApiRequest['query']): RunQuery {
   for (const name of Object.keys(query ?? {})) {

@@ -24,11 +24,25 @@ export {
   runPk,
   TTL_ATTRIBUTE,
 } from './dynamodb';
+export {
+  bareFunctionName,
+  EXECUTION_TIMEOUTS_ENV,
+  type ExecutionTimeoutMap,
+  readExecutionTimeoutMap,
+  withExecutionTimeoutMap,
+} from './execution-timeout-map';
 export { FunctionNotFoundError, LambdaInvoker, type LambdaInvokerOptions } from './lambda-invoker';
 export { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
 export { createProductionBackend, ProductionBackend, type ProductionWiring } from './production';
 export type { ProductionConfig, ProductionEnvironment } from './production-config';
-export { ConfigurationError, DEFAULT_RETENTION_DAYS, PRODUCTION_ENV, readProductionConfig } from './production-config';
+export {
+  ConfigurationError,
+  DEFAULT_RETENTION_DAYS,
+  EXECUTION_TIMEOUT_ENV,
+  executionTimeoutSetting,
+  PRODUCTION_ENV,
+  readProductionConfig,
+} from './production-config';
 export {
   DEFAULT_RECONCILE_LIMIT,
   RECONCILER_ENV,

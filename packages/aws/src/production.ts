@@ -4,10 +4,12 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Engine, type Invoker, isWakeEvent, type Waker } from '@durable-lambda/engine';
 import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
+import { type ExecutionTimeoutMap, readExecutionTimeoutMap, withExecutionTimeoutMap } from './execution-timeout-map';
 import { LambdaInvoker } from './lambda-invoker';
 import { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
 import {
   ConfigurationError,
+  executionTimeoutSetting,
   type ProductionConfig,
   type ProductionEnvironment,
   readProductionConfig,
@@ -61,11 +63,16 @@ export class ProductionBackend implements DurableBackend {
   /**
    * `pinning` defaults to the environment's (`DURABLE_VERSION_PINNING`, `DURABLE_FUNCTION_ALIASES`,
    * see `PINNING_ENV`), so every production backend of a container (the reconciler's too) reads it.
+   * The execution timeout of its own runs is `config.executionTimeoutSeconds` (for the function
+   * Lambda names in `AWS_LAMBDA_FUNCTION_NAME`, any qualifier; every run when unset), and that of
+   * the child runs it starts of other functions is `executionTimeouts` (default: the environment's
+   * `DURABLE_EXECUTION_TIMEOUTS`, see `EXECUTION_TIMEOUTS_ENV`).
    */
   constructor(
     config: ProductionConfig,
     wiring: ProductionWiring = {},
     pinning: PinningConfig = readPinningConfig(process.env),
+    executionTimeouts: ExecutionTimeoutMap = readExecutionTimeoutMap(process.env),
   ) {
     this.config = config;
     this.pinning = pinning;
@@ -88,11 +95,16 @@ export class ProductionBackend implements DurableBackend {
       invoker,
     });
     this.store = new PinningStore({ client: this.dynamodb, tableName: config.tableName }, pinning.pinning);
+    const executionTimeout = withExecutionTimeoutMap(
+      executionTimeoutSetting(config, process.env.AWS_LAMBDA_FUNCTION_NAME),
+      executionTimeouts,
+    );
     this.engine = new PinnedRunsEngine({
       store: this.store,
       waker: wiring.waker ? wiring.waker(schedulerWaker) : schedulerWaker,
       invoker,
       retentionMs: config.retentionDays * DAY_MS,
+      executionTimeout,
     });
   }
 
@@ -106,10 +118,7 @@ export class ProductionBackend implements DurableBackend {
    * code. A wake-up of a run pinned to another version (delivered through the alias after a
    * deploy, say) is handed to that version unopened: the run never replays on other code.
    */
-  async open(
-    event: unknown,
-    lambdaContext: LambdaContextLike & { functionVersion?: string },
-  ): ReturnType<DurableBackend['open']> {
+  async open(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
     this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
     const code = this.code as RunningCode;
     if (isWakeEvent(event)) {
@@ -200,7 +209,9 @@ const containers = new Map<string, ProductionBackend>();
  * The production backend, configured from environment variables (see `PRODUCTION_ENV`):
  * `DURABLE_TABLE_NAME`, `DURABLE_SCHEDULE_GROUP`, `DURABLE_SCHEDULER_ROLE_ARN`, `AWS_REGION`
  * (required), `DURABLE_RETENTION_DAYS` (optional, default 30) and `DURABLE_SCHEDULE_DLQ_ARN`
- * (optional: the wake-up schedules' dead-letter queue), and version pinning's `DURABLE_VERSION_PINNING`
+ * (optional: the wake-up schedules' dead-letter queue), `DURABLE_EXECUTION_TIMEOUT_SECONDS` and
+ * `DURABLE_EXECUTION_TIMEOUTS` (optional: the execution timeout of its own runs, and of the child
+ * runs it starts, by function), and version pinning's `DURABLE_VERSION_PINNING`
  * and `DURABLE_FUNCTION_ALIASES` (optional, see `PINNING_ENV`). A missing variable is a
  * `ConfigurationError` with code `missing_configuration` naming it. The clients and the engine are
  * built once per container (per distinct configuration) and reused by later invocations.
@@ -209,10 +220,11 @@ const containers = new Map<string, ProductionBackend>();
 export function createProductionBackend(env: ProductionEnvironment = process.env): ProductionBackend {
   const config = readProductionConfig(env);
   const pinning = readPinningConfig(env);
-  const key = JSON.stringify([config, pinning]);
+  const timeouts = readExecutionTimeoutMap(env);
+  const key = JSON.stringify([config, pinning, timeouts]);
   let backend = containers.get(key);
   if (!backend) {
-    backend = new ProductionBackend(config, {}, pinning);
+    backend = new ProductionBackend(config, {}, pinning, timeouts);
     containers.set(key, backend);
   }
   return backend;

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeaseGrant, RunRecord } from '@durable-lambda/engine';
 import { DynamoDbStore, type DynamoDbStoreOptions } from './dynamodb';
-import { PK, RUN_SK, runPk, SK } from './dynamodb/layout';
+import { FUNCTION_BASE, functionBaseOf, PK, RUN_SK, runPk, SK } from './dynamodb/layout';
 import { namePinnedAtLease, type RunningCode, type VersionPinning } from './version-pinning';
 
 /**
@@ -67,16 +67,32 @@ export class PinningStore extends DynamoDbStore {
     return recorded ? { ...grant, run: { ...grant.run, functionName: pinned } } : grant;
   }
 
+  /**
+   * Re-records the run as `to`, with the `functionBase` the `byFunctionBase` index lists it by
+   * (in the same write, so a run listed by its bare name is never missing in between).
+   */
   private async rename(runId: string, from: string, to: string, leaseToken: string): Promise<boolean> {
+    const base = functionBaseOf(to);
     try {
       await this.pinningOptions.client.send(
         new UpdateCommand({
           TableName: this.pinningOptions.tableName,
           Key: { [PK]: runPk(runId), [SK]: RUN_SK },
-          UpdateExpression: 'SET #fn = :to',
+          UpdateExpression: base === undefined ? 'SET #fn = :to REMOVE #base' : 'SET #fn = :to, #base = :base',
           ConditionExpression: '#fn = :from AND #token = :token AND #status = :running',
-          ExpressionAttributeNames: { '#fn': 'functionName', '#token': 'leaseToken', '#status': 'status' },
-          ExpressionAttributeValues: { ':to': to, ':from': from, ':token': leaseToken, ':running': 'RUNNING' },
+          ExpressionAttributeNames: {
+            '#fn': 'functionName',
+            '#base': FUNCTION_BASE,
+            '#token': 'leaseToken',
+            '#status': 'status',
+          },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':from': from,
+            ':token': leaseToken,
+            ':running': 'RUNNING',
+            ...(base === undefined ? {} : { ':base': base }),
+          },
         }),
       );
       return true;

@@ -7,6 +7,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { DurableFunction } from './durable-function';
 import { API_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';
+import { EXECUTION_TIMEOUTS_ENV, executionTimeoutsValue } from './execution-timeout-prop';
 import { acknowledgeWildcardResource, REASONS } from './nag';
 import { runtimeFile } from './paths';
 import { DEFAULTS, serviceFunction } from './service-function';
@@ -48,7 +49,8 @@ export interface DurableApiProps {
  * The control API (`@durable-lambda/api`: start, list, show, history, cancel and retry runs;
  * complete callbacks) as a Lambda. It starts runs on each function's alias (`live`), where each is
  * pinned to the version it first runs on; `"latest": true` in a start request opts that run into
- * `$LATEST`. A Lambda behind a Function URL with IAM authentication: callers sign
+ * `$LATEST`. A run it starts gets its function's `executionTimeout` (`DURABLE_EXECUTION_TIMEOUTS`,
+ * set when a served function has one), unless the request gives its own. A Lambda behind a Function URL with IAM authentication: callers sign
  * their requests with SigV4 and need `lambda:InvokeFunctionUrl` ({@link DurableApi.grantInvokeUrl}).
  *
  * Its role may use the items of the functions' table (the API starts, cancels and retries runs,
@@ -116,7 +118,7 @@ export class DurableApi extends Construct {
       this.table,
       role,
       ['dynamodb:Query'],
-      [indexArn(this.table, 'byFunction'), indexArn(this.table, 'byStatus')],
+      [indexArn(this.table, 'byFunction'), indexArn(this.table, 'byFunctionBase'), indexArn(this.table, 'byStatus')],
     );
     this.invokeStatement = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [] });
     role.addToPolicy(this.invokeStatement);
@@ -148,6 +150,20 @@ export class DurableApi extends Construct {
       throw new Error(`${this.node.path} serves ${target.node.path}: the functions of one API must share one table`);
     }
     this.served.push(target);
+    // Set once, when the first served function with a timeout comes: the API's configuration
+    // stays as it was for functions without one.
+    const timed = this.served.filter((served) => served.executionTimeoutSeconds !== undefined);
+    if (target.executionTimeoutSeconds !== undefined && timed.length === 1) {
+      this.function.addEnvironment(
+        EXECUTION_TIMEOUTS_ENV,
+        executionTimeoutsValue(Stack.of(this), () =>
+          this.served.map((served) => ({
+            name: served.functionName,
+            executionTimeoutSeconds: served.executionTimeoutSeconds,
+          })),
+        ),
+      );
+    }
     // Runs start on the alias and are recorded as `name:<version>` (or `name:alias` until their
     // first invocation): resuming them targets that qualifier.
     this.invokeStatement.addResources(target.functionArn, `${target.functionArn}:*`);

@@ -59,6 +59,15 @@ export interface DurableFunctionProps {
   readonly inProcessWaitThreshold?: Duration;
   /** Lambda timeout: the longest one invocation (and one step) may run. Default 5 minutes. */
   readonly timeout?: Duration;
+  /**
+   * The run-level execution timeout (AWS's `ExecutionTimeout`): a run still RUNNING this long
+   * after it started ends `TIMED_OUT`, with its callbacks and child runs, and nothing of it runs
+   * after. Whole seconds, from 1 second to 366 days (checked at synth). Sets
+   * `DURABLE_EXECUTION_TIMEOUT_SECONDS`; runs started through a `DurableApi` serving this
+   * function, and child runs started by functions that invoke it, get it too. A run's own
+   * `executionTimeout` (given at its start) wins. Default: none.
+   */
+  readonly executionTimeout?: Duration;
   /** Default 1024 MB. */
   readonly memorySize?: number;
   /** Default ARM_64. */

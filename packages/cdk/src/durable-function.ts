@@ -1,4 +1,4 @@
-import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -17,6 +17,12 @@ import {
 } from './durable-function-props';
 import { DurableReconciler } from './durable-reconciler';
 import { DurableTable, FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable } from './durable-table';
+import {
+  EXECUTION_TIMEOUT_ENV,
+  EXECUTION_TIMEOUTS_ENV,
+  executionTimeoutSeconds,
+  executionTimeoutsValue,
+} from './execution-timeout-prop';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
 import { coverQualifiedInvocations } from './qualified-invocations';
 import { RunWatchdog, WATCHDOG_PERIOD } from './run-watchdog';
@@ -41,7 +47,8 @@ export { DURABLE_ENV } from './scheduler-access';
  * - an EventBridge Scheduler schedule group for its wake-ups, and the role Scheduler assumes to
  *   invoke it (trusted only by Scheduler, for this account and this group);
  * - the environment variables `DURABLE_TABLE_NAME`, `DURABLE_SCHEDULE_GROUP`,
- *   `DURABLE_SCHEDULER_ROLE_ARN`, `DURABLE_RETENTION_DAYS`;
+ *   `DURABLE_SCHEDULER_ROLE_ARN`, `DURABLE_RETENTION_DAYS` (and `DURABLE_EXECUTION_TIMEOUT_SECONDS`
+ *   with {@link DurableFunctionProps.executionTimeout});
  * - a version published per deploy (`currentVersion`, retained when replaced) and the `live`
  *   alias ({@link DurableFunctionProps.aliasName}) pointing at it: runs start on the alias and
  *   stay pinned to the version they started on ({@link DurableFunctionProps.pinning});
@@ -84,6 +91,12 @@ export class DurableFunction extends Construct {
   readonly aliasName: string;
   /** Which code its runs replay on ({@link DurableFunctionProps.pinning}). */
   readonly pinning: DurableVersionPinning;
+  /** The execution timeout of its runs, seconds ({@link DurableFunctionProps.executionTimeout}); undefined: none. */
+  readonly executionTimeoutSeconds?: number;
+  /** The `functionName` given, when a literal: others can name it without referring to it. */
+  private readonly literalName: string | undefined;
+  /** Invoked functions whose execution timeout this one's `DURABLE_EXECUTION_TIMEOUTS` holds. */
+  private readonly timeoutTargets = new Set<DurableFunction>();
   private readonly invokeStatement: iam.PolicyStatement;
   private readonly invokeTargets = new Set<DurableFunction>();
   /** Invoked functions whose alias this one's `DURABLE_FUNCTION_ALIASES` names. */
@@ -91,6 +104,10 @@ export class DurableFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: DurableFunctionProps) {
     super(scope, id);
+    // Checked before anything is built: a bad value fails the synth naming the prop.
+    this.executionTimeoutSeconds = executionTimeoutSeconds(this.node.path, props.executionTimeout);
+    this.literalName =
+      props.functionName !== undefined && !Token.isUnresolved(props.functionName) ? props.functionName : undefined;
     const stack = Stack.of(this);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     this.table = props.table ?? new DurableTable(this, 'Table', { removalPolicy });
@@ -150,6 +167,9 @@ export class DurableFunction extends Construct {
       ...(props.inProcessWaitThreshold === undefined
         ? {}
         : { [DURABLE_ENV.inProcessWaitMs]: String(props.inProcessWaitThreshold.toMilliseconds()) }),
+      ...(this.executionTimeoutSeconds === undefined
+        ? {}
+        : { [EXECUTION_TIMEOUT_ENV]: String(this.executionTimeoutSeconds) }),
     };
 
     const code = durableFunctionCode(this.node.path, props);
@@ -293,7 +313,30 @@ export class DurableFunction extends Construct {
     // not when the target's refers to this one's already (CloudFormation refuses the cycle): then
     // this function's child runs of the target start, and stay, on the target's `$LATEST`.
     if (target !== this && !target.aliasTargets.has(this)) this.aliasTargets.add(target);
+    if (target !== this) this.knowExecutionTimeoutOf(target);
     return this;
+  }
+
+  /**
+   * The child runs of `target` are created in this function's container, which sets their
+   * deadline: it needs `target`'s timeout. Named by a token only where the alias map may name it
+   * (no cycle); so when two functions invoke each other, one of them names the other by a literal
+   * `functionName`, or the child runs it starts get no deadline (the README says so).
+   */
+  private knowExecutionTimeoutOf(target: DurableFunction): void {
+    if (target.executionTimeoutSeconds === undefined || this.timeoutTargets.has(target)) return;
+    if (target.literalName === undefined && !this.aliasTargets.has(target)) return;
+    this.timeoutTargets.add(target);
+    if (this.timeoutTargets.size > 1) return;
+    this.function.addEnvironment(
+      EXECUTION_TIMEOUTS_ENV,
+      executionTimeoutsValue(Stack.of(this), () =>
+        [...this.timeoutTargets].map((t) => ({
+          name: t.literalName ?? t.functionName,
+          executionTimeoutSeconds: t.executionTimeoutSeconds,
+        })),
+      ),
+    );
   }
 
   /**

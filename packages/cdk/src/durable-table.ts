@@ -23,6 +23,19 @@ export const DURABLE_TABLE_LAYOUT = {
         { name: 'runId', type: 'S' },
       ],
     },
+    /**
+     * Runs of one function recorded under a qualified name (`orders:7`, `orders:live`): partition
+     * `functionBase` (`orders`), sort (`status`, `createdAt`, `runId`). Sparse: runs recorded under
+     * the bare name are in `byFunction` only.
+     */
+    byFunctionBase: {
+      partitionKeys: [{ name: 'functionBase', type: 'S' }],
+      sortKeys: [
+        { name: 'status', type: 'S' },
+        { name: 'createdAt', type: 'N' },
+        { name: 'runId', type: 'S' },
+      ],
+    },
     /** Runs by status: partition `status`, sort (`createdAt`, `runId`). */
     byStatus: {
       partitionKeys: [{ name: 'status', type: 'S' }],
@@ -75,7 +88,7 @@ export interface DurableTableProps {
 
 /**
  * The DynamoDB table of runs and operations (`packages/aws/TABLE.md`): on-demand billing, TTL on
- * `ttl`, point-in-time recovery, KMS encryption at rest, the `byFunction` / `byStatus` indexes
+ * `ttl`, point-in-time recovery, KMS encryption at rest, the `byFunction` / `byFunctionBase` / `byStatus` indexes
  * with multi-attribute keys and the sharded `due` index of runs the reconciler must look at. Share one between any number of `DurableFunction`s (a
  * function and the functions it invokes must share one).
  */

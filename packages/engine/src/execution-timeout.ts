@@ -9,6 +9,7 @@
 import type { ErrorObject } from '@durable-lambda/protocol';
 import { EngineInputError } from './errors';
 import type { RunRecord } from './ports';
+import { functionBaseName } from './run-query';
 import { endChildren, endRun, type TreeEnd, type TreeEndDeps } from './run-tree-end';
 
 /** The longest execution timeout AWS allows: 366 days, in seconds. */
@@ -32,7 +33,10 @@ export function parseExecutionTimeout(value: unknown, field: string): number | u
   return value * 1000;
 }
 
-/** The timeout a new run gets, ms: its own, else its function's, else none. */
+/**
+ * The timeout a new run gets, ms: its own, else its function's, else none. A function's is looked
+ * up by its bare name: a run of `orders:7` or `orders:live` gets the timeout set for `orders`.
+ */
 export function executionTimeoutFor(
   setting: ExecutionTimeoutSetting | undefined,
   functionName: string,
@@ -40,7 +44,7 @@ export function executionTimeoutFor(
 ): number | undefined {
   const ownMs = parseExecutionTimeout(own, 'executionTimeoutSeconds');
   if (ownMs !== undefined) return ownMs;
-  const seconds = typeof setting === 'function' ? setting(functionName) : setting;
+  const seconds = typeof setting === 'function' ? setting(functionBaseName(functionName)) : setting;
   return parseExecutionTimeout(seconds, 'executionTimeout');
 }
 

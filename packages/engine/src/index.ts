@@ -71,7 +71,12 @@ export {
   RunNotFoundError,
 } from './errors';
 export type { ExecutionTimeoutSetting } from './execution-timeout';
-export { EXECUTION_TIMED_OUT, MAX_EXECUTION_TIMEOUT_SECONDS } from './execution-timeout';
+/**
+ * `expireRun` ends a run past its execution deadline `TIMED_OUT` with its tree (idempotent), and
+ * `pastDeadline` says whether a run's deadline has passed: for a host that rebuilds sessions
+ * outside `Engine.openRun` (the Lambda-shaped API routes) and must end such a run the same way.
+ */
+export { EXECUTION_TIMED_OUT, expireRun, MAX_EXECUTION_TIMEOUT_SECONDS, pastDeadline } from './execution-timeout';
 export { takeLease } from './lease';
 export { applyPatch, MemoryStore } from './memory-store';
 export type { ActionOutcome, CancelOptions, RetryOptions, SkipOptions } from './operator-actions';
@@ -102,7 +107,8 @@ export type { ReconcileOptions, ReconcileReport } from './reconciler';
 export type { ActionOrigin, RunAction, RunActionKind } from './run-audit';
 export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';
-export { decodeRunCursor, encodeRunCursor, runQueryLimit } from './run-query';
+export { decodeRunCursor, encodeRunCursor, functionBaseName, runOfFunction, runQueryLimit } from './run-query';
+export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';
 export type { IdIssuer, UpdateLimits } from './transitions';

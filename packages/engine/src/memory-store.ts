@@ -18,7 +18,7 @@ import {
   type RunStatus,
   type Store,
 } from './ports';
-import { decodeRunCursor, encodeRunCursor, runQueryLimit } from './run-query';
+import { decodeRunCursor, encodeRunCursor, runOfFunction, runQueryLimit } from './run-query';
 
 /**
  * An in-memory {@link Store} for tests and the test runner. It copies on the way in and out so
@@ -150,7 +150,7 @@ export class MemoryStore implements Store {
     const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
     const matching = [...this.runs.values()]
       .filter((run) => this.live(run.runId) !== undefined)
-      .filter((run) => query.functionName === undefined || run.functionName === query.functionName)
+      .filter((run) => query.functionName === undefined || runOfFunction(run.functionName, query.functionName))
       .filter((run) => query.status === undefined || run.status === query.status)
       .filter((run) => query.createdAfter === undefined || run.createdAt >= query.createdAfter)
       .filter((run) => query.createdBefore === undefined || run.createdAt < query.createdBefore)

@@ -126,6 +126,10 @@ export type RunPatch = {
 
 /** A query for runs, newest first. */
 export interface RunQuery {
+  /**
+   * Runs of this function: a bare name (`orders`) finds the runs of every qualifier of it
+   * (`orders`, `orders:7`, `orders:live`, `orders:$LATEST`), a qualified one only that qualifier.
+   */
   functionName?: string;
   status?: RunStatus;
   /** Only runs created at or after this time (epoch ms). */

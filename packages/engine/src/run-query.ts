@@ -28,3 +28,28 @@ export function decodeRunCursor(cursor: string): { createdAt: number; runId: str
   }
   throw new EngineInputError('cursor', 'is not a cursor this API returned');
 }
+
+/** An ARN's (or a partial ARN's) part before the function's own name, which may hold `:`. */
+const ARN_PREFIX = /^(?:arn:[^:]+:lambda:[^:]+:\d{12}:function:|\d{12}:function:)/;
+
+/**
+ * The function a run's name belongs to, without its qualifier: `orders:7`, `orders:live` and
+ * `orders:$LATEST` are runs of `orders` (a run records the version or alias it started on after
+ * a `:`, as Lambda qualifies a function name); in an ARN-shaped name the qualifier is what
+ * follows the function's name (`arn:…:function:orders:7` → `arn:…:function:orders`).
+ */
+export function functionBaseName(functionName: string): string {
+  const prefix = ARN_PREFIX.exec(functionName)?.[0] ?? '';
+  const at = functionName.indexOf(':', prefix.length);
+  return at < 0 ? functionName : functionName.slice(0, at);
+}
+
+/**
+ * Whether a run recorded under `recorded` matches a run query's `functionName`: a bare name
+ * (`orders`) matches the runs of every qualifier of it (`orders`, `orders:7`, `orders:live`,
+ * `orders:$LATEST`); a qualified one (`orders:7`) matches only itself.
+ */
+export function runOfFunction(recorded: string, queried: string): boolean {
+  if (recorded === queried) return true;
+  return functionBaseName(queried) === queried && functionBaseName(recorded) === queried;
+}

@@ -84,6 +84,12 @@ export interface LambdaContextLike {
   awsRequestId?: string;
   functionName?: string;
   invokedFunctionArn?: string;
+  /**
+   * The version of the code this invocation runs, as Lambda's context gives it: a published
+   * version (`"7"`), or `"$LATEST"`. Invoked through an alias it is the version the alias points
+   * at; version pinning records a run started here as `name:<version>`. Absent outside Lambda.
+   */
+  functionVersion?: string;
   getRemainingTimeInMillis?: () => number;
 }
 

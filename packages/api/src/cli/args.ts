@@ -20,6 +20,7 @@ const OPTIONS = {
   host: { type: 'string' },
   db: { type: 'string' },
   watch: { type: 'boolean' },
+  latest: { type: 'boolean' },
   faults: { type: 'string' },
   search: { type: 'string' },
   operation: { type: 'string' },
@@ -38,7 +39,7 @@ const COMMON: readonly OptionName[] = ['url', 'json', 'help', 'sign', 'region'];
 
 /** The options of each command, besides the common ones. */
 export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
-  start: ['input', 'run-key'],
+  start: ['input', 'run-key', 'latest'],
   list: ['function', 'status', 'limit', 'cursor', 'created-after', 'created-before', 'search'],
   show: [],
   history: [],

@@ -24,6 +24,7 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
         function: fn as string,
         ...(input === undefined ? {} : { input: input.value }),
         ...(runKey === undefined ? {} : { runKey }),
+        ...(line.options.latest === true ? { latest: true } : {}),
       });
       print(io, line, run, () => `${created ? 'Started run' : 'Found existing run'} ${run.runId}\n${formatRun(run)}`);
       return;

@@ -2,10 +2,13 @@
 export const USAGE = `Usage: durable <command> [arguments] [options]
 
 Commands:
-  start <function> [--input JSON] [--run-key KEY]    start a run (a known run key finds its run)
+  start <function> [--input JSON] [--run-key KEY] [--latest]
+                                                     start a run (a known run key finds its run);
+                                                     --latest: on $LATEST, not pinned to a version
   list [--function F] [--status S] [--limit N] [--cursor C] [--search TEXT]
        [--created-after ISO] [--created-before ISO]  list runs, newest first, with what they wait for
-                                                     (--search: a run id or run key, or part of one)
+                                                     (--search: a run id or run key, or part of one;
+                                                     --function F: every version of F, F:7 only v7)
   show <runId>                                       show a run
   history <runId>                                    show a run's operations, errors (with stack
                                                      traces) and the log lines of each step

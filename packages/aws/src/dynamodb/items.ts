@@ -9,7 +9,19 @@ import {
   chunkItems,
   splitField,
 } from './chunks';
-import { DUE_SHARD, dueShard, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlSeconds } from './layout';
+import {
+  DUE_SHARD,
+  dueShard,
+  FUNCTION_BASE,
+  functionBaseOf,
+  operationSk,
+  PK,
+  RUN_SK,
+  runPk,
+  SK,
+  TTL,
+  ttlSeconds,
+} from './layout';
 
 /** The attributes of a run item that are fields of the {@link RunRecord}. */
 const RUN_FIELDS = [
@@ -148,6 +160,8 @@ export function runItem(
   }
   if (run.expiresAt !== undefined) item[TTL] = ttlSeconds(run.expiresAt);
   if (run.dueAt !== undefined) item[DUE_SHARD] = dueShard(run.runId);
+  const base = functionBaseOf(run.functionName);
+  if (base !== undefined) item[FUNCTION_BASE] = base;
   return { item, chunks, size: approximateSize(item) };
 }
 

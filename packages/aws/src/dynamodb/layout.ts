@@ -2,6 +2,7 @@
  * Keys and attribute names of the single-table layout described in `packages/aws/TABLE.md`.
  * Everything that knows how an item is keyed lives here.
  */
+import { functionBaseName } from '@durable-lambda/engine';
 
 /** Partition key attribute (S). */
 export const PK = 'pk';
@@ -15,6 +16,29 @@ export const TTL = 'ttl';
  * the run item's own attributes and nothing derived has to be kept current.
  */
 export const BY_FUNCTION_INDEX = 'byFunction';
+/**
+ * The index listing the runs of a function recorded under a qualified name (`orders:7`,
+ * `orders:live`, `orders:$LATEST`): partition key {@link FUNCTION_BASE} (`orders`), sort key
+ * (`status`, `createdAt`, `runId`). Sparse: only qualified runs carry the attribute, so runs
+ * recorded under the bare name (every run written before version pinning among them) stay in
+ * `byFunction` alone, and listing `orders` merges the two without reading anything twice.
+ */
+export const BY_FUNCTION_BASE_INDEX = 'byFunctionBase';
+/**
+ * On run items whose `functionName` is qualified only: the name without its qualifier
+ * (`orders:7` → `orders`), the partition key of {@link BY_FUNCTION_BASE_INDEX}. Every write of
+ * `functionName` writes it too (`runItem`, the pinning store's rename).
+ */
+export const FUNCTION_BASE = 'functionBase';
+
+/**
+ * The {@link FUNCTION_BASE} of a run recorded under `functionName`: the bare name when the name
+ * is qualified, else undefined (the item then carries no such attribute).
+ */
+export function functionBaseOf(functionName: string): string | undefined {
+  const base = functionBaseName(functionName);
+  return base === functionName ? undefined : base;
+}
 /** The index listing runs of every function by status: `status`, then (`createdAt`, `runId`). */
 export const BY_STATUS_INDEX = 'byStatus';
 /**

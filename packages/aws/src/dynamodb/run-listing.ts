@@ -1,14 +1,25 @@
 import {
   decodeRunCursor,
   encodeRunCursor,
+  functionBaseName,
   type RunPage,
   type RunQuery,
   type RunRecord,
   type RunStatus,
+  runOfFunction,
   runQueryLimit,
 } from '@durable-lambda/engine';
 import { Expressions } from './expressions';
-import { BY_FUNCTION_INDEX, BY_STATUS_INDEX, PK, RUN_SK, runPk, SK } from './layout';
+import {
+  BY_FUNCTION_BASE_INDEX,
+  BY_FUNCTION_INDEX,
+  BY_STATUS_INDEX,
+  FUNCTION_BASE,
+  PK,
+  RUN_SK,
+  runPk,
+  SK,
+} from './layout';
 import type { Item, TableAccess } from './table-access';
 
 /** Every run status: a status added to {@link RunStatus} must be added here (the compiler says so). */
@@ -33,9 +44,29 @@ function newestFirst(a: Entry, b: Entry): number {
   return b.createdAt - a.createdAt || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0);
 }
 
+/** An index partition holding runs of the query's function: index name, partition attribute and value. */
+interface Source {
+  index: string;
+  attribute: string;
+  value: string;
+}
+
 /**
- * Lists runs, newest first. With a function name it queries `byFunction`, else `byStatus`; with
- * no status it queries each status and merges (six small index queries, in parallel). Index
+ * Where the runs of `functionName` are indexed: a qualified name (`orders:7`) in `byFunction`
+ * under itself; a bare one (`orders`) there too (its unqualified runs, old ones among them) and
+ * in the sparse `byFunctionBase` (the runs of each of its qualifiers). No run is in both: an
+ * item carries `functionBase` exactly when its name is qualified.
+ */
+function sourcesOf(functionName: string): Source[] {
+  const exact = { index: BY_FUNCTION_INDEX, attribute: 'functionName', value: functionName };
+  if (functionBaseName(functionName) !== functionName) return [exact];
+  return [exact, { index: BY_FUNCTION_BASE_INDEX, attribute: FUNCTION_BASE, value: functionName }];
+}
+
+/**
+ * Lists runs, newest first. With a function name it queries `byFunction` (and, for a bare name,
+ * `byFunctionBase`: see `sourcesOf`), else `byStatus`; with no status it queries each status and
+ * merges (six small index queries per source, in parallel). Index
  * entries carry keys and `expiresAt` only: the page's runs are then read whole by key. Indexes
  * are eventually consistent, so a run created or changed a moment ago may show late; a run whose
  * status no longer matches when read is left out.
@@ -61,12 +92,14 @@ export async function listRuns(
       (entry.createdAt === after.createdAt && entry.runId < after.runId));
 
   const statuses = query.status ? [query.status] : STATUSES;
+  const sources: Array<Source | undefined> =
+    query.functionName === undefined ? [undefined] : sourcesOf(query.functionName);
+  const queries = statuses.flatMap((status) => sources.map((source) => ({ status, source })));
   const perStatus = await Promise.all(
-    statuses.map(async (status) => {
+    queries.map(async ({ status, source }) => {
       const e = new Expressions();
       const conditions = [`${e.name('status')} = ${e.value(status)}`];
-      if (query.functionName !== undefined)
-        conditions.unshift(`${e.name('functionName')} = ${e.value(query.functionName)}`);
+      if (source !== undefined) conditions.unshift(`${e.name(source.attribute)} = ${e.value(source.value)}`);
       const bounded = upper !== Number.POSITIVE_INFINITY;
       if (lower !== undefined && bounded) {
         if (lower > upper) return [];
@@ -75,7 +108,7 @@ export async function listRuns(
       else if (bounded) conditions.push(`${e.name('createdAt')} <= ${e.value(upper)}`);
       const found: Entry[] = [];
       const pages = access.queryPages({
-        IndexName: query.functionName === undefined ? BY_STATUS_INDEX : BY_FUNCTION_INDEX,
+        IndexName: source === undefined ? BY_STATUS_INDEX : source.index,
         KeyConditionExpression: conditions.join(' AND '),
         ScanIndexForward: false,
         Limit: limit + 1,
@@ -95,7 +128,9 @@ export async function listRuns(
       return found;
     }),
   );
-  const merged = perStatus.flat().sort(newestFirst);
+  // A run renamed (pinned) a moment ago may still be in its old index partition as well.
+  const unique = new Map(perStatus.flat().map((entry) => [entry.runId, entry]));
+  const merged = [...unique.values()].sort(newestFirst);
   const page = merged.slice(0, limit);
   const items = await access.batchGet(page.map((entry) => ({ [PK]: runPk(entry.runId), [SK]: RUN_SK })));
   const byId = new Map(items.map((item) => [String(item.runId), item]));
@@ -104,6 +139,7 @@ export async function listRuns(
     if (!item) return [];
     if (typeof item.expiresAt === 'number' && item.expiresAt <= now) return [];
     if (query.status !== undefined && item.status !== query.status) return [];
+    if (query.functionName !== undefined && !runOfFunction(String(item.functionName), query.functionName)) return [];
     return [item];
   });
   const runs = await readRuns(current);

@@ -6,15 +6,27 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BY_FUNCTION_INDEX, BY_STATUS_INDEX, DUE_INDEX, DUE_SHARD, PK, SK, TTL } from './layout';
+import {
+  BY_FUNCTION_BASE_INDEX,
+  BY_FUNCTION_INDEX,
+  BY_STATUS_INDEX,
+  DUE_INDEX,
+  DUE_SHARD,
+  FUNCTION_BASE,
+  PK,
+  SK,
+  TTL,
+} from './layout';
 
 /**
  * The CreateTable input of a durable-lambda table (layout: `packages/aws/TABLE.md`): on-demand
- * billing, string keys `pk`/`sk`, two indexes listing runs, both with multi-attribute keys on
+ * billing, string keys `pk`/`sk`, three indexes listing runs, with multi-attribute keys on
  * the run item's own attributes (only run items have them all, so nothing else is indexed), and
  * the due index the reconciler reads:
  *
  * - `byFunction`: partition `functionName`, sort (`status`, `createdAt`, `runId`);
+ * - `byFunctionBase`: partition `functionBase` (the bare name of a run recorded as `orders:7`),
+ *   sort (`status`, `createdAt`, `runId`); sparse, as only runs with a qualified name carry it;
  * - `byStatus`: partition `status`, sort (`createdAt`, `runId`);
  * - `due`: partition `dueShard` (`due#0`…`due#15`), sort `dueAt` (N); sparse, as only run items
  *   with a `dueAt` carry the two.
@@ -32,6 +44,7 @@ export function durableTableDefinition(tableName: string): CreateTableCommandInp
       { AttributeName: PK, AttributeType: 'S' },
       { AttributeName: SK, AttributeType: 'S' },
       { AttributeName: 'functionName', AttributeType: 'S' },
+      { AttributeName: FUNCTION_BASE, AttributeType: 'S' },
       { AttributeName: 'status', AttributeType: 'S' },
       { AttributeName: 'createdAt', AttributeType: 'N' },
       { AttributeName: 'runId', AttributeType: 'S' },
@@ -47,6 +60,16 @@ export function durableTableDefinition(tableName: string): CreateTableCommandInp
         IndexName: BY_FUNCTION_INDEX,
         KeySchema: [
           { AttributeName: 'functionName', KeyType: 'HASH' },
+          { AttributeName: 'status', KeyType: 'RANGE' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          { AttributeName: 'runId', KeyType: 'RANGE' },
+        ],
+        Projection: projection,
+      },
+      {
+        IndexName: BY_FUNCTION_BASE_INDEX,
+        KeySchema: [
+          { AttributeName: FUNCTION_BASE, KeyType: 'HASH' },
           { AttributeName: 'status', KeyType: 'RANGE' },
           { AttributeName: 'createdAt', KeyType: 'RANGE' },
           { AttributeName: 'runId', KeyType: 'RANGE' },

@@ -1,3 +1,5 @@
+import { EXECUTION_TIMEOUTS_ENV, type ExecutionTimeoutMap, readExecutionTimeoutMap } from '@durable-lambda/aws';
+
 /** The environment variables the control API's Lambda reads (the `DurableApi` construct sets them). */
 export const CONTROL_API_ENV = {
   /** Required: the table of the runs it serves. */
@@ -19,11 +21,19 @@ export interface ControlApiConfig {
   functions: Record<string, string>;
   /** Function name to the alias its runs start on. */
   aliases: Record<string, string>;
+  /**
+   * Bare function name to the execution timeout of its runs, seconds (`DURABLE_EXECUTION_TIMEOUTS`,
+   * `EXECUTION_TIMEOUTS_ENV` of `@durable-lambda/aws`), when set.
+   */
+  executionTimeouts?: ExecutionTimeoutMap;
 }
 
 const FUNCTION_ARN = /^arn:[a-z0-9-]+:lambda:[a-z0-9-]+:\d{12}:function:[a-zA-Z0-9_-]+$/;
 
-/** Reads the configuration; a missing or malformed variable throws an Error naming it. */
+/**
+ * Reads the configuration; a missing or malformed variable throws an Error naming it (a
+ * `ConfigurationError` for `DURABLE_EXECUTION_TIMEOUTS`).
+ */
 export function readControlApiConfig(env: Readonly<Record<string, string | undefined>>): ControlApiConfig {
   const missing = Object.values(CONTROL_API_ENV).filter((name) => !env[name]?.trim());
   if (missing.length > 0)
@@ -49,6 +59,7 @@ export function readControlApiConfig(env: Readonly<Record<string, string | undef
     region: (env[CONTROL_API_ENV.region] as string).trim(),
     functions: functions as Record<string, string>,
     aliases: readAliases(env[CONTROL_API_ALIASES_ENV]),
+    ...(env[EXECUTION_TIMEOUTS_ENV]?.trim() ? { executionTimeouts: readExecutionTimeoutMap(env) } : {}),
   };
 }
 

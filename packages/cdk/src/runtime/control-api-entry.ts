@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createControlApi, toLambdaHandler } from '@durable-lambda/api';
-import { DynamoDbStore, LambdaInvoker, PinnedRunsEngine } from '@durable-lambda/aws';
+import { DynamoDbStore, LambdaInvoker, PinnedRunsEngine, withExecutionTimeoutMap } from '@durable-lambda/aws';
 import { type Engine, systemClock, type WakeRequest, type Waker, wakeEvent } from '@durable-lambda/engine';
 import { functionTarget, readControlApiConfig } from './control-api-config';
 
@@ -63,6 +63,8 @@ const engine = new AliasStartingEngine({
   }),
   waker,
   invoker,
+  // A run started here gets its function's timeout, by bare name (it is `orders:live` by then).
+  executionTimeout: withExecutionTimeoutMap(undefined, config.executionTimeouts ?? {}),
 });
 
 export const handler = toLambdaHandler(

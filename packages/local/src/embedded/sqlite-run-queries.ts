@@ -1,6 +1,7 @@
 import {
   decodeRunCursor,
   encodeRunCursor,
+  functionBaseName,
   type RunPage,
   type RunQuery,
   type RunRecord,
@@ -11,6 +12,7 @@ import type { SqliteDatabase } from './sqlite-driver';
 /**
  * `Store.listRuns` over a `SqliteStore`'s database: the runs matching `query` within their
  * retention at `now`, newest first, one page at a time (the cursor is the last run's position).
+ * A bare function name finds the runs of each of its qualifiers too (see `RunQuery.functionName`).
  */
 export function listRuns(db: SqliteDatabase, now: number, query: RunQuery): RunPage {
   const limit = runQueryLimit(query.limit);
@@ -22,7 +24,22 @@ export function listRuns(db: SqliteDatabase, now: number, query: RunQuery): RunP
     params.push(...values);
   };
   filter('(expires_at IS NULL OR expires_at > ?)', now);
-  if (query.functionName !== undefined) filter('function_name = ?', query.functionName);
+  if (query.functionName !== undefined && functionBaseName(query.functionName) !== query.functionName) {
+    filter('function_name = ?', query.functionName);
+  } else if (query.functionName !== undefined) {
+    // The bare name and every `name:<qualifier>`: `:` sorts just before `;`, so the qualified
+    // names are one range of `runs_by_function` (no LIKE, whose `_` and `%` a name may hold).
+    filter(
+      '(function_name = ? OR (function_name > ? AND function_name < ?))',
+      query.functionName,
+      `${query.functionName}:`,
+      `${query.functionName};`,
+    );
+    // `arn` and an account id prefix ARN-shaped names, whose qualifier follows the function's name.
+    if (/^(arn|\d{12})$/.test(query.functionName)) {
+      filter("NOT (function_name GLOB 'arn:*:lambda:*:function:*' OR function_name GLOB '[0-9]*:function:*')");
+    }
+  }
   if (query.status !== undefined) filter('status = ?', query.status);
   if (query.createdAfter !== undefined) filter('created_at >= ?', query.createdAfter);
   if (query.createdBefore !== undefined) filter('created_at < ?', query.createdBefore);

@@ -5,10 +5,12 @@
  * has its result), and the replay stops where the code reaches work the record does not hold.
  */
 import { createHash } from 'node:crypto';
+import { functionBaseName } from '@durable-lambda/engine';
 import {
   type DurableInvocation,
   FencedError,
   isTerminal,
+  type LambdaContextLike,
   type Operation,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
@@ -208,6 +210,13 @@ type Pass =
 const MISMATCH =
   /Non-deterministic execution detected: Operation (type|name|subtype) mismatch for step "(.+?)"\. Expected \1 "(.*)", but got "(.*)"\./s;
 
+/** The Lambda context of a replay of a run recorded as `recorded` (`orders`, `orders:7`, `orders:live`). */
+function lambdaContextOf(recorded: string, awsRequestId: string): LambdaContextLike {
+  const functionName = functionBaseName(recorded);
+  const qualifier = recorded.slice(functionName.length + 1);
+  return { functionName, awsRequestId, ...(/^\d+$/.test(qualifier) ? { functionVersion: qualifier } : {}) };
+}
+
 /** One invocation over `operations`, stopped at the first checkpoint of new work. */
 async function replayOnce(
   handler: DriverHandler,
@@ -236,7 +245,8 @@ async function replayOnce(
     },
     refresh: async () => invocation.operations,
   };
-  const lambda = { functionName: invocation.functionName, awsRequestId: `replay-${file.run.runId}` };
+  // As Lambda tells a run pinned to `orders:7`: the function `orders`, its code version `7`.
+  const lambda = lambdaContextOf(invocation.functionName, `replay-${file.run.runId}`);
   const result = await runHandler({ kind: 'durable', handler }, invocation, lambda, {
     inProcessWaitMs: 0,
     logSink: (entry: LogEntry) => void logs.push(entry),
