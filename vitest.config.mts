@@ -7,20 +7,23 @@ const source = (pkg: string, file = 'index.ts') =>
 /** `@durable-lambda/<pkg>` exactly (subpaths have their own entries below). */
 const exactly = (id: string) => new RegExp(`^${id}$`);
 
-/** Test files that may share a worker's loaded modules (see `projects` below). */
-const SHARED_MODULES = [
-  'test/sdk/**/*.test.ts',
-  'test/engine/**/*.test.ts',
-  'test/cdk/**/*.test.ts',
-  'test/api/**/*.test.ts',
-  'test/aws/**/*.test.ts',
-  'test/store-conformance/**/*.test.ts',
-  'test/browser/**/*.test.ts',
-  'test/chaos/**/*.test.ts',
-  'examples/**/*.test.ts',
+/** Directories whose test files may share a worker's loaded modules (see `projects` below). */
+const SHARED_DIRS = [
+  'test/sdk',
+  'test/engine',
+  'test/cdk',
+  'test/api',
+  'test/aws',
+  'test/store-conformance',
+  'test/browser',
+  'test/chaos',
+  'examples',
 ];
-/** Every other test file (those that install globals, or read the build): each in a fresh module graph. */
-const ISOLATED = ['test/**/*.test.ts'];
+/**
+ * A file there that needs a module graph of its own (it mocks a module with `vi.mock`, which a
+ * shared graph has loaded already) says so in its name: `*.own-modules.test.ts`.
+ */
+const SHARED_MODULES = SHARED_DIRS.map((dir) => `${dir}/**/!(*.own-modules).test.ts`);
 
 // Tests run against the TypeScript sources; the packaging tests check the built dist and the packed
 // tarballs separately.
@@ -46,7 +49,11 @@ export default defineConfig({
       // a fresh module graph each.
       {
         extends: true,
-        test: { name: 'isolated', include: ISOLATED, exclude: ['**/node_modules/**', ...SHARED_MODULES] },
+        test: {
+          name: 'isolated',
+          include: ['test/**/*.test.ts', 'examples/**/*.own-modules.test.ts'],
+          exclude: ['**/node_modules/**', ...SHARED_MODULES],
+        },
       },
     ],
     // Far above what any test takes alone: `npm test` runs the type-check and build next to the tests,

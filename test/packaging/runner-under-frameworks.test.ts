@@ -24,24 +24,32 @@ describe('the built test runner works under any test framework without changes',
     vi.useRealTimers();
   });
 
-  it('runs under node:test through the CommonJS build', async () => {
-    expect(built, 'run `npm run build` first').toBe(true);
-    const { stdout } = await run(process.execPath, ['--test', `${fixtures}/runner.node-test.cjs`], { cwd: root });
-    expect(stdout).toMatch(/# pass 1/);
-    expect(stdout).toMatch(/# fail 0/);
-  }, PROCESS_TEST_TIMEOUT_MS);
+  it(
+    'runs under node:test through the CommonJS build',
+    async () => {
+      expect(built, 'run `npm run build` first').toBe(true);
+      const { stdout } = await run(process.execPath, ['--test', `${fixtures}/runner.node-test.cjs`], { cwd: root });
+      expect(stdout).toMatch(/# pass 1/);
+      expect(stdout).toMatch(/# fail 0/);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
-  it('runs under Jest through require(), even with Jest fake timers on', async () => {
-    expect(built, 'run `npm run build` first').toBe(true);
-    const jestPackage = createRequire(`${root}/package.json`).resolve('jest/package.json');
-    const jestBin = `${dirname(jestPackage)}/bin/jest.js`;
-    const { stderr } = await run(
-      process.execPath,
-      [jestBin, '--rootDir', fixtures, '--testMatch', '**/*.jest-test.cjs', '--ci', '--no-cache', '--watchman=false'],
-      { cwd: root },
-    );
-    expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
-  }, PROCESS_TEST_TIMEOUT_MS);
+  it(
+    'runs under Jest through require(), even with Jest fake timers on',
+    async () => {
+      expect(built, 'run `npm run build` first').toBe(true);
+      const jestPackage = createRequire(`${root}/package.json`).resolve('jest/package.json');
+      const jestBin = `${dirname(jestPackage)}/bin/jest.js`;
+      const { stderr } = await run(
+        process.execPath,
+        [jestBin, '--rootDir', fixtures, '--testMatch', '**/*.jest-test.cjs', '--ci', '--no-cache', '--watchman=false'],
+        { cwd: root },
+      );
+      expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
   it('runs under Vitest with fake timers on, since it touches no globals', async () => {
     const realSetTimeout = globalThis.setTimeout;
@@ -58,13 +66,17 @@ describe('the built test runner works under any test framework without changes',
 });
 
 describe('the durable CLI launcher', () => {
-  it('runs the built dist', async () => {
-    const dist = `${root}/packages/api/dist/index.js`;
-    expect(existsSync(dist), 'run `npm run build` first').toBe(true);
-    const { stdout } = await run(process.execPath, [`${root}/packages/api/bin/durable.mjs`, 'help'], {
-      cwd: root,
-      env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '' },
-    });
-    expect(stdout).toMatch(/^Usage: durable/);
-  }, PROCESS_TEST_TIMEOUT_MS);
+  it(
+    'runs the built dist',
+    async () => {
+      const dist = `${root}/packages/api/dist/index.js`;
+      expect(existsSync(dist), 'run `npm run build` first').toBe(true);
+      const { stdout } = await run(process.execPath, [`${root}/packages/api/bin/durable.mjs`, 'help'], {
+        cwd: root,
+        env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '' },
+      });
+      expect(stdout).toMatch(/^Usage: durable/);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

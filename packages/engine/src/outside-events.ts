@@ -130,13 +130,13 @@ export class OutsideEvents {
       } catch (error) {
         if ((error as { code?: unknown }).code !== 'function_not_found') throw error;
         // No such function: the child can never run. End it, and fail the invoke at once.
-        return this.childUnreachable(run, op, child, error as Error);
+        return this.childUnreachable(child, error as Error);
       }
     }
     return child;
   }
 
-  private async childUnreachable(run: RunRecord, op: Operation, child: RunRecord, error: Error): Promise<RunRecord> {
+  private async childUnreachable(child: RunRecord, error: Error): Promise<RunRecord> {
     const now = this.deps.clock.now();
     const stored = { ErrorType: 'InvokeError', ErrorMessage: error.message, ErrorCode: 'function_not_found' };
     const ended = await this.deps.store.reviseRun(

@@ -1,0 +1,291 @@
+/**
+ * Sections "replay (DynamoDB)", "dynamodb" and "cost", on DynamoDB Local with the production code
+ * path (lib/dynamodb-world.ts: the engine wired like ProductionBackend, default strict semantics,
+ * Scheduler and Lambda faked and counted):
+ * - replay: items read, RRU and time of the wake-up invocation of a run holding N completed
+ *   operations in a completed map (a child context per item), against the flat design's load;
+ * - requests, WRU and stored bytes per sequential step, per map item, per wait and per callback;
+ * - Scheduler, SQS and Lambda requests per run, and the cost per 1M runs of the 4-step, 1-wait
+ *   workflow against the managed service's published price.
+ */
+import { createDurableTable } from '@durable-lambda/aws';
+import type { DurableContext } from '@durable-lambda/sdk';
+import { startDynamoDbLocal } from '../../test/support/dynamodb-local-process';
+import { type Totals, totalsOf } from '../lib/dynamodb-meter';
+import {
+  ASSUMED_CODE_MS,
+  ASSUMED_MS_PER_CALL,
+  expectRun,
+  LAMBDA_MEMORY_MB,
+  type Measured,
+  mapHandler,
+  ORDER,
+  PRICE,
+  stepsHandler,
+  TABLE,
+  World,
+  workflowHandler,
+} from '../lib/dynamodb-world';
+import { emitRows, type FigureRow, figure, progressLine, sizeArg } from './figure-rows';
+
+const size = sizeArg();
+/**
+ * Completed operations held by the replayed run (a map of N/2 items: a context and a step each).
+ * 100,000 takes several minutes on DynamoDB Local: BENCH_REPLAY_OPS=1000,10000,100000 runs it.
+ */
+const REPLAY_OPS = process.env.BENCH_REPLAY_OPS
+  ? process.env.BENCH_REPLAY_OPS.split(',').map(Number)
+  : { smoke: [100], quick: [1_000], full: [1_000, 10_000] }[size];
+const UNITS = { smoke: 3, quick: 10, full: 20 }[size];
+
+/**
+ * The managed service's published prices (aws.amazon.com/lambda/pricing, durable functions):
+ * $8.00 per million durable operations, $0.25 per GB of data written, $0.15 per GB-month retained.
+ */
+const MANAGED = { perOperation: 8 / 1e6, writtenGb: 0.25, retainedGbMonth: 0.15 };
+const RETENTION_DAYS = 30;
+
+const rows: FigureRow[] = [];
+const local = await startDynamoDbLocal();
+try {
+  const world = new World(local.endpoint);
+  await createDurableTable(world.raw, TABLE);
+  progressLine('dynamodb: warming up');
+  await world.drive(stepsHandler(world, 3), {});
+
+  // ----- Replay: the wake-up invocation of a run with N completed operations.
+  for (const ops of REPLAY_OPS) {
+    progressLine(`replay (DynamoDB): ${ops} completed operations`);
+    const items = ops / 2;
+    const handler = world.handler(async (_e: unknown, ctx: DurableContext) => {
+      const done = await ctx.map(
+        'work',
+        Array.from({ length: items }, (_, i) => i),
+        (child, i) => child.step('item', async () => i),
+        { maxConcurrency: 1_000 },
+      );
+      await ctx.wait('pause', { hours: 1 });
+      return done.succeeded().length;
+    });
+    // Units are computed (items read before and after each write) only for the wake-up.
+    world.meter.computeUnits = false;
+    const seeded = performance.now();
+    const m = await world.drive(handler, {}, { beforeCall: (i) => (world.meter.computeUnits = i > 0) });
+    progressLine(
+      `replay (DynamoDB): ${ops} operations driven in ${((performance.now() - seeded) / 1000).toFixed(1)} s`,
+    );
+    world.meter.computeUnits = true;
+    expectRun(m, `replay N=${ops}`, items);
+    const wake = m.invocations[m.invocations.length - 1]!;
+    // The flat design loads the run item, the map's own record and the live wait: 3 items, ~1 RRU.
+    const flatItems = 3;
+    const n = ops.toLocaleString('en-US');
+    rows.push(
+      figure({
+        section: 'replay',
+        metric: `DynamoDB items read by the wake-up invocation, ${n} completed operations`,
+        unit: 'items',
+        ours: wake.itemsRead,
+        reference: flatItems,
+        referenceName: 'flat design: run item + 1 record per completed context + live operations',
+        target: 'flat in N (≈ reference)',
+        met: (r) => r !== null && r >= 0.5,
+        note: `today every invocation loads the whole partition (${m.operations.toLocaleString('en-US')} operations). Closed by loading only the live operations and one record per completed context, replaying the context from its stored result (issue 14, not built).`,
+      }),
+      figure({
+        section: 'replay',
+        metric: `DynamoDB RRU of the wake-up invocation, ${n} completed operations`,
+        unit: 'RRU',
+        ours: wake.rru,
+        reference: 1,
+        referenceName: 'flat design: 3 small items, one strongly consistent read page',
+        target: 'flat in N',
+        met: (r) => r !== null && r >= 0.5,
+        note: `computed from item sizes (strongly consistent, 1 RRU per 4 KB of a Query page); ${wake.dynamodb} requests`,
+      }),
+      figure({
+        section: 'replay',
+        metric: `wake-up invocation time on DynamoDB Local, ${n} completed operations`,
+        unit: 'ms',
+        ours: wake.ms,
+        reference: null,
+        referenceName: 'none: AWS manages its own store (managed limit 3,000 operations per execution)',
+        note: 'real time of the handler on DynamoDB Local, units counted (adds a read per page)',
+      }),
+    );
+  }
+
+  // ----- Per unit: (run with K units - the same run with 0) / K.
+  const perUnit = (run: Measured, base: Measured, k: number) => {
+    const d = (key: keyof Totals) => (run.totals[key] - base.totals[key]) / k;
+    return {
+      requests: d('requests'),
+      writeRequests: d('writeRequests'),
+      wru: d('wru'),
+      rru: d('rru'),
+      bytes: (run.storedBytes - base.storedBytes) / k,
+      scheduler: (run.scheduleCreates + run.scheduleDeletes - base.scheduleCreates - base.scheduleDeletes) / k,
+    };
+  };
+  const waitsHandler = (k: number) =>
+    world.handler(async (_e: unknown, ctx: DurableContext) => {
+      for (let i = 0; i < k; i++) await ctx.wait(`w${i}`, { hours: 1 });
+      return k;
+    });
+  const pending: string[] = [];
+  const callbacksHandler = (k: number) =>
+    world.handler(async (_e: unknown, ctx: DurableContext) => {
+      for (let i = 0; i < k; i++) {
+        await ctx.waitForCallback(`c${i}`, async (id) => {
+          pending.push(id);
+        });
+      }
+      return k;
+    });
+  const answer = async () => {
+    const id = pending.shift();
+    if (id === undefined) return false;
+    await world.engine.sendCallbackSuccess(id, '"ok"');
+    return true;
+  };
+  progressLine('dynamodb: per step, map item, wait, callback');
+  const base = await world.drive(stepsHandler(world, 0), {});
+  const steps = await world.drive(stepsHandler(world, UNITS), {});
+  expectRun(steps, 'steps', UNITS, UNITS + 1);
+  const mapBase = await world.drive(
+    mapHandler(world, 0, () => 0),
+    {},
+  );
+  const map = await world.drive(
+    mapHandler(world, UNITS, () => 0),
+    {},
+  );
+  expectRun(map, 'map', UNITS);
+  const waits = await world.drive(waitsHandler(UNITS), {});
+  expectRun(waits, 'waits', UNITS);
+  const callbacks = await world.drive(callbacksHandler(UNITS), {}, { onIdle: answer });
+  expectRun(callbacks, 'callbacks', UNITS);
+  const perOp = MANAGED.perOperation * 1e6;
+  // A wait and a callback each end an invocation: their figures hold the wake-up's own reads and writes.
+  const units: Array<[string, string, ReturnType<typeof perUnit>, number]> = [
+    ['sequential step', 'sequential steps', perUnit(steps, base, UNITS), 1],
+    ['map item (a child context + a step)', 'map items', perUnit(map, mapBase, UNITS), 2],
+    ['wait (1 h, with its wake-up invocation)', 'waits', perUnit(waits, base, UNITS), 1],
+    ['callback (with its wake-up invocation)', 'callbacks', perUnit(callbacks, base, UNITS), 1],
+  ];
+  for (const [what, plural, p, managedOps] of units) {
+    const dollars = p.wru * PRICE.writeUnit + p.rru * PRICE.readUnit;
+    rows.push(
+      figure({
+        section: 'dynamodb',
+        metric: `DynamoDB per ${what}: requests / WRU / stored bytes`,
+        unit: 'WRU',
+        ours: p.wru,
+        reference: null,
+        referenceName: 'none (the managed service bills operations, not storage requests)',
+        note: `${p.requests.toFixed(2)} requests (${p.writeRequests.toFixed(2)} writes), ${p.wru.toFixed(2)} WRU, ${p.rru.toFixed(2)} RRU, ${p.bytes.toFixed(0)} B stored, ${p.scheduler.toFixed(2)} Scheduler API calls; strict default semantics; mean of ${UNITS}`,
+      }),
+      figure({
+        section: 'cost',
+        metric: `$ per 1M ${plural} (DynamoDB reads and writes)`,
+        unit: '$',
+        ours: dollars,
+        reference: perOp * managedOps,
+        referenceName: `managed: ${managedOps} durable operation(s) × $8.00/M`,
+        target: 'ratio ≥ 4',
+        met: (r) => r !== null && r >= 4,
+        note: `WRU × $${PRICE.writeUnit}/M + RRU × $${PRICE.readUnit}/M; Lambda costs left out on both sides`,
+      }),
+    );
+  }
+
+  // ----- The 4-step, 1-wait workflow: calls per run and cost per 1M runs.
+  progressLine('dynamodb: 4-step, 1-wait workflow');
+  const flow = await world.drive(workflowHandler(world), ORDER);
+  const t = flow.totals;
+  const lambdaInvocations = flow.invocations.length;
+  const fired = [...flow.fired.values()].reduce((a, b) => a + b, 0);
+  rows.push(
+    figure({
+      section: 'dynamodb',
+      metric: 'EventBridge Scheduler API calls per workflow run',
+      unit: 'calls',
+      ours: flow.scheduleCreates + flow.scheduleDeletes,
+      reference: null,
+      referenceName: 'none: the managed service wakes runs itself',
+      note: `${flow.scheduleCreates} CreateSchedule + ${flow.scheduleDeletes} DeleteSchedule (includes the lease safety schedule of every invocation, not removed yet); ${fired} schedule(s) fired; against the account-wide CreateSchedule quota`,
+    }),
+    figure({
+      section: 'dynamodb',
+      metric: 'SQS requests per workflow run',
+      unit: 'requests',
+      ours: 0,
+      reference: null,
+      referenceName: 'none',
+      note: 'the SQS delay queue is not built yet: wake-ups go through Scheduler only',
+    }),
+    figure({
+      section: 'dynamodb',
+      metric: 'Lambda invocations per workflow run',
+      unit: 'invocations',
+      ours: lambdaInvocations,
+      reference: 2,
+      referenceName: 'managed service: the start and the wake-up after the wait',
+      note: `${flow.asyncInvokes} async Invoke API call(s) by the engine; ${t.requests} DynamoDB requests (${t.writeRequests} writes), ${t.wru} WRU, ${t.rru} RRU in all`,
+    }),
+  );
+  const gbS = LAMBDA_MEMORY_MB / 1024;
+  const ourMs = flow.invocations.map((inv) => ASSUMED_CODE_MS + ASSUMED_MS_PER_CALL * (inv.dynamodb + inv.otherCalls));
+  const lambda = (ms: number[]) =>
+    ms.length * PRICE.lambdaRequest + (ms.reduce((a, b) => a + b, 0) / 1000) * gbS * PRICE.lambdaGbSecond * 1e6;
+  const storageGb = flow.storedBytes / 2 ** 30;
+  const ourStorage = storageGb * (RETENTION_DAYS / (365.25 / 12)) * PRICE.storageGbMonth * 1e6;
+  const ours = t.wru * PRICE.writeUnit + t.rru * PRICE.readUnit + fired * PRICE.schedulerInvocation + ourStorage;
+  // The managed service: start + 4 steps + 1 wait = 6 operations; data written ~ the run's bytes.
+  const managedOps = 6;
+  const managed =
+    managedOps * MANAGED.perOperation * 1e6 +
+    storageGb * MANAGED.writtenGb * 1e6 +
+    storageGb * (RETENTION_DAYS / (365.25 / 12)) * MANAGED.retainedGbMonth * 1e6;
+  // Both sides pay Lambda: the same invocations, ours with its own calls, AWS's with a checkpoint call per operation.
+  const managedMs = [ASSUMED_CODE_MS + ASSUMED_MS_PER_CALL * 3, ASSUMED_CODE_MS + ASSUMED_MS_PER_CALL * 4];
+  const met4 = (r: number | null) => r !== null && r >= 4;
+  const byCommand = [...flow.byCommand]
+    .sort((a, b) => b[1].tableWru + b[1].indexWru - (a[1].tableWru + a[1].indexWru))
+    .map(([c, x]) => `${c} ${x.requests} req/${x.tableWru + x.indexWru} WRU (${x.indexWru} index)`)
+    .join(', ');
+  const miss = (r: number) =>
+    r >= 4
+      ? ''
+      : ` Missed by ${(4 / r).toFixed(1)}× (ratio ${r.toFixed(2)}, target 4): the run's WRU by command: ${byCommand}. Every checkpoint is a fenced transaction (2 WRU per KB per item) that also rewrites the run item and its index entries; the run's hot state in one item, written by a plain conditional write, would cut the WRU per checkpoint (see docs/performance.md).`;
+  rows.push(
+    figure({
+      section: 'cost',
+      metric: '$ per 1M runs, 4-step 1-wait workflow, durable part (no Lambda)',
+      unit: '$',
+      ours,
+      reference: managed,
+      referenceName: `managed: ${managedOps} operations × $8.00/M + data written/retained`,
+      target: 'ratio ≥ 4 (≤ a quarter)',
+      met: met4,
+      note:
+        `ours: ${t.wru} WRU × $${PRICE.writeUnit}/M + ${t.rru} RRU × $${PRICE.readUnit}/M + ${fired} Scheduler invocation(s) × $${PRICE.schedulerInvocation}/M + ${(flow.storedBytes / 1024).toFixed(1)} KB × ${RETENTION_DAYS} days × $${PRICE.storageGbMonth}/GB-month.` +
+        miss(managed / ours),
+    }),
+    figure({
+      section: 'cost',
+      metric: '$ per 1M runs, 4-step 1-wait workflow, with Lambda requests and duration',
+      unit: '$',
+      ours: ours + lambda(ourMs),
+      reference: managed + lambda(managedMs),
+      referenceName: 'managed service + the same Lambda function',
+      target: 'ratio ≥ 4 (≤ a quarter)',
+      met: met4,
+      note: `Lambda at ${LAMBDA_MEMORY_MB} MB x86, $${PRICE.lambdaRequest}/M requests + $${PRICE.lambdaGbSecond}/GB-s, each invocation ${ASSUMED_CODE_MS} ms + ${ASSUMED_MS_PER_CALL} ms per AWS API call (ours: ${ourMs.join(' + ')} ms; managed: ${managedMs.join(' + ')} ms)`,
+    }),
+  );
+  if (totalsOf(flow.byCommand).failed > 0) throw new Error('a DynamoDB request failed');
+} finally {
+  await local.stop();
+}
+emitRows(rows);

@@ -1,0 +1,81 @@
+/**
+ * Modelled wake-up lateness (seeded, no I/O): how late a wait resumes under each delivery
+ * mechanism, from each service's documented behaviour. Assumptions (docs/performance.md cites them):
+ *
+ * - EventBridge Scheduler, flexible time window OFF: "All schedule types on EventBridge Scheduler
+ *   invoke their targets with 60 second precision ... set to run at 1:00, it will invoke the target
+ *   API between 1:00:00 and 1:00:59" (Schedule types, Scheduler User Guide): modelled as a fire
+ *   uniformly within the 60 s after the scheduled time (the pessimistic reading the issue takes:
+ *   never early, up to a minute late).
+ * - SQS message timer / delay queue: DelaySeconds is an integer of 0..900 s; the message is
+ *   invisible until then, and Lambda's SQS event source (long polling) hands it on: modelled as
+ *   ceil-to-the-second of the delay, plus a poll-and-invoke latency, lognormal with median 100 ms
+ *   and p99 ≈ 1 s (an assumption: AWS publishes no latency figure for the event source mapping).
+ * - Scheduler + final short SQS hop (waits > 15 min): a schedule at (t - 15 min), late by the
+ *   Scheduler model above, sends an SQS message whose DelaySeconds covers what is left (≤ 900 s):
+ *   lateness is the SQS model's, unless the Scheduler fire is more than 15 min late (never, here).
+ * - In-process sleep (waits ≤ inProcessWaitMs, 5 s by default): lateness ~ 0 (timer jitter): not
+ *   modelled; the 1 s wait resumes in-process today.
+ */
+
+/** A small deterministic PRNG (mulberry32), so every run prints the same figures. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The mechanisms modelled. */
+export type WakeMechanism = 'scheduler' | 'sqs-delay' | 'scheduler+sqs-hop';
+
+const SQS_MAX_DELAY_S = 900;
+
+/** Lognormal poll-and-invoke latency of Lambda's SQS event source, seconds (median 0.1 s, p99 ~1 s). */
+function sqsPollLatency(random: () => number): number {
+  const u1 = Math.max(random(), 1e-12);
+  const u2 = random();
+  const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+  // ln(1 s / 0.1 s) / 2.326 (z of p99) ≈ 0.99
+  return 0.1 * Math.exp(0.99 * z);
+}
+
+/** Seconds late one Scheduler fire is: uniform within the minute after its scheduled time. */
+function schedulerLateness(random: () => number): number {
+  return random() * 60;
+}
+
+/** Seconds late a wake-up after a wait of `waitS` seconds resumes under `mechanism`. */
+export function lateness(mechanism: WakeMechanism, waitS: number, random: () => number): number {
+  // The wait starts at an arbitrary phase (sub-second part matters to SQS's whole seconds).
+  const start = random() * 3600;
+  const due = start + waitS;
+  if (mechanism === 'scheduler') return schedulerLateness(random);
+  if (mechanism === 'sqs-delay' || waitS <= SQS_MAX_DELAY_S) {
+    if (waitS > SQS_MAX_DELAY_S) throw new Error(`an SQS delay holds at most ${SQS_MAX_DELAY_S} s, not ${waitS}`);
+    const visible = start + Math.ceil(waitS);
+    return visible - due + sqsPollLatency(random);
+  }
+  const hopAt = due - SQS_MAX_DELAY_S;
+  const fired = hopAt + schedulerLateness(random);
+  const left = Math.max(0, due - fired);
+  const visible = fired + Math.ceil(left);
+  return Math.max(0, visible - due) + sqsPollLatency(random);
+}
+
+/** p50, p99 and max lateness (seconds) of `samples` seeded draws. */
+export function latenessStats(
+  mechanism: WakeMechanism,
+  waitS: number,
+  samples: number,
+  seed: number,
+): { p50: number; p99: number; max: number } {
+  const random = seededRandom(seed);
+  const xs = Array.from({ length: samples }, () => lateness(mechanism, waitS, random)).sort((a, b) => a - b);
+  const at = (q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+  return { p50: at(0.5), p99: at(0.99), max: xs[xs.length - 1]! };
+}

@@ -1,0 +1,109 @@
+/**
+ * The CI smoke run of `npm run bench` (bench/figures.bench.ts): every section at its smallest size,
+ * in its own processes as the bench runs them, then the JSON's shape. No timing is asserted: the
+ * machine is loaded, and the figures are what the bench is for.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SECTIONS = ['steps', 'replay', 'dynamodb', 'cost', 'lateness', 'bundle', 'memory'];
+
+interface Report {
+  generatedAt: string;
+  size: string;
+  rows: Array<Record<string, unknown>>;
+}
+
+let dir: string;
+let report: Report;
+let stdout: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+  const out = join(dir, 'latest.json');
+  const run = await promisify(execFile)(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+      '--tsconfig',
+      join(ROOT, 'tsconfig.json'),
+      join(ROOT, 'bench', 'figures.bench.ts'),
+      '--smoke',
+      '--out',
+      out,
+    ],
+    { cwd: join(ROOT, 'bench'), maxBuffer: 16 << 20, timeout: 280_000 },
+  );
+  stdout = run.stdout;
+  report = JSON.parse(readFileSync(out, 'utf8')) as Report;
+}, 300_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm run bench, smoke size', () => {
+  it('writes one JSON report whose every row has ours, reference and ratio', () => {
+    expect(report.size).toBe('smoke');
+    expect(Number.isNaN(Date.parse(report.generatedAt))).toBe(false);
+    expect(report.rows.length).toBeGreaterThan(0);
+    for (const row of report.rows) {
+      const where = String(row.metric);
+      expect(typeof row.metric, where).toBe('string');
+      expect(where.endsWith('section failed'), `${where}: ${String(row.note)}`).toBe(false);
+      expect(typeof row.section, where).toBe('string');
+      expect(typeof row.unit, where).toBe('string');
+      expect(typeof row.target, where).toBe('string');
+      expect(typeof row.referenceName, where).toBe('string');
+      expect(typeof row.ours, where).toBe('number');
+      expect(Number.isFinite(row.ours as number), where).toBe(true);
+      expect(row.ours as number, where).toBeGreaterThanOrEqual(0);
+      expect(Object.keys(row), where).toEqual(expect.arrayContaining(['ours', 'reference', 'ratio', 'met']));
+      expect(row.reference === null || Number.isFinite(row.reference), where).toBe(true);
+      expect(row.met === null || typeof row.met === 'boolean', where).toBe(true);
+      // The ratio is reference / ours wherever both exist, and only there.
+      if (typeof row.reference === 'number' && (row.ours as number) > 0) {
+        expect(row.ratio as number, where).toBeCloseTo(row.reference / (row.ours as number), 6);
+      } else {
+        expect(row.ratio, where).toBeNull();
+      }
+    }
+  });
+
+  it('covers every figure of the issue, each against its reference where one exists', () => {
+    const sections = new Set(report.rows.map((r) => r.section));
+    for (const s of SECTIONS) expect(sections.has(s), s).toBe(true);
+    const referenced = (section: string) =>
+      report.rows.filter((r) => r.section === section && typeof r.reference === 'number').length;
+    for (const s of ['steps', 'replay', 'cost', 'lateness', 'bundle', 'memory']) {
+      expect(referenced(s), s).toBeGreaterThan(0);
+    }
+    const metrics = report.rows.map((r) => String(r.metric));
+    for (const what of ['sequential step', 'map item', 'wait', 'callback']) {
+      expect(
+        metrics.some((m) => m.startsWith('DynamoDB per') && m.includes(what)),
+        what,
+      ).toBe(true);
+    }
+    for (const wait of ['1 s', '30 s', '5 min', '15 min', '1 h', '1 day', '1 year']) {
+      expect(
+        metrics.filter((m) => m.endsWith(`wait ${wait}, shipped today`) || m.includes(`wait ${wait}, designed`)).length,
+        wait,
+      ).toBe(2);
+    }
+  });
+
+  it('prints one aligned table with a line per row', () => {
+    const lines = stdout.split('\n').filter((l) => l.startsWith('| '));
+    expect(lines[0]).toMatch(/^\| metric +\| +ours \| +reference \| +ratio \| target +\| met\? \|$/);
+    // Header + one per row, all the same width.
+    expect(lines.length).toBe(report.rows.length + 1);
+    expect(new Set(lines.map((l) => l.length)).size).toBe(1);
+  });
+});
