@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import HeavyFirstSequencer from './scripts/heavy-first-sequencer';
 
 const source = (pkg: string, file = 'index.ts') =>
   fileURLToPath(new URL(`./packages/${pkg}/src/${file}`, import.meta.url));
@@ -61,12 +62,15 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ['test/support/global-setup.ts'],
-    // Most test files wait (on DynamoDB Local, Chromium, child processes) more than they compute:
-    // two workers on two cores halve the wall time (vitest's default there is one).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Many test files wait (on DynamoDB Local, Chromium, child processes) as much as they compute:
+    // two workers on two cores (vitest's default there is one). With the type-check and build
+    // running next to them the cores are busy throughout; a third worker measured slower.
+    // DURABLE_TEST_WORKERS sets it.
+    maxWorkers: Number(process.env.DURABLE_TEST_WORKERS) || Math.max(2, availableParallelism() - 1),
     // The AWS SDK's notice that its releases after early 2027 need Node 22, once per worker: we pin
     // exact @aws-sdk versions, and the notice would bury the tests' own output.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     reporters: ['default', './scripts/slowest-tests-reporter.ts'],
+    sequence: { sequencer: HeavyFirstSequencer },
   },
 });

@@ -1,0 +1,37 @@
+/**
+ * The order vitest starts test files in (see vitest.config.mts): the few files that take a minute
+ * or more first, longest first, then vitest's own order (its timings cache of earlier runs, else
+ * larger files first). On a fresh clone vitest has no timings, and by size alone the longest file
+ * (the DynamoDB chaos run, a short file) started last, adding its whole length to the wall time.
+ */
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Files that run far longer than the rest, in seconds on an idle 2-core machine (from the slowest
+ * files `npm test` prints). Only the order depends on these: a stale figure costs wall time, never
+ * a result.
+ */
+const HEAVY_SECONDS: Readonly<Record<string, number>> = {
+  'test/chaos/chaos-dynamodb.test.ts': 88,
+  'test/local/cli-dev.test.ts': 58,
+  'test/cdk/synth-cli.test.ts': 54,
+  'test/packaging/pack-install.test.ts': 83,
+  'test/packaging/dist-packages.test.ts': 59,
+  'test/api/cli.test.ts': 30,
+  'test/bench/figures-table-smoke.test.ts': 29,
+  'test/chaos/chaos-memory.test.ts': 28,
+  'test/compat/aws-sdk-on-lambda.dynamodb.test.ts': 27,
+  'test/aws/dynamodb-store.conformance.test.ts': 25,
+};
+
+/** Starts the known long files first, then follows vitest's order. */
+export default class HeavyFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const ordered = await super.sort(files);
+    const seconds = (spec: TestSpecification) =>
+      HEAVY_SECONDS[relative(this.ctx.config.root, spec.moduleId).split('\\').join('/')] ?? 0;
+    // Array.prototype.sort is stable: files of equal weight keep vitest's order.
+    return [...ordered].sort((a, b) => seconds(b) - seconds(a));
+  }
+}
