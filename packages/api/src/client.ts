@@ -1,3 +1,4 @@
+import { DurableApiError, DurableConnectionError, errorCode, errorMessage, parseJson } from './client-errors';
 import { mergeHistoryPages } from './history-page-merge';
 import type { OperatorAnswerWire, RunActionsWire } from './operator-routes';
 import type {
@@ -13,6 +14,8 @@ import type {
   RunWire,
   WakeAnswerWire,
 } from './wire';
+
+export { DurableApiError, DurableConnectionError } from './client-errors';
 
 /** Options of a {@link DurableClient}. */
 export interface DurableClientOptions {
@@ -64,40 +67,6 @@ export interface StartRunResult {
   created: boolean;
   /** True when the answer was replayed for a repeated `Idempotency-Key`. */
   replayed: boolean;
-}
-
-/** The API answered with an error status. */
-export class DurableApiError extends Error {
-  constructor(
-    /** The HTTP status. */
-    readonly status: number,
-    /** The stable error code (`run_not_found`, …); `http_<status>` when the answer had none. */
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'DurableApiError';
-  }
-}
-
-/** The API could not be reached (after the retries). */
-export class DurableConnectionError extends Error {
-  constructor(
-    /** The URL that could not be reached. */
-    readonly url: string,
-    options: { cause: unknown },
-  ) {
-    const reason = options.cause instanceof Error ? describeCause(options.cause) : String(options.cause);
-    super(`cannot reach ${url}: ${reason}`, options);
-    this.name = 'DurableConnectionError';
-  }
-}
-
-function describeCause(error: Error): string {
-  const inner = (error as { cause?: unknown }).cause;
-  const code = (inner as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string') return `${error.message} (${code})`;
-  return inner instanceof Error ? `${error.message} (${inner.message})` : error.message;
 }
 
 const MAX_BACKOFF_MS = 10_000;
@@ -408,23 +377,4 @@ export class DurableClient {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function errorCode(value: unknown): string | undefined {
-  const code = (value as { error?: { code?: unknown } } | undefined)?.error?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function errorMessage(value: unknown): string | undefined {
-  const message = (value as { error?: { message?: unknown } } | undefined)?.error?.message;
-  return typeof message === 'string' ? message : undefined;
 }
