@@ -31,6 +31,13 @@ interface Template {
   Resources: Record<string, { Type: string; Properties?: Record<string, any> }>;
 }
 
+/**
+ * The synth takes 50-140 s and cfn-lint 15-40 s on a loaded 2-core machine (`npm test` runs them
+ * next to the type-check, the build and the other tests): far above both.
+ */
+const SYNTH_TIMEOUT_MS = 480_000;
+const CFN_LINT_TIMEOUT_MS = 240_000;
+
 let outdir: string;
 let synth: { status: number | null; stdout: string; stderr: string; ms: number };
 let templates: string[];
@@ -43,11 +50,11 @@ beforeAll(() => {
     cwd: REPO_ROOT,
     env: offlineEnv(work),
     encoding: 'utf8',
-    timeout: 150_000,
+    timeout: SYNTH_TIMEOUT_MS,
   });
   synth = { status: result.status, stdout: result.stdout, stderr: result.stderr, ms: performance.now() - started };
   templates = existsSync(outdir) ? readdirSync(outdir).filter((f) => f.endsWith('.template.json')) : [];
-}, 160_000);
+}, SYNTH_TIMEOUT_MS + 30_000);
 
 const readTemplate = (file: string) => JSON.parse(readFileSync(join(outdir, file), 'utf8')) as Template;
 
@@ -171,10 +178,10 @@ describe('npx cdk synth (offline, no credentials)', () => {
       // its role's policy: redundant for the role itself, harmless, and not ours to change.
       const lint = spawnSync('cfn-lint', ['--ignore-checks', 'W3005', '--', ...templates.map((t) => join(outdir, t))], {
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: CFN_LINT_TIMEOUT_MS,
       });
       expect(lint.status, `${probe.stdout.trim()}\n${lint.stdout}\n${lint.stderr}`).toBe(0);
     },
-    70_000,
+    CFN_LINT_TIMEOUT_MS + 30_000,
   );
 });
