@@ -34,6 +34,23 @@ const BATCH_SUBTYPES = new Set(['Map', 'Parallel']);
  * string of escaped JSON. Anything that is not such a summary is returned as it is.
  */
 export function decodeBatchResult(value: unknown): unknown {
+  return mapBatchItems(
+    value,
+    (result) => (typeof result === 'string' ? parsePayload(result) : result),
+    (error) => errorToWire(error as ErrorObject),
+  );
+}
+
+/**
+ * A map's or parallel's summary with each item's `result` and (object) `error` passed through the
+ * given functions: decoding for the API (`decodeBatchResult`) and its inverse for an exported run.
+ * Anything that is not such a summary is returned as it is.
+ */
+export function mapBatchItems(
+  value: unknown,
+  mapResult: (result: unknown) => unknown,
+  mapError: (error: object) => unknown,
+): unknown {
   if (value === null || typeof value !== 'object' || !Array.isArray((value as { items?: unknown }).items)) return value;
   const summary = value as { items: unknown[] };
   return {
@@ -43,8 +60,8 @@ export function decodeBatchResult(value: unknown): unknown {
       const { result, error, ...rest } = item as { result?: unknown; error?: unknown };
       return {
         ...rest,
-        ...(result === undefined ? {} : { result: typeof result === 'string' ? parsePayload(result) : result }),
-        ...(error && typeof error === 'object' ? { error: errorToWire(error as ErrorObject) } : {}),
+        ...(result === undefined ? {} : { result: mapResult(result) }),
+        ...(error && typeof error === 'object' ? { error: mapError(error) } : {}),
       };
     }),
   };

@@ -10,6 +10,7 @@
  * for the stored bytes.
  */
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import { mapBatchItems } from './convert';
 import type { ErrorWire, OperationListWire, OperationWire, RunWire } from './wire';
 
 /** The exported-run file, version 1 (see `RecordedRun` in `@durable-lambda/local`). */
@@ -147,20 +148,7 @@ function runFromWire(run: RunWire): RunExportFile['run'] {
 
 /** A map's or parallel's summary as stored: each item's result serialized inside it (see `decodeBatchResult`). */
 function encodeBatchResult(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || !Array.isArray((value as { items?: unknown }).items)) return value;
-  const summary = value as { items: unknown[] };
-  return {
-    ...summary,
-    items: summary.items.map((item) => {
-      if (item === null || typeof item !== 'object') return item;
-      const { result, error, ...rest } = item as { result?: unknown; error?: ErrorWire };
-      return {
-        ...rest,
-        ...(result === undefined ? {} : { result: serialize(result) }),
-        ...(error && typeof error === 'object' ? { error: errorFromWire(error) } : {}),
-      };
-    }),
-  };
+  return mapBatchItems(value, serialize, (error) => errorFromWire(error as ErrorWire));
 }
 
 /** An operation of the history turned back into its stored shape. */
