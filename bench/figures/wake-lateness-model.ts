@@ -7,15 +7,21 @@
  *   API between 1:00:00 and 1:00:59" (Schedule types, Scheduler User Guide): modelled as a fire
  *   uniformly within the 60 s after the scheduled time (the pessimistic reading the issue takes:
  *   never early, up to a minute late).
- * - SQS message timer / delay queue: DelaySeconds is an integer of 0..900 s; the message is
- *   invisible until then, and Lambda's SQS event source (long polling) hands it on: modelled as
- *   ceil-to-the-second of the delay, plus a poll-and-invoke latency, lognormal with median 100 ms
- *   and p99 ≈ 1 s (an assumption: AWS publishes no latency figure for the event source mapping).
- * - Scheduler + final short SQS hop (waits > 15 min): a schedule at (t - 15 min), late by the
- *   Scheduler model above, sends an SQS message whose DelaySeconds covers what is left (≤ 900 s):
- *   lateness is the SQS model's, unless the Scheduler fire is more than 15 min late (never, here).
- * - In-process sleep (waits ≤ inProcessWaitMs, 5 s by default): lateness ~ 0 (timer jitter): not
- *   modelled; the 1 s wait resumes in-process today.
+ * - SQS message timer: DelaySeconds is an integer of 0..900 s; the message is invisible until
+ *   then, and Lambda's SQS event source (long polling) hands it on: a poll-and-invoke latency,
+ *   lognormal with median 100 ms and p99 ≈ 1 s (an assumption: AWS publishes no latency figure
+ *   for the event source mapping).
+ * - In-process sleep (waits ≤ inProcessWaitMs, 5 s by default): lateness ~ 0 (timer jitter).
+ *
+ * What ships (`OnTimeWaker`, `WakeQueueReceiver` in packages/aws), modelled as `built`:
+ * - waits ≤ inProcessWaitMs: in-process sleep;
+ * - waits ≤ 15 min: the closing invocation sends the message a little after the wait started (its
+ *   last writes: 10-100 ms, uniform), DelaySeconds = the rest rounded to the nearest second; the
+ *   receiving invocation holds a message found early (≤ 2 s) until due, so it is never early;
+ * - longer: a schedule at (due − 10 min, rounded up to the second), late by the Scheduler model;
+ *   its delivery computes what is left and sends one SQS message for it (rounded to the nearest
+ *   second), delivered and held as above. A Scheduler fire later than 10 min (retries of a
+ *   throttled delivery) is not modelled.
  */
 
 /** A small deterministic PRNG (mulberry32), so every run prints the same figures. */
@@ -30,10 +36,14 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** The mechanisms modelled. */
-export type WakeMechanism = 'scheduler' | 'sqs-delay' | 'scheduler+sqs-hop';
+/** The mechanisms modelled: Scheduler alone (the reference), and what ships. */
+export type WakeMechanism = 'scheduler' | 'built';
 
 const SQS_MAX_DELAY_S = 900;
+/** `SCHEDULER_HOP_LEAD_MS` of packages/aws/src/on-time-waker.ts, in seconds. */
+const HOP_LEAD_S = 600;
+/** The SDK's default `inProcessWaitMs`, in seconds. */
+const IN_PROCESS_S = 5;
 
 /** Lognormal poll-and-invoke latency of Lambda's SQS event source, seconds (median 0.1 s, p99 ~1 s). */
 function sqsPollLatency(random: () => number): number {
@@ -49,22 +59,28 @@ function schedulerLateness(random: () => number): number {
   return random() * 60;
 }
 
+/** When an SQS message sent at `sentAt` for `due` is handled: visible, polled, held until due if early. */
+function sqsHandled(sentAt: number, due: number, random: () => number): number {
+  const delay = Math.min(SQS_MAX_DELAY_S, Math.max(0, Math.round(due - sentAt)));
+  const received = sentAt + delay + sqsPollLatency(random);
+  return Math.max(received, due);
+}
+
 /** Seconds late a wake-up after a wait of `waitS` seconds resumes under `mechanism`. */
 export function lateness(mechanism: WakeMechanism, waitS: number, random: () => number): number {
   // The wait starts at an arbitrary phase (sub-second part matters to SQS's whole seconds).
   const start = random() * 3600;
   const due = start + waitS;
   if (mechanism === 'scheduler') return schedulerLateness(random);
-  if (mechanism === 'sqs-delay' || waitS <= SQS_MAX_DELAY_S) {
-    if (waitS > SQS_MAX_DELAY_S) throw new Error(`an SQS delay holds at most ${SQS_MAX_DELAY_S} s, not ${waitS}`);
-    const visible = start + Math.ceil(waitS);
-    return visible - due + sqsPollLatency(random);
+  if (waitS <= IN_PROCESS_S) return 0;
+  if (waitS <= SQS_MAX_DELAY_S) {
+    const sentAt = start + 0.01 + random() * 0.09;
+    return sqsHandled(sentAt, due, random) - due;
   }
-  const hopAt = due - SQS_MAX_DELAY_S;
-  const fired = hopAt + schedulerLateness(random);
-  const left = Math.max(0, due - fired);
-  const visible = fired + Math.ceil(left);
-  return Math.max(0, visible - due) + sqsPollLatency(random);
+  const scheduled = Math.ceil(due - HOP_LEAD_S);
+  const hop = scheduled + schedulerLateness(random);
+  if (hop >= due) return hop - due;
+  return sqsHandled(hop, due, random) - due;
 }
 
 /** p50, p99 and max lateness (seconds) of `samples` seeded draws. */

@@ -1,6 +1,7 @@
 /**
  * The DynamoDB benches' world: DynamoDB Local behind a metered client, the engine wired like
- * ProductionBackend, fakes of Scheduler and Lambda that count calls, a virtual clock, and workloads.
+ * ProductionBackend (its on-time waker and wake-up queue receiver), fakes of Scheduler, SQS and
+ * Lambda that count calls, a virtual clock, and workloads.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -13,8 +14,17 @@ import {
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { CreateScheduleCommand, DeleteScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_RETENTION_DAYS, DynamoDbStore, LambdaInvoker, SchedulerWaker } from '@durable-lambda/aws';
+import {
+  DEFAULT_RETENTION_DAYS,
+  DynamoDbStore,
+  LambdaInvoker,
+  type LeaseWakeUp,
+  OnTimeWaker,
+  SchedulerWaker,
+  SqsDelayWaker,
+} from '@durable-lambda/aws';
 import { Engine, type RunRecord, runIdFor, type WakeRequest, type Waker } from '@durable-lambda/engine';
+import type { DurableBackend } from '@durable-lambda/protocol';
 import {
   type DurableContext,
   type DurableLambdaHandler,
@@ -35,6 +45,7 @@ import {
   totalsOf,
   writeUnits,
 } from './dynamodb-meter';
+import { FakeSqs, queueReceivingBackend } from './wake-queue-fakes';
 
 /** One day, in ms. */
 export const DAY_MS = 86_400_000;
@@ -42,6 +53,8 @@ export const DAY_MS = 86_400_000;
 export const RETENTION_MS = DEFAULT_RETENTION_DAYS * DAY_MS;
 /** The Lambda function name the driver plays. */
 export const FUNCTION_NAME = 'bench-fn';
+/** The wake-up queue the bench's function is fed by (a fake: nothing is sent anywhere). */
+export const BENCH_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/durable-bench-wake-ups';
 /** The bench's table, one per process. */
 export const TABLE = `durable-bench-${process.pid}`;
 
@@ -53,6 +66,8 @@ export const PRICE = {
   readUnit: 0.125,
   /** $ per million EventBridge Scheduler invocations (schedules that fire); API calls are not billed. */
   schedulerInvocation: 1.0,
+  /** $ per million SQS standard-queue requests (each 64 KB chunk of a request is one). */
+  sqsRequest: 0.4,
   /** $ per million Lambda requests. */
   lambdaRequest: 0.2,
   /** $ per GB-second of Lambda duration (x86). */
@@ -186,7 +201,7 @@ export interface Invocation {
   ms: number;
   /** DynamoDB requests it made. */
   dynamodb: number;
-  /** Scheduler API calls and Lambda invokes it made. */
+  /** Scheduler API calls, SQS sends and Lambda invokes it made. */
   otherCalls: number;
   /** Items its DynamoDB reads returned, and their read units (computed). */
   itemsRead: number;
@@ -207,6 +222,10 @@ export interface Measured {
   /** Schedules that fired, by reason (Scheduler invocations). */
   fired: Map<string, number>;
   asyncInvokes: number;
+  /** SQS requests: sends by the function, receives and deletes by Lambda's event source. */
+  sqsSends: number;
+  sqsReceives: number;
+  sqsDeletes: number;
   invocations: Invocation[];
   run: RunRecord;
   operations: number;
@@ -232,15 +251,22 @@ export class World {
   readonly clock = new VirtualClock();
   readonly scheduler = new FakeScheduler();
   readonly lambda = new FakeLambda();
+  readonly sqs = new FakeSqs(() => this.clock.now());
   readonly waker: CountingWaker;
+  /** What the deployed function runs: the engine behind the wake-up queue's receiver. */
+  readonly backend: DurableBackend;
   readonly meter: Meter;
   readonly engine: Engine;
   /** Unmetered: checks and storage figures. */
   readonly raw: DynamoDBClient;
   private readonly plainStore: DynamoDbStore;
   private requestSeq = 0;
+  /** Request ids of this world's runs (distinct per lease mode: two worlds share one table). */
+  private readonly runPrefix: string;
 
-  constructor(endpoint: string) {
+  /** `leaseWakeUp`: what stands behind each invocation's lease (default: the reconciler, no call). */
+  constructor(endpoint: string, options: { leaseWakeUp?: LeaseWakeUp } = {}) {
+    this.runPrefix = `bench-${process.pid}${options.leaseWakeUp === undefined ? '' : `-${options.leaseWakeUp}`}`;
     const client = (): DynamoDBClient =>
       new DynamoDBClient({
         endpoint,
@@ -256,8 +282,9 @@ export class World {
     this.plainStore = new DynamoDbStore({ client: doc(client()), tableName: TABLE, clock: this.clock });
     const targetArn = (name: string) => `arn:aws:lambda:us-east-1:123456789012:function:${name}`;
     const invoker = new LambdaInvoker({ client: this.lambda as unknown as LambdaClient, targetArn });
-    this.waker = new CountingWaker(
-      new SchedulerWaker({
+    // The production waker: SQS within 15 minutes, Scheduler + a final SQS hop beyond, no lease schedule.
+    const onTime = new OnTimeWaker({
+      scheduler: new SchedulerWaker({
         client: this.scheduler as unknown as SchedulerClient,
         groupName: 'durable-bench',
         roleArn: 'arn:aws:iam::123456789012:role/durable-bench-scheduler',
@@ -267,7 +294,12 @@ export class World {
         // The virtual clock does not move by itself: a wake-up due within 2 s is sent at once.
         sleep: async () => {},
       }),
-    );
+      queue: new SqsDelayWaker({ queueUrl: BENCH_QUEUE_URL, client: this.sqs, clock: this.clock }),
+      feeds: (name) => name.split(':')[0] === FUNCTION_NAME,
+      clock: this.clock,
+      ...(options.leaseWakeUp === undefined ? {} : { lease: options.leaseWakeUp }),
+    });
+    this.waker = new CountingWaker(onTime);
     this.engine = new Engine({
       store: new DynamoDbStore({ client: doc(metered), tableName: TABLE, clock: this.clock }),
       waker: this.waker,
@@ -275,11 +307,18 @@ export class World {
       clock: this.clock,
       retentionMs: RETENTION_MS,
     });
+    this.backend = queueReceivingBackend({
+      engine: this.engine,
+      rearm: (request) => onTime.wakeAt(request),
+      invoker,
+      functionName: FUNCTION_NAME,
+      clock: this.clock,
+    });
   }
 
   /** A handler on this world's engine. */
   handler<E, R>(fn: (event: E, ctx: DurableContext) => Promise<R>, config: { lazyStartMs?: number } = {}) {
-    return withDurableExecution(fn, { backend: this.engine, logSink: () => {}, ...config });
+    return withDurableExecution(fn, { backend: this.backend, logSink: () => {}, ...config });
   }
 
   /**
@@ -291,14 +330,15 @@ export class World {
     this.meter.reset();
     this.waker.reset();
     this.scheduler.reset();
+    this.sqs.reset();
     this.lambda.invokes = 0;
-    const requestId = `bench-${process.pid}-${++this.requestSeq}`;
+    const requestId = `${this.runPrefix}-${++this.requestSeq}`;
     const invocations: Invocation[] = [];
     const call = async (event: unknown) => {
       hooks.beforeCall?.(invocations.length);
       const before = totalsOf(this.meter.byCommand);
       const requests = before.requests;
-      const others = this.scheduler.creates + this.scheduler.deletes + this.lambda.invokes;
+      const others = this.scheduler.creates + this.scheduler.deletes + this.lambda.invokes + this.sqs.sends;
       const t0 = performance.now();
       await handler(event, {
         functionName: FUNCTION_NAME,
@@ -310,7 +350,7 @@ export class World {
       invocations.push({
         ms,
         dynamodb: after.requests - requests,
-        otherCalls: this.scheduler.creates + this.scheduler.deletes + this.lambda.invokes - others,
+        otherCalls: this.scheduler.creates + this.scheduler.deletes + this.lambda.invokes + this.sqs.sends - others,
         itemsRead: after.itemsRead - before.itemsRead,
         rru: after.rru - before.rru,
         writeRequests: after.writeRequests - before.writeRequests,
@@ -323,6 +363,14 @@ export class World {
       const queued = this.lambda.queue.shift();
       if (queued !== undefined) {
         await call(queued);
+        continue;
+      }
+      // Whichever comes first: a schedule firing or a delayed SQS message becoming visible.
+      const scheduledAt = Math.min(...[...this.scheduler.schedules.values()].map((x) => x.at));
+      const visibleAt = this.sqs.nextVisibleAt();
+      if (visibleAt !== undefined && visibleAt <= scheduledAt) {
+        this.clock.advanceTo(visibleAt);
+        await call(this.sqs.receiveNext());
         continue;
       }
       const schedule = this.scheduler.takeEarliest();
@@ -347,6 +395,9 @@ export class World {
       scheduleDeletes: this.scheduler.deletes,
       fired: new Map(this.scheduler.fired),
       asyncInvokes: this.lambda.invokes,
+      sqsSends: this.sqs.sends,
+      sqsReceives: this.sqs.receives,
+      sqsDeletes: this.sqs.deletes,
       invocations,
       run,
       operations,

@@ -115,6 +115,11 @@ describe('createProductionBackend: configuration from the environment', () => {
       ['DURABLE_TABLE_NAME', 'x'],
       ['DURABLE_SCHEDULE_DLQ_ARN', 'durable-dead-letters'],
       ['DURABLE_SCHEDULE_DLQ_ARN', 'arn:aws:sqs:us-east-1:123456789012:wake-ups.fifo'],
+      // A FIFO queue has no per-message delay; plain http only for a local emulator.
+      ['DURABLE_WAKE_QUEUE_URL', 'https://sqs.us-east-1.amazonaws.com/123456789012/wake-ups.fifo'],
+      ['DURABLE_WAKE_QUEUE_URL', 'http://sqs.us-east-1.amazonaws.com/123456789012/wake-ups'],
+      ['DURABLE_WAKE_QUEUE_URL', 'wake-ups'],
+      ['DURABLE_LEASE_WAKEUP', 'never'],
     ];
     for (const [name, value] of cases) {
       expect(() => createProductionBackend(env({ [name]: value }))).toThrow(
@@ -130,6 +135,8 @@ describe('createProductionBackend: configuration from the environment', () => {
       schedulerRoleArn: 'DURABLE_SCHEDULER_ROLE_ARN',
       retentionDays: 'DURABLE_RETENTION_DAYS',
       scheduleDeadLetterArn: 'DURABLE_SCHEDULE_DLQ_ARN',
+      wakeQueueUrl: 'DURABLE_WAKE_QUEUE_URL',
+      leaseWakeUp: 'DURABLE_LEASE_WAKEUP',
       region: 'AWS_REGION',
     });
   });
@@ -159,8 +166,12 @@ describe('createProductionBackend: configuration from the environment', () => {
 describe('ProductionBackend: wake-up schedules', () => {
   const DLQ = `arn:aws:sqs:us-east-1:${ACCOUNT}:durable-wake-up-dead-letters`;
 
+  // The lease safety wake-up is a schedule only with DURABLE_LEASE_WAKEUP=scheduler (by default the
+  // reconciler stands behind the lease, and an invocation asks Scheduler for nothing).
   it('retry for a day, then go to the dead-letter queue DURABLE_SCHEDULE_DLQ_ARN names', async () => {
-    const backend = createProductionBackend(env({ DURABLE_TABLE_NAME: 'with-dlq', DURABLE_SCHEDULE_DLQ_ARN: DLQ }));
+    const backend = createProductionBackend(
+      env({ DURABLE_TABLE_NAME: 'with-dlq', DURABLE_SCHEDULE_DLQ_ARN: DLQ, DURABLE_LEASE_WAKEUP: 'scheduler' }),
+    );
     const sent = capture(backend);
     const handler = withDurableExecution(async () => 'done', { backend });
     expect(await handler({}, lambdaContext(ORDERS_LIVE))).toMatchObject({ Status: 'SUCCEEDED' });
@@ -174,7 +185,9 @@ describe('ProductionBackend: wake-up schedules', () => {
   });
 
   it('still work without one (a configuration from before the dead-letter queue)', async () => {
-    const backend = createProductionBackend(env({ DURABLE_TABLE_NAME: 'without-dlq' }));
+    const backend = createProductionBackend(
+      env({ DURABLE_TABLE_NAME: 'without-dlq', DURABLE_LEASE_WAKEUP: 'scheduler' }),
+    );
     const sent = capture(backend);
     const handler = withDurableExecution(async () => 'done', { backend });
     expect(await handler({}, lambdaContext(ORDERS_LIVE))).toMatchObject({ Status: 'SUCCEEDED' });
@@ -188,7 +201,7 @@ describe('ProductionBackend: wake-up schedules', () => {
 
 describe('ProductionBackend: Lambda targets', () => {
   it('targets its own wake-ups at the qualified ARN it was invoked with, other functions unqualified', async () => {
-    const backend = createProductionBackend(env({ DURABLE_TABLE_NAME: 'targets' }));
+    const backend = createProductionBackend(env({ DURABLE_TABLE_NAME: 'targets', DURABLE_LEASE_WAKEUP: 'scheduler' }));
     const sent = capture(backend);
     const handler = withDurableExecution(
       async (event: { amount: number }, ctx) => ctx.invoke('charge', 'billing', { amount: event.amount }),
@@ -293,13 +306,14 @@ describe('withDurableExecution without a backend', () => {
     });
     const response = await handler({ n: 21 }, lambdaContext(ORDERS_LIVE));
     expect(response).toEqual({ Status: 'SUCCEEDED', Result: JSON.stringify({ doubled: 42 }) });
-    expect(sent.schedules).toHaveLength(1);
-    expect(sent.schedules[0].Target.Arn).toBe(ORDERS_LIVE);
+    // No Scheduler call: the reconciler, not a schedule, stands behind the lease by default.
+    expect(sent.schedules).toEqual([]);
+    expect(sent.deletes).toEqual([]);
 
     // The run is in the (stubbed) DynamoDB store with the configured retention.
     const store = backend.engine.store as unknown as { options: { tableName: string } };
     expect(store.options.tableName).toBe('from-process-env');
-    const runId = JSON.parse(sent.schedules[0].Target.Input).durableLambda.runId;
+    const runId = (await backend.engine.listRuns({})).runs[0]?.runId as string;
     const run = await backend.engine.getRun(runId);
     expect(run).toMatchObject({ status: 'SUCCEEDED', functionName: 'orders:live' });
     expect((run?.expiresAt ?? 0) - (run?.endedAt ?? 0)).toBe(7 * DAY_MS);

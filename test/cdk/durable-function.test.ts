@@ -73,12 +73,13 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       'AWS::IAM::Role': 7, // per function and the reconciler: execution + scheduler; the watchdog's
       'AWS::IAM::Policy': 9, // per function: execution, invokes, scheduler; the watchdog's; the reconciler's two
       'AWS::Scheduler::ScheduleGroup': 3, // per function, and the reconciler's
-      'AWS::SQS::Queue': 3, // failure destinations, the table's wake-up dead-letter queue
-      'AWS::SQS::QueuePolicy': 3, // TLS only
+      'AWS::SQS::Queue': 7, // per function: failure destination, wake-up queue and its DLQ; the schedules' DLQ
+      'AWS::SQS::QueuePolicy': 7, // TLS only
+      'AWS::Lambda::EventSourceMapping': 2, // per function: its wake-up queue feeding its alias
       'AWS::Lambda::EventInvokeConfig': 7, // per function ($LATEST, its version, its alias), the reconciler's (no retries)
       'AWS::Lambda::Version': 2, // per function: this deploy's version (retained when replaced)
       'AWS::Lambda::Alias': 2, // per function: `live`, where runs start
-      'AWS::CloudWatch::Alarm': 11, // 4 per function, 3 of the reconciler
+      'AWS::CloudWatch::Alarm': 13, // 5 per function, 3 of the reconciler
       'AWS::Events::Rule': 2, // the watchdog's 5-minute and the reconciler's 1-minute schedule
       'AWS::Lambda::Permission': 2, // EventBridge may invoke the watchdog and the reconciler
     });
@@ -115,6 +116,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       DURABLE_RETENTION_DAYS: '7',
       DURABLE_IN_PROCESS_WAIT_MS: '10000',
       DURABLE_VERSION_PINNING: 'version',
+      DURABLE_WAKE_QUEUE_URL: { Ref: id('AWS::SQS::Queue', 'SagaWakeUpsQueue') },
       // The saga invokes payments: its child runs start on payments' alias.
       DURABLE_FUNCTION_ALIASES: {
         'Fn::Join': ['', ['{"', { Ref: id('AWS::Lambda::Function', 'PaymentsFunction') }, '":"live"}']],
@@ -125,7 +127,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
     expect(other.Environment.Variables).not.toHaveProperty('DURABLE_IN_PROCESS_WAIT_MS');
   });
 
-  it("grants the function exactly: its log group, its table's items, its group's schedules, PassRole to Scheduler, its failure queue", () => {
+  it("grants the function exactly: its log group, its wake-up queue, its table's items, its group's schedules, PassRole to Scheduler, its failure queue", () => {
     const role = id('AWS::IAM::Role', 'SagaServiceRole');
     expect(resources(template)[role]?.Properties?.AssumeRolePolicyDocument).toEqual({
       Version: '2012-10-17',
@@ -141,6 +143,19 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
         Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         Effect: 'Allow',
         Resource: arnOf(id('AWS::Logs::LogGroup', 'SagaLogGroup')),
+      },
+      // Waits and re-armed wake-ups are sent to its wake-up queue; its event source polls it.
+      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: arnOf(id('AWS::SQS::Queue', 'SagaWakeUpsQueue')) },
+      {
+        Action: [
+          'sqs:ReceiveMessage',
+          'sqs:ChangeMessageVisibility',
+          'sqs:GetQueueUrl',
+          'sqs:DeleteMessage',
+          'sqs:GetQueueAttributes',
+        ],
+        Effect: 'Allow',
+        Resource: arnOf(id('AWS::SQS::Queue', 'SagaWakeUpsQueue')),
       },
       {
         Action: [
@@ -188,7 +203,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       },
     ]);
     expect([...FUNCTION_TABLE_ACTIONS]).toEqual(
-      (policies[id('AWS::IAM::Policy', 'SagaServiceRoleDefaultPolicy')]?.[1] as { Action: string[] } | undefined)
+      (policies[id('AWS::IAM::Policy', 'SagaServiceRoleDefaultPolicy')]?.[3] as { Action: string[] } | undefined)
         ?.Action,
     );
   });
@@ -269,7 +284,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
     });
   });
 
-  it('alarms on failed runs, stuck runs, throttles and async-invoke failures', () => {
+  it('alarms on failed runs, stuck runs, throttles, async-invoke failures and dead-lettered wake-ups', () => {
     const fn = { Ref: id('AWS::Lambda::Function', 'SagaFunction') };
     const alarms = Object.entries(resources(template))
       .filter(([key, r]) => r.Type === 'AWS::CloudWatch::Alarm' && key.startsWith('Saga'))
@@ -297,9 +312,21 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
         { Namespace: 'DurableLambda', MetricName: 'RunsFailed', Dimensions: byFunction, Statistic: 'Sum' },
         { Namespace: 'DurableLambda', MetricName: 'StuckRuns', Dimensions: byFunction, Statistic: 'Maximum' },
         { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: byFunction, Statistic: 'Sum' },
+        {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [
+            {
+              Name: 'QueueName',
+              Value: { 'Fn::GetAtt': [id('AWS::SQS::Queue', 'SagaWakeUpsDeadLetters'), 'QueueName'] },
+            },
+          ],
+          Statistic: 'Maximum',
+        },
       ]),
     );
-    expect(metrics).toHaveLength(3);
+    expect(metrics).toHaveLength(4);
+    expect(saga.alarms.wakeUpsDeadLettered).toBeDefined();
     // Async failures: events in the failure queue, or dropped by any version or alias (Lambda sums
     // every qualifier under the FunctionName dimension).
     const [asyncFailures, ...others] = alarms.filter((a) => a.Metrics);
@@ -424,9 +451,12 @@ describe('DurableFunction: options', () => {
       alarmActions: [new cloudwatchActions.SnsAction(topic)],
     });
     const template = Template.fromStack(stack);
-    // Only the wake-ups' dead-letter queue, which the table's reconciler owns.
-    template.resourceCountIs('AWS::SQS::Queue', 1);
+    // Only the schedules' dead-letter queue, which the table's reconciler owns, and the wake-up queue
+    // with its dead-letter queue: no failure queue.
+    template.resourceCountIs('AWS::SQS::Queue', 3);
     logicalId(template, 'AWS::SQS::Queue', 'DurableReconciler');
+    logicalId(template, 'AWS::SQS::Queue', 'CheckoutWakeUpsQueue');
+    logicalId(template, 'AWS::SQS::Queue', 'CheckoutWakeUpsDeadLetters');
     expect(fn.failureQueue).toBeUndefined();
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       DestinationConfig: { OnFailure: { Destination: { Ref: logicalId(template, 'AWS::SNS::Topic', 'Failures') } } },
@@ -442,7 +472,7 @@ describe('DurableFunction: options', () => {
     const topicRef = { Ref: logicalId(template, 'AWS::SNS::Topic', 'Failures') };
     // Every alarm, the reconciler's included, goes to the actions given.
     const alarms = Object.values(resources(template)).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(7);
+    expect(alarms).toHaveLength(8);
     for (const alarm of alarms) expect(alarm.Properties?.AlarmActions).toEqual([topicRef]);
   });
 

@@ -306,7 +306,8 @@ describe('DurableReconciler: per table and stack', () => {
     const b = new DurableFunction(stack, 'B', { entry: entry('reminder/handler.ts') });
     expect(a.reconciler).not.toBe(b.reconciler);
     const template = Template.fromStack(stack);
-    template.resourceCountIs('AWS::SQS::Queue', 4); // 2 failure queues, 2 dead-letter queues
+    // Per function: a failure queue, a wake-up queue and its dead-letter queue; per reconciler: the schedules' DLQ.
+    template.resourceCountIs('AWS::SQS::Queue', 8);
     const variables = (fn: DurableFunction) =>
       resources(template)[stack.getLogicalId(fn.reconciler.function.node.defaultChild as lambda.CfnFunction)]
         ?.Properties?.Environment.Variables[RECONCILER_ENV.functions];

@@ -51,12 +51,14 @@ export function isSelfHosted(handler: unknown): handler is SelfHostedHandler {
  * ```
  *
  * Each invocation is served exactly as our own SDK's Lambda entry serves it: the backend opens it
- * (a plain event starts a run keyed by the request id, a wake-up from Scheduler or an invoke
- * resumes one; a duplicate or early one answers without running), AWS's SDK runs the handler
+ * (a plain event starts a run keyed by the request id, a wake-up from the SQS wake-up queue,
+ * Scheduler or an invoke resumes one; a duplicate or early one answers without running, and an
+ * SQS event is answered with its `batchItemFailures`), AWS's SDK runs the handler
  * over a transport to that invocation, and the backend closes it. A fenced invocation (a newer
  * one owns the run) answers `STOPPED`; an infrastructure fault is thrown after the lease is
  * released, so Lambda retries the event. If the process dies anywhere in between, the run's
- * lease lapses and its lease wake-up (or the reconciler) resumes it from its last checkpoint.
+ * lease lapses and the reconciler (or its lease wake-up, `DURABLE_LEASE_WAKEUP=scheduler`) resumes
+ * it from its last checkpoint.
  *
  * An event that already carries AWS's invocation input (AWS's own test runner, our local
  * runtime, test runner and dev server, or AWS's managed durable functions) is handed to the

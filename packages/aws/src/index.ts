@@ -33,6 +33,23 @@ export {
 } from './execution-timeout-map';
 export { FunctionNotFoundError, LambdaInvoker, type LambdaInvokerOptions } from './lambda-invoker';
 export { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
+export {
+  AwsSdkLoadError,
+  type LambdaCommand,
+  LazySdkClient,
+  lazyLambdaClient,
+  lazySchedulerClient,
+  type SchedulerCommand,
+  type SdkClientLike,
+  type SendsCommands,
+} from './lazy-aws-sdk-clients';
+export {
+  LEASE_WAKE_UPS,
+  type LeaseWakeUp,
+  OnTimeWaker,
+  type OnTimeWakerOptions,
+  SCHEDULER_HOP_LEAD_MS,
+} from './on-time-waker';
 export { createProductionBackend, ProductionBackend, type ProductionWiring } from './production';
 export type { ProductionConfig, ProductionEnvironment } from './production-config';
 export {
@@ -80,6 +97,14 @@ export {
   type SignedFetchOptions,
 } from './signed-fetch';
 export {
+  delaySecondsFor,
+  lazySqsClient,
+  SQS_MAX_DELAY_SECONDS,
+  type SqsCommand,
+  SqsDelayWaker,
+  type SqsDelayWakerOptions,
+} from './sqs-delay-waker';
+export {
   PINNING_ENV,
   type PinningConfig,
   readPinningConfig,
@@ -87,3 +112,13 @@ export {
   type VersionPinning,
 } from './version-pinning';
 export { PinnedRunsEngine } from './version-pinning-engine';
+export {
+  batchResponse,
+  isSqsEvent,
+  type SqsBatchResponse,
+  type SqsEventLike,
+  type SqsRecordLike,
+  type TimedWakeEvent,
+  timedWakeEvent,
+} from './wake-queue-events';
+export { WakeQueueReceiver, type WakeQueueReceiverOptions } from './wake-queue-receiver';

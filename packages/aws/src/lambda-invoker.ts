@@ -1,10 +1,13 @@
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { Invoker } from '@durable-lambda/engine';
+import { type LambdaCommand, lambdaSdk, type SdkClientLike } from './lazy-aws-sdk-clients';
 
 /** Options of a {@link LambdaInvoker}. */
 export interface LambdaInvokerOptions {
-  /** The Lambda client. */
-  client: LambdaClient;
+  /**
+   * The Lambda client: a `LambdaClient`, or one built at its first call (`lazyLambdaClient`). The
+   * SDK's command is loaded at the first invoke, not at import.
+   */
+  client: SdkClientLike<LambdaCommand>;
   /** The Lambda ARN (or name) an invoke of `functionName` targets. */
   targetArn(functionName: string): string;
 }
@@ -29,7 +32,7 @@ export class FunctionNotFoundError extends Error {
  * rejects with a {@link FunctionNotFoundError} instead.
  */
 export class LambdaInvoker implements Invoker {
-  private readonly client: LambdaClient;
+  private readonly client: SdkClientLike<LambdaCommand>;
   private readonly targetArn: (functionName: string) => string;
 
   constructor(options: LambdaInvokerOptions) {
@@ -40,6 +43,7 @@ export class LambdaInvoker implements Invoker {
   /** Queues an invocation of `functionName` with `event`; resolves once Lambda accepted it. */
   async invoke(functionName: string, event: unknown): Promise<void> {
     const target = this.targetArn(functionName);
+    const { InvokeCommand } = await lambdaSdk();
     try {
       await this.client.send(
         new InvokeCommand({

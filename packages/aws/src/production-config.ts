@@ -1,4 +1,5 @@
 import { type ExecutionTimeoutSetting, MAX_EXECUTION_TIMEOUT_SECONDS } from '@durable-lambda/engine';
+import { LEASE_WAKE_UPS, type LeaseWakeUp } from './on-time-waker';
 
 /**
  * The environment variables the production backend reads. The `DurableFunction` construct sets
@@ -19,6 +20,18 @@ export const PRODUCTION_ENV = {
    * only the reconciler finds the run again.
    */
   scheduleDeadLetterArn: 'DURABLE_SCHEDULE_DLQ_ARN',
+  /**
+   * Optional: the URL of the standard SQS queue feeding this function (its event source), for
+   * on-time wake-ups: waits, retry backoffs and callback timeouts due within 15 minutes are SQS
+   * messages delayed to their due time, later ones are schedules with a final SQS hop. Unset (the
+   * construct's `onTimeWakeUps: false`): EventBridge Scheduler alone, up to a minute late.
+   */
+  wakeQueueUrl: 'DURABLE_WAKE_QUEUE_URL',
+  /**
+   * Optional: what stands behind an invocation's lease, `reconciler` (default: no call per
+   * invocation) or `scheduler` (a schedule per invocation; see `LeaseWakeUp`).
+   */
+  leaseWakeUp: 'DURABLE_LEASE_WAKEUP',
   /** Required (Lambda sets it): the region of the table, the schedule group and the functions. */
   region: 'AWS_REGION',
 } as const;
@@ -68,6 +81,10 @@ export interface ProductionConfig {
   scheduleDeadLetterArn?: string;
   /** The execution timeout of this function's runs, in seconds, when configured. */
   executionTimeoutSeconds?: number;
+  /** The SQS queue of on-time wake-ups, when configured. */
+  wakeQueueUrl?: string;
+  /** What stands behind an invocation's lease (default `reconciler`). */
+  leaseWakeUp?: LeaseWakeUp;
 }
 
 /** The environment the production backend is configured from (`process.env` by default). */
@@ -91,6 +108,10 @@ const REQUIRED = ['tableName', 'scheduleGroup', 'schedulerRoleArn', 'region'] as
 const SCHEDULE_GROUP = /^[0-9a-zA-Z_.-]{1,64}$/;
 const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
 const ROLE_ARN = /^arn:[a-z0-9-]+:iam::\d{12}:role\/\S+$/;
+// A standard queue's URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`, or an endpoint's;
+// plain http only on this host, for a local emulator): a FIFO queue (`.fifo`) has no per-message delay.
+const QUEUE_URL =
+  /^(?:https:\/\/[a-zA-Z0-9.-]+|http:\/\/(?:localhost|127\.0\.0\.1))(?::\d+)?\/\d{12}\/[a-zA-Z0-9_-]{1,80}$/;
 // EventBridge Scheduler's DeadLetterConfig.Arn pattern (a standard queue: FIFO queues are refused).
 const QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[a-zA-Z0-9_-]{1,80}$/;
 
@@ -125,6 +146,16 @@ export function readProductionConfig(env: ProductionEnvironment): ProductionConf
   if (deadLetterArn !== undefined) {
     config.scheduleDeadLetterArn = deadLetterArn;
     check(QUEUE_ARN.test(deadLetterArn), 'scheduleDeadLetterArn', 'the ARN of a standard SQS queue');
+  }
+  const queueUrl = value('wakeQueueUrl');
+  if (queueUrl !== undefined) {
+    config.wakeQueueUrl = queueUrl;
+    check(QUEUE_URL.test(queueUrl), 'wakeQueueUrl', 'the URL of a standard SQS queue (not FIFO)');
+  }
+  const lease = value('leaseWakeUp');
+  if (lease !== undefined) {
+    check((LEASE_WAKE_UPS as readonly string[]).includes(lease), 'leaseWakeUp', LEASE_WAKE_UPS.join(' or '));
+    config.leaseWakeUp = lease as LeaseWakeUp;
   }
   const timeout = env[EXECUTION_TIMEOUT_ENV]?.trim() || undefined;
   if (timeout !== undefined) {

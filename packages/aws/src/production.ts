@@ -1,12 +1,26 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Engine, type Invoker, isWakeEvent, type Waker } from '@durable-lambda/engine';
 import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
-import { type ExecutionTimeoutMap, readExecutionTimeoutMap, withExecutionTimeoutMap } from './execution-timeout-map';
+import {
+  bareFunctionName,
+  type ExecutionTimeoutMap,
+  readExecutionTimeoutMap,
+  withExecutionTimeoutMap,
+} from './execution-timeout-map';
 import { LambdaInvoker } from './lambda-invoker';
 import { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
+import {
+  type LambdaCommand,
+  type LazySdkClient,
+  lazyLambdaClient,
+  lazySchedulerClient,
+  type SchedulerCommand,
+} from './lazy-aws-sdk-clients';
+import { OnTimeWaker } from './on-time-waker';
 import {
   ConfigurationError,
   executionTimeoutSetting,
@@ -15,6 +29,7 @@ import {
   readProductionConfig,
 } from './production-config';
 import { SchedulerWaker } from './scheduler-waker';
+import { lazySqsClient, type SqsCommand, SqsDelayWaker } from './sqs-delay-waker';
 import {
   LATEST,
   nameAtStart,
@@ -27,6 +42,7 @@ import {
 } from './version-pinning';
 import { PinnedRunsEngine } from './version-pinning-engine';
 import { PinningStore } from './version-pinning-store';
+import { WakeQueueReceiver } from './wake-queue-receiver';
 
 const DAY_MS = 86_400_000;
 
@@ -37,20 +53,30 @@ const DAY_MS = 86_400_000;
 export interface ProductionWiring {
   /** Wraps the Lambda invoker (immediate wake-ups, chained invokes, resumes). */
   invoker?(invoker: Invoker): Invoker;
-  /** Wraps the Scheduler waker (whose immediate wake-ups go through the wrapped invoker). */
+  /** Wraps the waker (`OnTimeWaker`, whose immediate wake-ups go through the wrapped invoker). */
   waker?(waker: Waker): Waker;
 }
 
 /**
- * The backend a deployed durable function uses: runs in DynamoDB, wake-ups by EventBridge
- * Scheduler, invokes by Lambda, all wired from the environment. Built once per container.
+ * The backend a deployed durable function uses: runs in DynamoDB, wake-ups on time by an SQS
+ * delay queue (within 15 minutes) and EventBridge Scheduler with a final SQS hop (beyond), invokes
+ * by Lambda, all wired from the environment. Built once per container.
  */
 export class ProductionBackend implements DurableBackend {
   readonly config: ProductionConfig;
-  readonly scheduler: SchedulerClient;
-  readonly lambda: LambdaClient;
+  /**
+   * The Scheduler and Lambda clients, built (and their SDK modules loaded) at their first call:
+   * an invocation that schedules and invokes nothing never loads them (`client()` is the real one).
+   */
+  readonly scheduler: LazySdkClient<SchedulerClient, SchedulerCommand>;
+  readonly lambda: LazySdkClient<LambdaClient, LambdaCommand>;
+  /** The SQS client of on-time wake-ups (built at its first send), when the queue is configured. */
+  readonly sqs: LazySdkClient<SQSClient, SqsCommand> | undefined;
   readonly dynamodb: DynamoDBDocumentClient;
   readonly engine: Engine;
+  /** The waker every wake-up goes through (SQS delay, Scheduler, or at once; see `OnTimeWaker`). */
+  readonly waker: Waker;
+  private readonly wakeUps: WakeQueueReceiver;
   /** Version pinning: the function's policy and the aliases runs start on. */
   readonly pinning: PinningConfig;
   private readonly invoker: Invoker;
@@ -77,8 +103,8 @@ export class ProductionBackend implements DurableBackend {
     this.config = config;
     this.pinning = pinning;
     const region = config.region;
-    this.scheduler = new SchedulerClient({ region });
-    this.lambda = new LambdaClient({ region });
+    this.scheduler = lazySchedulerClient(region);
+    this.lambda = lazyLambdaClient(region);
     this.dynamodb = DynamoDBDocumentClient.from(new DynamoDBClient({ region }), {
       marshallOptions: { removeUndefinedValues: true },
     });
@@ -94,6 +120,25 @@ export class ProductionBackend implements DurableBackend {
       targetArn,
       invoker,
     });
+    this.sqs = config.wakeQueueUrl === undefined ? undefined : lazySqsClient(region);
+    const onTime = new OnTimeWaker({
+      scheduler: schedulerWaker,
+      ...(this.sqs && config.wakeQueueUrl
+        ? { queue: new SqsDelayWaker({ queueUrl: config.wakeQueueUrl, client: this.sqs }) }
+        : {}),
+      feeds: (functionName) => this.isOwn(functionName),
+      ...(config.leaseWakeUp === undefined ? {} : { lease: config.leaseWakeUp }),
+    });
+    const waker = wiring.waker ? wiring.waker(onTime) : onTime;
+    this.waker = waker;
+    this.wakeUps = new WakeQueueReceiver({
+      rearm: (request) => waker.wakeAt(request),
+      forward: (functionName, event) => invoker.invoke(functionName, event),
+      isOwn: (functionName) => this.isOwn(functionName),
+      ownName: () => this.code?.own.name ?? process.env.AWS_LAMBDA_FUNCTION_NAME ?? '',
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
     this.store = new PinningStore({ client: this.dynamodb, tableName: config.tableName }, pinning.pinning);
     const executionTimeout = withExecutionTimeoutMap(
       executionTimeoutSetting(config, process.env.AWS_LAMBDA_FUNCTION_NAME),
@@ -101,7 +146,7 @@ export class ProductionBackend implements DurableBackend {
     );
     this.engine = new PinnedRunsEngine({
       store: this.store,
-      waker: wiring.waker ? wiring.waker(schedulerWaker) : schedulerWaker,
+      waker,
       invoker,
       retentionMs: config.retentionDays * DAY_MS,
       executionTimeout,
@@ -120,6 +165,9 @@ export class ProductionBackend implements DurableBackend {
    */
   async open(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
     this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
+    // An SQS batch of wake-ups, or a wake-up that says when it is due (found early: re-armed).
+    const received = await this.wakeUps.receive(event, (wake) => this.open(wake, lambdaContext));
+    if (received) return received;
     const code = this.code as RunningCode;
     if (isWakeEvent(event)) {
       const runId = event.durableLambda.runId;
@@ -197,6 +245,12 @@ export class ProductionBackend implements DurableBackend {
     return targetArnFrom(this.selfArn, functionName);
   }
 
+  /** Whether `functionName` (a run's recorded name, any qualifier) is this function. */
+  private isOwn(functionName: string): boolean {
+    const own = this.code?.own.name;
+    return own !== undefined && bareFunctionName(functionName) === own;
+  }
+
   private ownPrefix(): string {
     const own = parseFunctionArn(this.ownArn ?? '') as FunctionArn;
     return `${own.partition}:lambda:${own.region}:${own.account}`;
@@ -209,7 +263,9 @@ const containers = new Map<string, ProductionBackend>();
  * The production backend, configured from environment variables (see `PRODUCTION_ENV`):
  * `DURABLE_TABLE_NAME`, `DURABLE_SCHEDULE_GROUP`, `DURABLE_SCHEDULER_ROLE_ARN`, `AWS_REGION`
  * (required), `DURABLE_RETENTION_DAYS` (optional, default 30) and `DURABLE_SCHEDULE_DLQ_ARN`
- * (optional: the wake-up schedules' dead-letter queue), `DURABLE_EXECUTION_TIMEOUT_SECONDS` and
+ * (optional: the wake-up schedules' dead-letter queue), `DURABLE_WAKE_QUEUE_URL` (optional: the
+ * SQS queue of on-time wake-ups) and `DURABLE_LEASE_WAKEUP` (optional, `reconciler` or
+ * `scheduler`), `DURABLE_EXECUTION_TIMEOUT_SECONDS` and
  * `DURABLE_EXECUTION_TIMEOUTS` (optional: the execution timeout of its own runs, and of the child
  * runs it starts, by function), and version pinning's `DURABLE_VERSION_PINNING`
  * and `DURABLE_FUNCTION_ALIASES` (optional, see `PINNING_ENV`). A missing variable is a

@@ -1,16 +1,16 @@
-import {
-  CreateScheduleCommand,
-  type CreateScheduleCommandInput,
-  DeleteScheduleCommand,
-  type SchedulerClient,
-} from '@aws-sdk/client-scheduler';
+import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
 import { type Clock, type Invoker, systemClock, type WakeRequest, type Waker, wakeEvent } from '@durable-lambda/engine';
+import { type SchedulerCommand, type SdkClientLike, schedulerSdk } from './lazy-aws-sdk-clients';
 import { atExpression, SCHEDULE_NAME_PATTERN, scheduleClientToken, scheduleName } from './schedule-names';
+import { timedWakeEvent } from './wake-queue-events';
 
 /** Options of a {@link SchedulerWaker}. */
 export interface SchedulerWakerOptions {
-  /** The EventBridge Scheduler client. */
-  client: SchedulerClient;
+  /**
+   * The EventBridge Scheduler client: a `SchedulerClient`, or one built at its first call
+   * (`lazySchedulerClient`). The SDK's commands are loaded at the first schedule, not at import.
+   */
+  client: SdkClientLike<SchedulerCommand>;
   /** The schedule group the one-time schedules are created in. */
   groupName: string;
   /**
@@ -64,7 +64,7 @@ export const SCHEDULE_RETRY_POLICY = { MaximumEventAgeInSeconds: 86_400, Maximum
  * `inProcessWaitMs` (default 5 s) keeps waits due that soon inside the invocation.
  */
 export class SchedulerWaker implements Waker {
-  private readonly client: SchedulerClient;
+  private readonly client: SdkClientLike<SchedulerCommand>;
   private readonly groupName: string;
   private readonly roleArn: string;
   private readonly deadLetterArn: string | undefined;
@@ -93,8 +93,12 @@ export class SchedulerWaker implements Waker {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** Wakes the run at `request.at`: at once through the invoker, or by a one-time schedule. */
-  async wakeAt(request: WakeRequest): Promise<void> {
+  /**
+   * Wakes the run at `request.at`: at once through the invoker, or by a one-time schedule. With
+   * `leadMs` (the final short hop of `OnTimeWaker`), the schedule fires that long ahead of the due
+   * time and delivers a `TimedWakeEvent`, which the function re-arms for the rest by SQS.
+   */
+  async wakeAt(request: WakeRequest, options: { leadMs?: number } = {}): Promise<void> {
     const delay = request.at - this.clock.now();
     if (delay <= this.immediateWithinMs) {
       // Never early: an invocation that finds nothing due yet exits without arranging another wake-up.
@@ -102,8 +106,12 @@ export class SchedulerWaker implements Waker {
       await this.invoker.invoke(request.functionName, wakeEvent(request.runId));
       return;
     }
+    // A lead that would fire at once is no use: the schedule is then at the due time itself.
+    const leadMs = Math.max(0, options.leadMs ?? 0);
+    const lead = delay - leadMs > this.immediateWithinMs ? leadMs : 0;
+    const { CreateScheduleCommand } = await schedulerSdk();
     try {
-      await this.client.send(new CreateScheduleCommand(this.scheduleInput(request)));
+      await this.client.send(new CreateScheduleCommand(this.scheduleInput(request, lead)));
     } catch (error) {
       // The same wake-up was asked for before: its schedule exists.
       if (errorName(error) !== 'ConflictException') throw error;
@@ -116,6 +124,7 @@ export class SchedulerWaker implements Waker {
    * is gone already (it fired, or never existed) counts as success.
    */
   async cancel(request: WakeRequest): Promise<void> {
+    const { DeleteScheduleCommand } = await schedulerSdk();
     try {
       await this.client.send(new DeleteScheduleCommand({ Name: scheduleName(request), GroupName: this.groupName }));
     } catch (error) {
@@ -123,14 +132,19 @@ export class SchedulerWaker implements Waker {
     }
   }
 
-  /** The `CreateSchedule` request of a wake-up. */
-  scheduleInput(request: WakeRequest): CreateScheduleCommandInput {
+  /**
+   * The `CreateSchedule` request of a wake-up; with `leadMs`, firing that long before the due
+   * time with a `TimedWakeEvent`. The name is the wake-up's either way (its due second), so
+   * {@link cancel} of the same request finds it.
+   */
+  scheduleInput(request: WakeRequest, leadMs = 0): CreateScheduleCommandInput {
     const name = scheduleName(request);
+    const event = leadMs > 0 ? timedWakeEvent(request) : wakeEvent(request.runId);
     return {
       Name: name,
       GroupName: this.groupName,
       ClientToken: scheduleClientToken(this.groupName, name),
-      ScheduleExpression: atExpression(request.at),
+      ScheduleExpression: atExpression(request.at - leadMs),
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' },
       ActionAfterCompletion: 'DELETE',
@@ -138,7 +152,7 @@ export class SchedulerWaker implements Waker {
       Target: {
         Arn: this.targetArn(request.functionName),
         RoleArn: this.roleArn,
-        Input: JSON.stringify(wakeEvent(request.runId)),
+        Input: JSON.stringify(event),
         RetryPolicy: { ...SCHEDULE_RETRY_POLICY },
         ...(this.deadLetterArn === undefined ? {} : { DeadLetterConfig: { Arn: this.deadLetterArn } }),
       },

@@ -5,8 +5,9 @@ import type { DurableFunctionAlarms } from './durable-function-props';
 import { WATCHDOG_PERIOD } from './run-watchdog';
 
 /**
- * The alarms of a {@link DurableFunction}: failed runs, stuck runs, throttles, and asynchronous
- * invocations that failed every attempt (its failure queue, or Lambda's delivery metrics).
+ * The alarms of a {@link DurableFunction}: failed runs, stuck runs, throttles, asynchronous
+ * invocations that failed every attempt (its failure queue, or Lambda's delivery metrics), and
+ * wake-up messages dead-lettered (with its wake-up queue).
  */
 export function createFunctionAlarms(
   durable: DurableFunction,
@@ -61,5 +62,17 @@ export function createFunctionAlarms(
       asyncFailures,
       'An asynchronous invocation of this durable function failed every attempt',
     ),
+    ...(durable.wakeQueue
+      ? {
+          wakeUpsDeadLettered: alarm(
+            'WakeUpsDeadLetteredAlarm',
+            durable.wakeQueue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period,
+              statistic: 'Maximum',
+            }),
+            'An on-time wake-up of this durable function was dead-lettered after 5 deliveries (the reconciler still wakes its run)',
+          ),
+        }
+      : {}),
   };
 }

@@ -57,6 +57,23 @@ export interface DurableFunctionProps {
    * Default: the SDK's (5 seconds) or what the handler's `withDurableExecution` config says.
    */
   readonly inProcessWaitThreshold?: Duration;
+  /**
+   * On-time wake-ups (default `true`): waits, retry backoffs and callback timeouts due within 15
+   * minutes resume within about a second of their due time, from an SQS queue with per-message
+   * delays that feeds the function (a `WakeQueue`: SSE, TLS only, a dead-letter queue, an event
+   * source mapping of one message per invocation); later ones by an EventBridge Scheduler schedule
+   * ahead of the due time and a final SQS hop. Sets `DURABLE_WAKE_QUEUE_URL`. `false`: no queue,
+   * every wake-up by Scheduler alone (up to a minute late).
+   */
+  readonly onTimeWakeUps?: boolean;
+  /**
+   * What stands behind an invocation's lease, should it die without closing. `reconciler`
+   * (default): nothing per invocation; the table's reconciler resumes the run within about 3
+   * minutes of the lease's end. `scheduler`: a one-time schedule per invocation, created and
+   * deleted (two Scheduler API calls against the account's quota), resuming it within a minute of
+   * the lease's end. Sets `DURABLE_LEASE_WAKEUP`.
+   */
+  readonly leaseWakeUp?: 'reconciler' | 'scheduler';
   /** Lambda timeout: the longest one invocation (and one step) may run. Default 5 minutes. */
   readonly timeout?: Duration;
   /**
@@ -145,4 +162,9 @@ export interface DurableFunctionAlarms {
    * failure destination, or was dropped).
    */
   readonly asyncFailures: cloudwatch.Alarm;
+  /**
+   * A wake-up message reached the wake-up queue's dead-letter queue after 5 failed deliveries
+   * (absent with `onTimeWakeUps: false`). Its run stays due: the reconciler wakes it.
+   */
+  readonly wakeUpsDeadLettered?: cloudwatch.Alarm;
 }

@@ -29,6 +29,7 @@ import { RunWatchdog, WATCHDOG_PERIOD } from './run-watchdog';
 import { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
 import { DURABLE_ENV, PINNING_ENV, SCHEDULER_SERVICE, schedulerRole } from './scheduler-access';
 import { DEFAULTS, serviceFunction } from './service-function';
+import { WakeQueue } from './wake-queue';
 
 export type {
   DurableFunctionAlarms,
@@ -75,6 +76,8 @@ export class DurableFunction extends Construct {
   readonly schedulerRole: iam.Role;
   /** The reconciler of the function's table in its stack (shared with the table's other functions). */
   readonly reconciler: DurableReconciler;
+  /** The on-time wake-up queue feeding the function (absent with `onTimeWakeUps: false`). */
+  readonly wakeQueue?: WakeQueue;
   /** The default failure destination (absent when `onFailure` is given). */
   readonly failureQueue?: sqs.Queue;
   readonly alarms: DurableFunctionAlarms;
@@ -144,6 +147,15 @@ export class DurableFunction extends Construct {
       );
     }
 
+    const timeout = props.timeout ?? DEFAULTS.timeout;
+    const leaseWakeUp = props.leaseWakeUp;
+    if (leaseWakeUp !== undefined && leaseWakeUp !== 'reconciler' && leaseWakeUp !== 'scheduler') {
+      throw new Error(
+        `${this.node.path}: leaseWakeUp must be reconciler or scheduler, got ${JSON.stringify(leaseWakeUp)}`,
+      );
+    }
+    if (props.onTimeWakeUps ?? true) this.wakeQueue = new WakeQueue(this, 'WakeUps', { timeout, removalPolicy });
+
     const retention = props.retention ?? Duration.days(30);
     const retentionDays = retention.toDays({ integral: false });
     if (!(retentionDays > 0)) throw new Error(`${this.node.path}: retention must be positive`);
@@ -170,6 +182,8 @@ export class DurableFunction extends Construct {
       ...(this.executionTimeoutSeconds === undefined
         ? {}
         : { [EXECUTION_TIMEOUT_ENV]: String(this.executionTimeoutSeconds) }),
+      ...(this.wakeQueue ? { [DURABLE_ENV.wakeQueueUrl]: this.wakeQueue.queue.queueUrl } : {}),
+      ...(leaseWakeUp === undefined ? {} : { [DURABLE_ENV.leaseWakeUp]: leaseWakeUp }),
     };
 
     const code = durableFunctionCode(this.node.path, props);
@@ -179,7 +193,7 @@ export class DurableFunction extends Construct {
       ...(props.functionName === undefined ? {} : { functionName: props.functionName }),
       description: props.description ?? 'durable-lambda function',
       environment,
-      timeout: props.timeout ?? DEFAULTS.timeout,
+      timeout,
       memorySize: props.memorySize ?? DEFAULTS.memorySize,
       architecture: props.architecture ?? DEFAULTS.architecture,
       logRetention: props.logRetention ?? DEFAULTS.logRetention,
@@ -205,6 +219,10 @@ export class DurableFunction extends Construct {
       version: this.version,
       description: 'durable-lambda: runs start here, and stay on the version they started on',
     });
+
+    // On-time wake-ups reach the code its runs start on: the alias (or `$LATEST` with `latest`); a
+    // wake-up of a run pinned to another version is handed to that version unopened.
+    this.wakeQueue?.feed(this.startsOnAlias ? this.alias : fn, role);
 
     // The run's items, in its table only.
     grantTable(this.table, role, FUNCTION_TABLE_ACTIONS);

@@ -30,3 +30,9 @@ export { coverQualifiedInvocations } from './qualified-invocations';
 export { RunWatchdog, type RunWatchdogOptions, WATCHDOG_PERIOD } from './run-watchdog';
 export { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
 export { RUNTIME } from './service-function';
+export {
+  WAKE_QUEUE_MAX_RECEIVES,
+  WAKE_QUEUE_VISIBILITY_MARGIN,
+  WakeQueue,
+  type WakeQueueProps,
+} from './wake-queue';

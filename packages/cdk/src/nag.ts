@@ -53,6 +53,10 @@ export const REASONS = {
     "This queue is the dead-letter queue of the table's wake-up schedules: EventBridge Scheduler sends it the " +
     'events it gave up delivering after a day of retries. It is the end of the line, watched by an alarm and kept ' +
     '14 days; the runs those events were for stay due, and the reconciler wakes them.',
+  wakeQueueDeadLetters:
+    "This queue is the dead-letter queue of the function's on-time wake-up queue: the messages delivered " +
+    'five times without success end here, kept 14 days. It is the end of the line; the runs those messages ' +
+    'were for stay due in the table, and the reconciler wakes them.',
   qualifiedInvoke:
     'The `:*` suffix covers the versions and aliases of this one function and nothing else: a run started ' +
     'through an alias or version is woken and resumed through that same qualified ARN, so the code that started ' +

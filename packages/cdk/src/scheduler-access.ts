@@ -16,6 +16,10 @@ export const DURABLE_ENV = {
   retentionDays: 'DURABLE_RETENTION_DAYS',
   /** Set when `inProcessWaitThreshold` is given: waits due this soon (ms) sleep in the invocation. */
   inProcessWaitMs: 'DURABLE_IN_PROCESS_WAIT_MS',
+  /** The on-time wake-up queue's URL (unless `onTimeWakeUps: false`). */
+  wakeQueueUrl: 'DURABLE_WAKE_QUEUE_URL',
+  /** Set when `leaseWakeUp` is given: what stands behind an invocation's lease. */
+  leaseWakeUp: 'DURABLE_LEASE_WAKEUP',
 } as const;
 
 /**

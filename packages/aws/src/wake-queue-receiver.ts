@@ -1,0 +1,146 @@
+import { isWakeEvent, type WakeEvent, type WakeRequest } from '@durable-lambda/engine';
+import type { DurableBackend, InvocationOutput } from '@durable-lambda/protocol';
+import {
+  batchResponse,
+  isSqsEvent,
+  plainWakeEvent,
+  type SqsEventLike,
+  type SqsRecordLike,
+  wakeOfRecord,
+  wakeTiming,
+} from './wake-queue-events';
+
+type Opened = Awaited<ReturnType<DurableBackend['open']>>;
+
+/** What the receiving side of the wake-up queue needs. */
+export interface WakeQueueReceiverOptions {
+  /** Sends a wake-up again (the production waker: SQS within 15 minutes, else Scheduler + hop). */
+  rearm(request: WakeRequest): Promise<void>;
+  /** Hands a due wake-up to its function's own invocation (an asynchronous Lambda invoke). */
+  forward(functionName: string, event: WakeEvent): Promise<void>;
+  /** Whether `functionName` (a run's recorded name) is this function, so its wake-up opens here. */
+  isOwn(functionName: string): boolean;
+  /** This function's name, for a wake-up that does not say whose it is. */
+  ownName(): string;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /**
+   * A wake-up found at most this early (ms) is held in-process until due; earlier, it is re-armed.
+   * Covers SQS's whole-second rounding (half a second) and clock skew between hosts. Default 2000.
+   */
+  holdWithinMs?: number;
+}
+
+/**
+ * The receiving side of on-time wake-ups, ahead of the production backend's `open`:
+ *
+ * - An SQS event (the wake-up queue's event source, `ReportBatchItemFailures`): a message found
+ *   early (beyond `holdWithinMs`) is re-armed for the rest; one due is handled as a wake-up: with
+ *   one message (the batch size the construct deploys), in this invocation, so the wake-up costs
+ *   no extra invoke; with several, each is handed to its own invocation. The answer names the
+ *   messages to deliver again (a re-arm or hand-over that failed; a body that is no wake-up, so
+ *   it ends in the queue's dead-letter queue).
+ * - A timed wake event delivered directly (a Scheduler schedule with a final hop, which fires
+ *   ahead of the due time on purpose): re-armed for the rest, or held until due.
+ *
+ * Duplicates are harmless: opening a run takes its lease, so a second delivery finds it held, or
+ * finds nothing due, and does nothing. A re-arm keeps the message's own due time, so a stale
+ * wake-up (its run moved on) is consumed at that time, never re-armed again: nothing spins.
+ */
+export class WakeQueueReceiver {
+  private readonly options: WakeQueueReceiverOptions;
+  private readonly holdWithinMs: number;
+
+  constructor(options: WakeQueueReceiverOptions) {
+    this.options = options;
+    this.holdWithinMs = options.holdWithinMs ?? 2_000;
+  }
+
+  /**
+   * Handles `event` when it is an SQS event or a timed wake event; undefined for any other (the
+   * backend opens it as usual). `open` opens a plain wake event in this invocation.
+   */
+  async receive(event: unknown, open: (event: WakeEvent) => Promise<Opened>): Promise<Opened | undefined> {
+    if (isSqsEvent(event)) return this.receiveBatch(event, open);
+    if (!isWakeEvent(event)) return undefined;
+    const { at, functionName } = wakeTiming(event);
+    if (at === undefined) return undefined;
+    const runId = event.durableLambda.runId;
+    if (await this.rearmedIfEarly(event, at)) {
+      return { response: { Status: 'PENDING', runId, rearmed: true } };
+    }
+    if (functionName !== undefined && !this.options.isOwn(functionName)) {
+      await this.options.forward(functionName, plainWakeEvent(event));
+      return { response: { Status: 'PENDING', runId, handedTo: functionName } };
+    }
+    return open(plainWakeEvent(event));
+  }
+
+  private async receiveBatch(event: SqsEventLike, open: (event: WakeEvent) => Promise<Opened>): Promise<Opened> {
+    const [only, ...others] = event.Records;
+    if (only && others.length === 0) return this.receiveOne(only, open);
+    const failed: string[] = [];
+    await Promise.all(
+      event.Records.map(async (record) => {
+        try {
+          const wake = wakeOfRecord(record);
+          if (!wake) throw new Error('not a wake-up');
+          const { at, functionName } = wakeTiming(wake);
+          if (at !== undefined && (await this.rearmedIfEarly(wake, at))) return;
+          await this.options.forward(functionName ?? this.options.ownName(), plainWakeEvent(wake));
+        } catch {
+          failed.push(record.messageId);
+        }
+      }),
+    );
+    return { response: batchResponse(failed) };
+  }
+
+  private async receiveOne(record: SqsRecordLike, open: (event: WakeEvent) => Promise<Opened>): Promise<Opened> {
+    const wake = wakeOfRecord(record);
+    // Never deliverable: delivered again until the queue's redrive policy dead-letters it.
+    if (!wake) return { response: batchResponse([record.messageId]) };
+    const { at, functionName } = wakeTiming(wake);
+    try {
+      if (at !== undefined && (await this.rearmedIfEarly(wake, at))) return { response: batchResponse() };
+      if (functionName !== undefined && !this.options.isOwn(functionName)) {
+        await this.options.forward(functionName, plainWakeEvent(wake));
+        return { response: batchResponse() };
+      }
+    } catch {
+      return { response: batchResponse([record.messageId]) };
+    }
+    // A failure to open is thrown: the message is delivered again after its visibility timeout
+    // (until the redrive policy dead-letters it), and the run, due in the store, is the
+    // reconciler's meanwhile. Never re-armed here, so a fault that persists cannot spin.
+    const opened = await open(plainWakeEvent(wake));
+    if (!opened.opened) return { response: batchResponse() };
+    const invocation = opened.opened;
+    return {
+      opened: {
+        invocation: invocation.invocation,
+        abort: (error: unknown) => invocation.abort(error),
+        async close(output: InvocationOutput) {
+          await invocation.close(output);
+          return batchResponse();
+        },
+      },
+    };
+  }
+
+  /** Re-arms a wake-up found more than `holdWithinMs` early (true); holds one less early until due. */
+  private async rearmedIfEarly(wake: WakeEvent, at: number): Promise<boolean> {
+    const early = at - this.options.now();
+    if (early > this.holdWithinMs) {
+      await this.options.rearm(this.request(wake, at));
+      return true;
+    }
+    if (early > 0) await this.options.sleep(early);
+    return false;
+  }
+
+  private request(wake: WakeEvent, at: number): WakeRequest {
+    const { functionName } = wakeTiming(wake);
+    return { runId: wake.durableLambda.runId, functionName: functionName ?? this.options.ownName(), at, reason: 'due' };
+  }
+}
