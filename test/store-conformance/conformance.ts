@@ -31,6 +31,7 @@ import {
 import { describeOperationPageConformance } from './operation-page-conformance';
 import { describeOutsideEventConformance } from './outside-event-conformance';
 import { describePayloadConformance } from './payload-conformance';
+import { describeReplayLoadConformance } from './replay-load-conformance';
 import { describeRetryConformance } from './retry-conformance';
 import { conformanceTest } from './support';
 
@@ -48,6 +49,7 @@ export function describeStoreConformance(
   describeRetryConformance(name, setup, options);
   describeOutsideEventConformance(name, setup, options);
   describeOperationPageConformance(name, setup, options);
+  describeReplayLoadConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

@@ -15,6 +15,7 @@ import { childRunKey, OutsideEvents } from './outside-events';
 import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
 import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
+import { loadReplayOperations } from './replay-scope';
 import { runIdFor } from './run-ids';
 import { runQueryLimit } from './run-query';
 import { EngineSession } from './session';
@@ -217,7 +218,7 @@ export class Engine implements DurableBackend {
         .wakeAt({ runId, functionName: run.functionName, at: run.deadlineAt, reason: 'due' })
         .catch(() => undefined);
     }
-    const operations = await this.outside.settleOnOpen(grant.run, await this.store.loadOperations(runId));
+    const operations = await this.outside.settleOnOpen(grant.run, await loadReplayOperations(this.store, runId));
     return new EngineSession(grant.run, operations, grant.previousLost, {
       store: this.store,
       waker: this.waker,

@@ -104,6 +104,7 @@ export type {
 } from './ports';
 export { dueAfter, dueAtOf, systemClock } from './ports';
 export type { ReconcileOptions, ReconcileReport } from './reconciler';
+export { loadReplayOperations, replayScope, replaysChildren } from './replay-scope';
 export type { ActionOrigin, RunAction, RunActionKind } from './run-audit';
 export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { takeLease } from './lease';
+import { copyData, copyOperation } from './operation-copy';
 import { checkOperationPayloads, checkRunPayloads } from './payload-limit';
 import {
   type DueRun,
@@ -18,6 +19,7 @@ import {
   type RunStatus,
   type Store,
 } from './ports';
+import { replaysChildren } from './replay-scope';
 import { decodeRunCursor, encodeRunCursor, runOfFunction, runQueryLimit } from './run-query';
 
 /**
@@ -27,6 +29,11 @@ import { decodeRunCursor, encodeRunCursor, runOfFunction, runQueryLimit } from '
 export class MemoryStore implements Store {
   private readonly runs = new Map<string, RunRecord>();
   private readonly operations = new Map<string, Map<string, Operation>>();
+  /**
+   * Per run, the ids of each operation's children in creation order (key: the parent's id, `''`
+   * for the top level), so {@link MemoryStore.loadReplayOperations} walks the live part only.
+   */
+  private readonly children = new Map<string, Map<string, string[]>>();
   private readonly listeners = new Set<() => void>();
   private readonly idempotency = new Map<string, IdempotencyRecord>();
   /** The sparse due index: ids of runs with a `dueAt`. */
@@ -36,22 +43,23 @@ export class MemoryStore implements Store {
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
     const existing = this.live(run.runId);
-    if (existing) return { created: false, run: structuredClone(existing) };
+    if (existing) return { created: false, run: copyData(existing) };
     checkRunPayloads(run);
     checkOperationPayloads(execution);
     // A run created anew over an expired one starts above its fences, so a late invocation of
     // the old run can never write into the new one.
     const expired = this.runs.get(run.runId);
     const fresh = this.indexed(expired ? { ...run, fence: Math.max(run.fence, expired.fence + 1) } : { ...run });
-    this.runs.set(run.runId, structuredClone(fresh));
-    this.operations.set(run.runId, new Map([[execution.Id, structuredClone(execution)]]));
+    this.runs.set(run.runId, copyData(fresh));
+    this.operations.set(run.runId, new Map([[execution.Id, copyData(execution)]]));
+    this.children.set(run.runId, new Map([[execution.ParentId ?? '', [execution.Id]]]));
     this.changed();
-    return { created: true, run: structuredClone(fresh) };
+    return { created: true, run: copyData(fresh) };
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
     const run = this.live(runId);
-    return run && structuredClone(run);
+    return run && copyData(run);
   }
 
   async acquireLease(
@@ -65,12 +73,31 @@ export class MemoryStore implements Store {
     if (!run || !taken) return undefined;
     this.indexed(run);
     this.changed();
-    return { run: structuredClone(run), previousLost: taken.previousLost };
+    return { run: copyData(run), previousLost: taken.previousLost };
   }
 
   async loadOperations(runId: string): Promise<Operation[]> {
     if (!this.live(runId)) return [];
-    return [...(this.operations.get(runId)?.values() ?? [])].map((op) => structuredClone(op));
+    return [...(this.operations.get(runId)?.values() ?? [])].map((op) => copyOperation(op));
+  }
+
+  /** What an invocation replays from (see {@link Store.loadReplayOperations}), walked from the top by parent. */
+  async loadReplayOperations(runId: string): Promise<Operation[]> {
+    if (!this.live(runId)) return [];
+    const ops = this.operations.get(runId);
+    const children = this.children.get(runId);
+    const out: Operation[] = [];
+    // Depth first from the top level, not descending into a finished context stored inline.
+    const visit = (parentId: string) => {
+      for (const id of children?.get(parentId) ?? []) {
+        const op = ops?.get(id);
+        if (!op) continue;
+        out.push(copyOperation(op));
+        if (replaysChildren(op)) visit(id);
+      }
+    };
+    visit('');
+    return out;
   }
 
   async loadOperationPage(runId: string, request: OperationPageRequest): Promise<OperationPage> {
@@ -79,7 +106,7 @@ export class MemoryStore implements Store {
     // Creation order is the map's insertion order; a rewrite keeps an operation's place.
     const start = request.after === undefined ? 0 : all.findIndex((op) => op.Id === request.after) + 1;
     if (start === 0 && request.after !== undefined) return { operations: [] };
-    const page = all.slice(start, start + request.limit).map((op) => structuredClone(op));
+    const page = all.slice(start, start + request.limit).map((op) => copyOperation(op));
     const last = page.at(-1);
     return start + request.limit < all.length && last ? { operations: page, after: last.Id } : { operations: page };
   }
@@ -87,7 +114,7 @@ export class MemoryStore implements Store {
   async getOperation(runId: string, operationId: string): Promise<Operation | undefined> {
     if (!this.live(runId)) return undefined;
     const op = this.operations.get(runId)?.get(operationId);
-    return op && structuredClone(op);
+    return op && copyOperation(op);
   }
 
   async writeOutsideEvent(
@@ -108,7 +135,7 @@ export class MemoryStore implements Store {
       if (d?.TimeoutTimestamp !== expected.deadlines.TimeoutTimestamp) return false;
       if (d?.HeartbeatDeadline !== expected.deadlines.HeartbeatDeadline) return false;
     }
-    this.operations.get(runId)?.set(next.Id, structuredClone(next));
+    this.operations.get(runId)?.set(next.Id, copyData(next));
     if (event) run.eventSeq += 1;
     run.updatedAt = this.clock.now();
     this.indexed(run);
@@ -126,9 +153,9 @@ export class MemoryStore implements Store {
     for (const op of write.operations) checkOperationPayloads(op);
     if (write.run) checkRunPayloads(write.run);
     const ops = this.operations.get(runId) ?? new Map<string, Operation>();
-    for (const op of write.operations) ops.set(op.Id, structuredClone(op));
+    for (const op of write.operations) this.keep(runId, ops, op);
     this.operations.set(runId, ops);
-    if (write.run) applyPatch(run, structuredClone(write.run));
+    if (write.run) applyPatch(run, copyData(write.run));
     run.updatedAt = this.clock.now();
     this.indexed(run);
     this.changed();
@@ -161,7 +188,7 @@ export class MemoryStore implements Store {
           run.createdAt < after.createdAt ||
           (run.createdAt === after.createdAt && run.runId < after.runId),
       );
-    const page = matching.slice(0, limit).map((run) => structuredClone(run));
+    const page = matching.slice(0, limit).map((run) => copyData(run));
     const last = page[page.length - 1];
     return matching.length > limit && last ? { runs: page, cursor: encodeRunCursor(last) } : { runs: page };
   }
@@ -175,15 +202,15 @@ export class MemoryStore implements Store {
     const run = this.live(runId);
     if (!run || run.status !== expectStatus) return undefined;
     const ops = this.operations.get(runId) ?? new Map<string, Operation>();
-    for (const op of operations) ops.set(op.Id, structuredClone(op));
-    applyPatch(run, structuredClone(patch));
+    for (const op of operations) this.keep(runId, ops, op);
+    applyPatch(run, copyData(patch));
     run.fence += 1;
     delete run.leaseExpiresAt;
     delete run.leaseToken;
     run.updatedAt = this.clock.now();
     this.indexed(run);
     this.changed();
-    return structuredClone(run);
+    return copyData(run);
   }
 
   async claimIdempotencyKey(
@@ -193,9 +220,9 @@ export class MemoryStore implements Store {
     if (existing && existing.expiresAt > this.clock.now()) {
       // A retried claim that finds its own earlier success.
       if (record.claimToken !== undefined && existing.claimToken === record.claimToken) return { claimed: true };
-      return { claimed: false, existing: structuredClone(existing) };
+      return { claimed: false, existing: copyData(existing) };
     }
-    this.idempotency.set(record.key, structuredClone(record));
+    this.idempotency.set(record.key, copyData(record));
     return { claimed: true };
   }
 
@@ -209,7 +236,7 @@ export class MemoryStore implements Store {
     this.idempotency.set(key, {
       ...record,
       state: 'COMPLETED',
-      response: structuredClone(response),
+      response: copyData(response),
       ...(claim ? { expiresAt: claim.expiresAt } : {}),
     });
   }
@@ -217,6 +244,19 @@ export class MemoryStore implements Store {
   async releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
     if (claimToken !== undefined && this.idempotency.get(key)?.claimToken !== claimToken) return;
     this.idempotency.delete(key);
+  }
+
+  /** Stores `op`, indexing a new one under its parent (an operation's parent never changes). */
+  private keep(runId: string, ops: Map<string, Operation>, op: Operation): void {
+    if (!ops.has(op.Id)) {
+      const byParent = this.children.get(runId) ?? new Map<string, string[]>();
+      this.children.set(runId, byParent);
+      const key = op.ParentId ?? '';
+      const siblings = byParent.get(key);
+      if (siblings) siblings.push(op.Id);
+      else byParent.set(key, [op.Id]);
+    }
+    ops.set(op.Id, copyOperation(op));
   }
 
   /** Calls `listener` after every write; returns a function that stops it. */
@@ -227,13 +267,13 @@ export class MemoryStore implements Store {
 
   /** The stored operations of a run, read synchronously (copies), for inspection. */
   peekOperations(runId: string): Operation[] {
-    return [...(this.operations.get(runId)?.values() ?? [])].map((op) => structuredClone(op));
+    return [...(this.operations.get(runId)?.values() ?? [])].map((op) => copyOperation(op));
   }
 
   /** The stored run, read synchronously (a copy), for inspection. */
   peekRun(runId: string): RunRecord | undefined {
     const run = this.runs.get(runId);
-    return run && structuredClone(run);
+    return run && copyData(run);
   }
 
   private changed(): void {

@@ -202,6 +202,18 @@ export interface Store {
   findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]>;
   /** Every operation of the run, in id order of creation. */
   loadOperations(runId: string): Promise<Operation[]>;
+  /**
+   * Optional: what an invocation replays from, read without the rest: the run's operations
+   * except those inside a finished CONTEXT whose result is stored inline, i.e. the live
+   * operations plus one record per finished child context, map item or parallel branch, and
+   * the children of a context with `ContextDetails.ReplayChildren`, recursively (exactly the
+   * operations of `replayScope(loadOperations(runId))`, see `replay-scope.ts`, in the order
+   * `loadOperations` guarantees: parents before children, siblings by number). A resume then
+   * reads as much whether finished contexts hold ten operations or 100,000. Nothing is deleted:
+   * `loadOperations` and `loadOperationPage` still return everything (history, console, export).
+   * A store without it is read whole (`loadOperations`), a superset the SDK replays correctly.
+   */
+  loadReplayOperations?(runId: string): Promise<Operation[]>;
   /** One operation, or undefined. */
   getOperation(runId: string, operationId: string): Promise<Operation | undefined>;
   /**

@@ -7,6 +7,7 @@ import {
   type OperationUpdate,
 } from '@durable-lambda/protocol';
 import { type Clock, dueAtOf, type RunPatch, type RunRecord, type Store, type Waker } from './ports';
+import { loadReplayOperations } from './replay-scope';
 import { applyUpdate, type IdIssuer, nextDue, settleDue, type UpdateLimits } from './transitions';
 
 /** What a session tells the engine about, and asks of it. */
@@ -52,6 +53,17 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly settled = new Set<string>();
   /** Ids of operations that time alone can change (started waits, pending retries). */
   private readonly timeBound = new Set<string>();
+  /**
+   * Ids of the operations `close` looks at: those with a due time (`nextDue`'s: started waits,
+   * pending or ready retries, started callbacks) and those waiting outside (started callbacks and
+   * chained invokes). Kept as operations are stored, so a close is as cheap after 100,000
+   * completed operations as after ten (replay loads only the live ones; this is the invocation that
+   * ran them).
+   */
+  private readonly mayBeDue = new Set<string>();
+  private readonly waitingOutside = new Set<string>();
+  /** Ids time changed since {@link takeSettledByTime} last looked (one per wait or retry, so small). */
+  private settledByTime: string[] = [];
   private ended = false;
 
   constructor(
@@ -100,29 +112,31 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   async checkpoint(updates: readonly OperationUpdate[]): Promise<readonly Operation[]> {
     this.assertOpen();
     const now = this.now();
-    await this.enforceDeadline(now);
+    // Awaited only past the deadline: a checkpoint is the test runner's hot path.
+    if (this.run.deadlineAt !== undefined && this.run.deadlineAt <= now) await this.enforceDeadline(now);
     this.settleDue();
     const changed = new Map<string, Operation>();
     const lookup = (id: string) => changed.get(id) ?? this.ops.get(id);
-    const invokes: Operation[] = [];
+    const parentExists = (id: string) => lookup(id) !== undefined;
+    let invokes: Operation[] | undefined;
     for (const update of updates) {
-      let op = applyUpdate(
-        lookup(update.Id),
-        update,
-        now,
-        (id) => lookup(id) !== undefined,
-        this.deps.limits,
-        this.deps.ids,
-      );
+      let op = applyUpdate(lookup(update.Id), update, now, parentExists, this.deps.limits, this.deps.ids);
       if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED' && !lookup(op.Id)) {
         op = this.invokable(op, now);
-        if (op.Status === 'STARTED') invokes.push(op);
+        if (op.Status === 'STARTED') {
+          invokes ??= [];
+          invokes.push(op);
+        }
       }
       changed.set(update.Id, op);
     }
     if (changed.size === 0 && this.settled.size === 0) return [];
-    await this.commit([...changed.values()]);
-    for (const op of changed.values()) this.put(op);
+    const written = [...changed.values()];
+    // The store's commit awaited here, not through `commit`: one promise less on the hot path.
+    await this.deps.store.commit(this.run.runId, this.run.fence, this.writeOf(written));
+    this.settled.clear();
+    for (const op of written) this.put(op);
+    if (invokes === undefined) return written;
     // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
     for (const op of invokes) {
       // Best effort: a child not started now is started when this invocation closes.
@@ -131,12 +145,30 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
         () => undefined,
       );
     }
-    return [...changed.values()];
+    return written;
+  }
+
+  /**
+   * The operations time alone changed (a wait came due, a retry became ready) since the last
+   * call, as they stand now. With what {@link checkpoint} returns, that is every operation this
+   * session changed without an outside event, so a caller can answer "what changed" without
+   * scanning every operation (the compatibility transport does, at each checkpoint).
+   */
+  takeSettledByTime(): Operation[] {
+    if (this.settledByTime.length === 0) return [];
+    const ids = new Set(this.settledByTime);
+    this.settledByTime = [];
+    const ops: Operation[] = [];
+    for (const id of ids) {
+      const op = this.ops.get(id);
+      if (op) ops.push(op);
+    }
+    return ops;
   }
 
   async refresh(): Promise<readonly Operation[]> {
     // Outside writers (callback completions) change operations while we hold the lease.
-    for (const op of await this.deps.store.loadOperations(this.run.runId)) {
+    for (const op of await loadReplayOperations(this.deps.store, this.run.runId)) {
       if (!this.settled.has(op.Id)) this.put(op);
     }
     this.settleDue();
@@ -163,7 +195,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       // Before the lease is released: a child run that cannot be started now makes this run due
       // again soon, so its next invocation starts it (never a run waiting on a child that is not).
       const childrenStarted = await this.ensureChildrenStarted();
-      const nextWork = endedUnseen ? now : nextDue(this.ops);
+      const nextWork = endedUnseen ? now : nextDue(this.dueCandidates());
       // The run comes back at its deadline at the latest, to end there if nothing else woke it.
       const deadline = this.run.deadlineAt;
       const waitDue = deadline === undefined ? nextWork : Math.min(nextWork ?? deadline, deadline);
@@ -239,8 +271,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    */
   private async ensureChildrenStarted(): Promise<boolean> {
     let all = true;
-    for (const op of this.ops.values()) {
-      if (op.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED' || this.invokedChildren.has(op.Id)) continue;
+    for (const id of [...this.waitingOutside]) {
+      const op = this.ops.get(id);
+      if (op?.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED' || this.invokedChildren.has(op.Id)) continue;
       try {
         const childId = op.ChainedInvokeDetails?.ChildRunId;
         const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
@@ -260,10 +293,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    * already made such a run due, so the reconciler covers this too; this only saves it time.)
    */
   private async catchLateEvents(): Promise<void> {
-    const waitsOutside = [...this.ops.values()].some(
-      (op) => (op.Type === 'CALLBACK' || op.Type === 'CHAINED_INVOKE') && op.Status === 'STARTED',
-    );
-    if (!waitsOutside) return;
+    if (this.waitingOutside.size === 0) return;
     const latest = await this.deps.store.getRun(this.run.runId);
     if (latest?.status === 'RUNNING' && latest.eventSeq > this.run.eventSeq) await this.deps.hooks.wake(latest);
   }
@@ -328,6 +358,29 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       (op.Type === 'WAIT' && op.Status === 'STARTED') || (op.Type === 'STEP' && op.Status === 'PENDING');
     if (waitsOnTime) this.timeBound.add(op.Id);
     else this.timeBound.delete(op.Id);
+    const outside = (op.Type === 'CALLBACK' || op.Type === 'CHAINED_INVOKE') && op.Status === 'STARTED';
+    if (outside) this.waitingOutside.add(op.Id);
+    else this.waitingOutside.delete(op.Id);
+    if (waitsOnTime || outside || (op.Type === 'STEP' && op.Status === 'READY')) this.mayBeDue.add(op.Id);
+    else this.mayBeDue.delete(op.Id);
+  }
+
+  /**
+   * What `nextDue` needs to answer as over every operation: the operations that may have a due
+   * time, with their ancestors (it leaves out those under a finished context).
+   */
+  private dueCandidates(): Map<string, Operation> {
+    const scope = new Map<string, Operation>();
+    for (const id of this.mayBeDue) {
+      for (
+        let op = this.ops.get(id);
+        op && !scope.has(op.Id);
+        op = op.ParentId ? this.ops.get(op.ParentId) : undefined
+      ) {
+        scope.set(op.Id, op);
+      }
+    }
+    return scope;
   }
 
   /** Applies what time alone changes; only time-bound operations are looked at (hot path). */
@@ -340,21 +393,29 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       if (next) {
         this.put(next);
         this.settled.add(id);
+        this.settledByTime.push(id);
       }
     }
   }
 
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
-    const ids = new Set(operations.map((op) => op.Id));
-    const carried: Operation[] = [];
-    for (const id of this.settled) {
-      const op = this.ops.get(id);
-      if (op && !ids.has(id)) carried.push(op);
-    }
-    await this.deps.store.commit(this.run.runId, this.run.fence, {
-      operations: [...carried, ...operations],
-      ...(run ? { run } : {}),
-    });
+    await this.deps.store.commit(this.run.runId, this.run.fence, this.writeOf(operations, run));
     this.settled.clear();
+  }
+
+  /** The write of `operations` (and the run's patch) with the operations time changed since the last one. */
+  private writeOf(operations: Operation[], run?: RunPatch): { operations: Operation[]; run?: RunPatch } {
+    let all = operations;
+    // Operations time changed ride along (rare: only a checkpoint after a wait came due has any).
+    if (this.settled.size > 0) {
+      const ids = new Set(operations.map((op) => op.Id));
+      const carried: Operation[] = [];
+      for (const id of this.settled) {
+        const op = this.ops.get(id);
+        if (op && !ids.has(id)) carried.push(op);
+      }
+      all = [...carried, ...operations];
+    }
+    return run ? { operations: all, run } : { operations: all };
   }
 }

@@ -19,6 +19,7 @@ import { RUN_SK, runPk } from './layout';
 import { loadOperationPage } from './operation-page';
 import { getOperation, loadOperations } from './operation-reads';
 import { type OutsideExpectation, writeOutsideEvent } from './outside-events';
+import { loadReplayOperations } from './replay-reads';
 import { commit } from './run-commit';
 import { acquireLease } from './run-lease';
 import { listRuns } from './run-listing';
@@ -121,6 +122,11 @@ export class DynamoDbStore implements Store {
 
   getOperation(runId: string, operationId: string): Promise<Operation | undefined> {
     return getOperation(this.ctx, runId, operationId);
+  }
+
+  /** What an invocation replays from, without the operations inside finished contexts (`replay-reads.ts`). */
+  loadReplayOperations(runId: string): Promise<Operation[]> {
+    return loadReplayOperations(this.ctx, runId);
   }
 
   loadOperationPage(runId: string, request: OperationPageRequest): Promise<OperationPage> {

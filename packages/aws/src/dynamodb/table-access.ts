@@ -58,6 +58,14 @@ export class TableAccess {
     return items;
   }
 
+  /** One page of a Query (strongly consistent unless on an index) and where the next would start. */
+  async queryPage(input: Omit<QueryCommandInput, 'TableName'>): Promise<{ items: Item[]; lastKey?: Item }> {
+    const out = await this.client.send(
+      new QueryCommand({ ...input, TableName: this.tableName, ...(input.IndexName ? {} : { ConsistentRead: true }) }),
+    );
+    return { items: out.Items ?? [], ...(out.LastEvaluatedKey ? { lastKey: out.LastEvaluatedKey } : {}) };
+  }
+
   /** The pages of a Query, one request each. */
   async *queryPages(input: Omit<QueryCommandInput, 'TableName'>): AsyncGenerator<Item[]> {
     let start: Item | undefined;

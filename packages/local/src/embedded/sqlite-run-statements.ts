@@ -13,8 +13,10 @@ export interface RunStatements {
   findDue: SqliteStatement<[number, number, number, string, number, number], { run_id: string; due_at: number }>;
   running: SqliteStatement<[], { record: string }>;
   deleteOperations: SqliteStatement<[string]>;
-  putOperation: SqliteStatement<[string, string, string, string, string]>;
+  putOperation: SqliteStatement<[string, string, string, string, string | null, string]>;
   loadOperations: SqliteStatement<[string], { body: string }>;
+  /** The children of one operation (or, with NULL, the top level), in creation order. */
+  childOperations: SqliteStatement<[string, string | null], { body: string }>;
   getOperation: SqliteStatement<[string, string], { body: string }>;
   /** The first `limit` operations of a run, in creation order. */
   firstOperations: SqliteStatement<[string, number], { body: string; operation_id: string }>;
@@ -43,11 +45,13 @@ export function prepareRunStatements(db: SqliteDatabase): RunStatements {
     running: db.prepare(`SELECT record FROM runs WHERE status = 'RUNNING'`),
     deleteOperations: db.prepare('DELETE FROM operations WHERE run_id = ?'),
     putOperation: db.prepare(
-      `INSERT INTO operations (run_id, operation_id, type, status, body) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO operations (run_id, operation_id, type, status, parent_id, body) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (run_id, operation_id) DO UPDATE SET type = excluded.type, status = excluded.status,
          body = excluded.body`,
     ),
     loadOperations: db.prepare('SELECT body FROM operations WHERE run_id = ? ORDER BY seq'),
+    // `IS` matches NULL too (the top level); the index operations_by_parent serves both.
+    childOperations: db.prepare('SELECT body FROM operations WHERE run_id = ? AND parent_id IS ? ORDER BY seq'),
     getOperation: db.prepare('SELECT body FROM operations WHERE run_id = ? AND operation_id = ?'),
     firstOperations: db.prepare('SELECT body, operation_id FROM operations WHERE run_id = ? ORDER BY seq LIMIT ?'),
     // A missing `after` makes the bound NULL, so nothing matches: the page is empty.

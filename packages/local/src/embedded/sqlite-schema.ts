@@ -17,6 +17,9 @@ import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
  * - `run_logs`, `run_log_totals`, `run_invocations`, `run_retries` (version 3): each run's journal
  *   (its handler's log lines within a size cap, its invocations, its retries; see
  *   `SqliteRunJournal`), for the dev server's views. Not part of the `Store` port.
+ * - `operations.parent_id` (version 4): the operation's `ParentId` (NULL at the top level), with
+ *   an index by (run, parent, creation order), so `loadReplayOperations` reads a live context's
+ *   children without the rest of the run. Rows written before it get theirs from their body.
  *
  * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
@@ -79,6 +82,19 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteDatabase) => void)> = [
     }
   },
   RUN_JOURNAL_SCHEMA,
+  (db) => {
+    // Idempotent, like the journal's migration: a file taken back to an older version keeps its column.
+    const columns = db.prepare<[], { name: string }>('PRAGMA table_info(operations)').all();
+    if (!columns.some((column) => column.name === 'parent_id'))
+      db.exec('ALTER TABLE operations ADD COLUMN parent_id TEXT');
+    db.exec('CREATE INDEX IF NOT EXISTS operations_by_parent ON operations (run_id, parent_id, seq)');
+    const update = db.prepare<[string, number]>('UPDATE operations SET parent_id = ? WHERE seq = ?');
+    const rows = db.prepare<[], { seq: number; body: string }>('SELECT seq, body FROM operations').all();
+    for (const row of rows) {
+      const parentId = (JSON.parse(row.body) as { ParentId?: unknown }).ParentId;
+      if (typeof parentId === 'string') update.run(parentId, row.seq);
+    }
+  },
 ];
 
 /** The schema version this code writes. */

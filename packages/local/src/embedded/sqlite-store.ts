@@ -15,6 +15,7 @@ import {
   type RunQuery,
   type RunRecord,
   type RunStatus,
+  replaysChildren,
   runQueryLimit,
   type Store,
   takeLease,
@@ -165,6 +166,24 @@ export class SqliteStore implements Store {
     return this.transaction(() => {
       if (!this.live(runId)) return [];
       return this.sql.loadOperations.all(runId).map((row) => JSON.parse(row.body) as Operation);
+    });
+  }
+
+  /** What an invocation replays from (`Store.loadReplayOperations`), through the `parent_id` index. */
+  async loadReplayOperations(runId: string): Promise<Operation[]> {
+    return this.transaction(() => {
+      if (!this.live(runId)) return [];
+      const out: Operation[] = [];
+      // One indexed query per context whose children the replay needs, depth first from the top.
+      const visit = (parentId: string | null) => {
+        for (const row of this.sql.childOperations.all(runId, parentId)) {
+          const op = JSON.parse(row.body) as Operation;
+          out.push(op);
+          if (replaysChildren(op)) visit(op.Id);
+        }
+      };
+      visit(null);
+      return out;
     });
   }
 
@@ -358,7 +377,7 @@ export class SqliteStore implements Store {
   }
 
   private putOperation(runId: string, op: Operation): void {
-    this.sql.putOperation.run(runId, op.Id, op.Type, op.Status, JSON.stringify(op));
+    this.sql.putOperation.run(runId, op.Id, op.Type, op.Status, op.ParentId ?? null, JSON.stringify(op));
   }
 
   private changed(): void {

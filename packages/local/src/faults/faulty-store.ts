@@ -30,6 +30,8 @@ export interface FaultyStoreHooks {
 export class FaultyStore implements Store {
   /** A page of a run's operations, when the inner store reads pages (else the caller loads them all). */
   readonly loadOperationPage?: Store['loadOperationPage'];
+  /** What an invocation replays from, when the inner store reads it alone (else all is loaded). */
+  readonly loadReplayOperations?: Store['loadReplayOperations'];
 
   constructor(
     private readonly inner: Store,
@@ -38,6 +40,8 @@ export class FaultyStore implements Store {
   ) {
     const page = inner.loadOperationPage;
     if (page) this.loadOperationPage = (runId, request) => page.call(inner, runId, request);
+    const replay = inner.loadReplayOperations;
+    if (replay) this.loadReplayOperations = (runId) => replay.call(inner, runId);
   }
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {

@@ -31,6 +31,13 @@ export interface ContextSpec<T> {
   errorMapper?: ContextErrorMapper;
   /** The code stored when the body throws an error without one. */
   failureCode?: string;
+  /**
+   * Whether the result just serialized is read back from the children's records (a batch
+   * summary too large to hold the items' results): the SUCCEED then says `ReplayChildren`, so
+   * the engine loads this context's children on replay (it loads no child of a finished
+   * context otherwise).
+   */
+  replayChildren?: () => boolean;
 }
 
 /**
@@ -82,7 +89,12 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
     await operationEnd(scope, record, seen);
     throw seen;
   }
-  record = await runtime.checkpoint({ ...base, Action: 'SUCCEED', ...(data === undefined ? {} : { Payload: data }) });
+  record = await runtime.checkpoint({
+    ...base,
+    Action: 'SUCCEED',
+    ...(data === undefined ? {} : { Payload: data }),
+    ...(spec.replayChildren?.() ? { ContextOptions: { ReplayChildren: true } } : {}),
+  });
   await operationEnd(scope, record);
   return read(record.ContextDetails?.Result);
 }

@@ -117,16 +117,18 @@ interface StoredSummary {
  */
 export async function runBatch<TOutput>(scope: Scope, plan: BatchPlan<TOutput>): Promise<BatchResult<TOutput>> {
   const custom = plan.serdes;
+  const summary = custom ? undefined : summarySerdes(scope, plan);
   const serdes: Serdes<unknown> = custom
     ? {
         serialize: (value, context) => custom.serialize(value as BatchResult<TOutput>, context),
         deserialize: async (data, context) => restoreBatchResult(await custom.deserialize(data, context)),
       }
-    : summarySerdes(scope, plan);
+    : (summary as Serdes<unknown>);
   const value = await runContextOperation<unknown>(scope, {
     name: plan.name,
     subType: plan.kind,
     serdes,
+    replayChildren: () => summary?.resultsInItems === true,
     body: async (_context, batchScope) => {
       // Each item's id is fixed by its index, whatever order items start or finish in.
       const ids = plan.units.map(() => batchScope.nextId());
@@ -231,12 +233,20 @@ function execute<TOutput>(scope: Scope, plan: BatchPlan<TOutput>, ids: readonly 
 }
 
 /** The serdes of the batch CONTEXT's result: outcome → stored summary → BatchResult. */
-function summarySerdes<TOutput>(scope: Scope, plan: BatchPlan<TOutput>): Serdes<unknown> {
+function summarySerdes<TOutput>(
+  scope: Scope,
+  plan: BatchPlan<TOutput>,
+): Serdes<unknown> & { readonly resultsInItems: boolean } {
   const idsOf = (batchId: string) => {
     const batchScope = scope.child(batchId);
     return plan.units.map(() => batchScope.nextId());
   };
+  // Set once the summary written left the results in the items' records (replay needs them).
+  let resultsInItems = false;
   return {
+    get resultsInItems() {
+      return resultsInItems;
+    },
     async serialize(value, context) {
       const outcome = value as BatchOutcome;
       const head = {
@@ -248,6 +258,7 @@ function summarySerdes<TOutput>(scope: Scope, plan: BatchPlan<TOutput>): Serdes<
       const data = JSON.stringify(inline);
       if (Buffer.byteLength(data, 'utf8') <= scope.runtime.settings.maxPayloadBytes) return data;
       // Too large to keep the results twice: keep statuses (and errors) only, results stay in the items' records.
+      resultsInItems = true;
       const compact: StoredSummary = {
         ...head,
         resultsInItems: true,
