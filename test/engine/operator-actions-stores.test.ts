@@ -52,6 +52,26 @@ const STORES: Array<[string, (clock: VirtualClock) => Store | Promise<Store>]> =
   ['DynamoDbStore', dynamoStore],
 ];
 
+/** `store`, whose first `reviseRun` runs `before()` to its end, then writes. */
+function reviseAfter(store: Store, before: () => Promise<unknown>): Store {
+  let armed = true;
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'reviseRun') {
+        return async (...args: Parameters<Store['reviseRun']>) => {
+          if (armed) {
+            armed = false;
+            await before();
+          }
+          return target.reviseRun(...args);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 function run(overrides: Partial<RunRecord>): RunRecord {
   const t = Date.UTC(2026, 0, 1);
   return {
@@ -121,6 +141,38 @@ describe.each(STORES)('%s: execution timeout and operator actions', { timeout: 6
     expect(child).toMatchObject({ status: 'TIMED_OUT', parentNotified: true });
     const callback = (await world.store.loadOperations(child?.runId ?? '')).find((op) => op.Type === 'CALLBACK');
     expect(callback?.Status).toBe('TIMED_OUT');
+  });
+
+  it('two actions at once keep both audit entries: the one built on a stale read is built again', async () => {
+    // The first revision waits for a whole second action to land before it writes.
+    let between: (() => Promise<unknown>) | undefined;
+    const world = await RepairWorld.on(async (clock) =>
+      reviseAfter(await make(clock), () => {
+        const other = between;
+        between = undefined;
+        return other?.();
+      }),
+    );
+    world.register(
+      'fn',
+      withDurableExecution(async (_e, ctx) => {
+        await ctx.step('a', () => 'done');
+        await ctx.wait('later', { hours: 1 });
+        return 'ok';
+      }),
+    );
+    const runId = await world.start('fn');
+    await world.invoke(runId);
+    expect((await world.engine.getRun(runId))?.status).toBe('RUNNING');
+    between = () => world.engine.retryRun(runId, { fromOperationId: '1', actor: 'bob', actionId: 'retry-bob' });
+    await world.engine.retryRun(runId, { fromOperationId: '1', actor: 'alice', actionId: 'retry-alice' });
+    expect(between).toBeUndefined();
+    const ended = await world.settle(runId);
+    expect(ended.status).toBe('SUCCEEDED');
+    expect(ended.actions?.map((entry) => [entry.id, entry.actor])).toEqual([
+      ['retry-bob', 'bob'],
+      ['retry-alice', 'alice'],
+    ]);
   });
 
   it('skips a failed step while an invocation runs: fenced, and recorded in the run', async () => {

@@ -270,6 +270,23 @@ export function describeControlConformance(
         expect(await store.getRun('nope')).toBeUndefined();
       });
 
+      test('with basedOn, applies only at that fence: a revision or a lease in between refuses it', async () => {
+        const fence = await leased('r1');
+        const read = await store.getRun('r1');
+        await store.reviseRun('r1', 'RUNNING', { nextWakeAt: T0 }, []);
+        const after = await store.getRun('r1');
+        const stale = await store.reviseRun('r1', 'RUNNING', { status: 'CANCELLED' }, [stepOp('1', '"x"')], {
+          fence: read?.fence ?? fence,
+        });
+        expect(stale).toBeUndefined();
+        expect(await store.getRun('r1')).toEqual(after);
+        expect(await store.getOperation('r1', '1')).toBeUndefined();
+        const current = await store.reviseRun('r1', 'RUNNING', { status: 'CANCELLED' }, [], {
+          fence: after?.fence ?? 0,
+        });
+        expect(current).toMatchObject({ status: 'CANCELLED', fence: (after?.fence ?? 0) + 1 });
+      });
+
       test('fences out the invocation that held the lease', async () => {
         const fence = await leased('r1');
         await store.reviseRun('r1', 'RUNNING', { status: 'CANCELLED' }, []);

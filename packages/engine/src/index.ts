@@ -80,7 +80,7 @@ export { EXECUTION_TIMED_OUT, expireRun, MAX_EXECUTION_TIMEOUT_SECONDS, pastDead
 export { takeLease } from './lease';
 export { applyPatch, MemoryStore } from './memory-store';
 export type { ActionOutcome, CancelOptions, RetryOptions, SkipOptions } from './operator-actions';
-export { OperationNotFoundError, OperationStateError } from './operator-actions';
+export { OperationNotFoundError, OperationStateError, RunContendedError } from './operator-actions';
 export type { CallbackOutcome } from './outside-events';
 export { childRunKey, OutsideEvents } from './outside-events';
 export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';
@@ -93,6 +93,7 @@ export type {
   OperationDeadlines,
   OperationPage,
   OperationPageRequest,
+  RevisionBase,
   RunPage,
   RunPatch,
   RunQuery,

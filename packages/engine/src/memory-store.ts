@@ -12,6 +12,7 @@ import {
   type OperationDeadlines,
   type OperationPage,
   type OperationPageRequest,
+  type RevisionBase,
   type RunPage,
   type RunPatch,
   type RunQuery,
@@ -198,9 +199,11 @@ export class MemoryStore implements Store {
     expectStatus: RunStatus,
     patch: RunPatch,
     operations: readonly Operation[],
+    basedOn?: RevisionBase,
   ): Promise<RunRecord | undefined> {
     const run = this.live(runId);
     if (!run || run.status !== expectStatus) return undefined;
+    if (basedOn !== undefined && run.fence !== basedOn.fence) return undefined;
     const ops = this.operations.get(runId) ?? new Map<string, Operation>();
     for (const op of operations) this.keep(runId, ops, op);
     applyPatch(run, copyData(patch));

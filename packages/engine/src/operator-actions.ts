@@ -36,6 +36,46 @@ export class OperationStateError extends Error {
   }
 }
 
+/**
+ * An action whose revision kept finding the run revised in between (other actions, leases taken
+ * one after another): nothing was written; ask again.
+ */
+export class RunContendedError extends Error {
+  /** Stable code (the control API answers 409). */
+  readonly code = 'run_busy';
+  constructor(readonly runId: string) {
+    super(`run ${runId} kept changing while the action was applied; nothing was changed, ask again`);
+    this.name = 'RunContendedError';
+  }
+}
+
+/**
+ * Revisions an action builds again after finding the run's fence moved since its read. Each
+ * refusal means another revision landed, so a few cover any plausible burst.
+ */
+const MAX_REVISION_ATTEMPTS = 5;
+
+/**
+ * Reads the run and revises it with `attempt` (built from that read, written only at its fence)
+ * until a revision lands: one refused because the run moved in between is built again from the
+ * run as it now is, so no action's audit entry or effect is overwritten by a patch built without
+ * it. A run already holding `actionId`'s entry is a repeat: nothing changes.
+ */
+async function reviseFromLatest(
+  deps: OperatorDeps,
+  runId: string,
+  actionId: string,
+  attempt: (run: RunRecord) => Promise<RunRecord | undefined>,
+): Promise<ActionOutcome> {
+  for (let n = 0; n < MAX_REVISION_ATTEMPTS; n++) {
+    const run = await requireRun(deps, runId);
+    if (findAction(run, actionId)) return { run, repeated: true };
+    const revised = await attempt(run);
+    if (revised) return { run: revised, repeated: false };
+  }
+  throw new RunContendedError(runId);
+}
+
 /** What operator actions need from the engine. */
 export interface OperatorDeps extends TreeEndDeps {
   /** A new random action id (for a request that gave none). */
@@ -149,7 +189,6 @@ export async function cancelRunAction(
 ): Promise<ActionOutcome> {
   const { actor, actionId } = parseOrigin(options, deps.newId);
   const kind: RunActionKind = options.tree ? 'cancel_tree' : 'cancel';
-  const run = await requireRun(deps, runId);
   const entry = (of: RunRecord, viaRunId?: string) => ({
     actions: withAction(of, {
       id: actionId,
@@ -160,11 +199,10 @@ export async function cancelRunAction(
       ...(viaRunId === undefined ? {} : { viaRunId }),
     }),
   });
-  let current = run;
-  const repeated = findAction(run, actionId) !== undefined;
-  if (!repeated) {
+  const outcome = await reviseFromLatest(deps, runId, actionId, (run) => {
+    const basedOn = { fence: run.fence };
     if (run.status === 'RUNNING') {
-      const ended = await endRun(
+      return endRun(
         deps,
         run,
         {
@@ -173,20 +211,17 @@ export async function cancelRunAction(
         },
         // A plain cancel leaves the children running: only a tree cancel waits to end them.
         { ...entry(run), ...(options.tree ? {} : { childrenOpen: null, dueAt: run.parent ? deps.clock.now() : null }) },
+        basedOn,
       );
-      if (!ended) throw new RunStateError(runId, (await requireRun(deps, runId)).status, 'cancelled');
-      current = ended;
-    } else if (options.tree) {
-      // Recorded on the root too, so a repeat finds it; its running children are cancelled below.
-      const revised = await deps.store.reviseRun(runId, run.status, { ...entry(run), childrenOpen: true }, []);
-      if (!revised) throw new RunStateError(runId, (await requireRun(deps, runId)).status, 'cancelled');
-      current = revised;
-    } else {
-      throw new RunStateError(runId, run.status, 'cancelled');
     }
-  } else if (!options.tree) {
-    return { run, repeated };
-  }
+    // Recorded on the root too, so a repeat finds it; its running children are cancelled below.
+    if (options.tree)
+      return deps.store.reviseRun(runId, run.status, { ...entry(run), childrenOpen: true }, [], basedOn);
+    throw new RunStateError(runId, run.status, 'cancelled');
+  });
+  const { repeated } = outcome;
+  let current = outcome.run;
+  if (repeated && !options.tree) return outcome;
   if (options.tree && current.childrenOpen) {
     await endChildren(deps, current, (child) => entry(child, runId));
     current = (await deps.store.getRun(runId)) ?? current;
@@ -196,7 +231,7 @@ export async function cancelRunAction(
   return { run: (await deps.store.getRun(runId)) ?? current, repeated };
 }
 
-/** The shared shape of retry and skip: checked once, applied once by its id, one revision. */
+/** The shared shape of retry and skip: checked on the run as read, applied once by its id, one revision at that run's fence. */
 async function act(
   deps: OperatorDeps,
   runId: string,
@@ -208,22 +243,20 @@ async function act(
   build: (run: RunRecord, operations: Operation[], now: number) => { operations: Operation[]; patch: RunPatch },
 ): Promise<ActionOutcome> {
   const { actor, actionId } = parseOrigin(origin, deps.newId);
-  const run = await requireRun(deps, runId);
-  if (findAction(run, actionId)) return { run, repeated: true };
-  if (!allowed.includes(run.status)) throw new RunStateError(runId, run.status, verb);
-  const now = deps.clock.now();
-  const { operations, patch } = build(run, await deps.store.loadOperations(runId), now);
-  const actions = withAction(run, {
-    id: actionId,
-    action: kind,
-    actor,
-    at: now,
-    fromStatus: run.status,
-    ...(operationId === undefined ? {} : { operationId }),
+  return reviseFromLatest(deps, runId, actionId, async (run) => {
+    if (!allowed.includes(run.status)) throw new RunStateError(runId, run.status, verb);
+    const now = deps.clock.now();
+    const { operations, patch } = build(run, await deps.store.loadOperations(runId), now);
+    const actions = withAction(run, {
+      id: actionId,
+      action: kind,
+      actor,
+      at: now,
+      fromStatus: run.status,
+      ...(operationId === undefined ? {} : { operationId }),
+    });
+    return deps.store.reviseRun(runId, run.status, { ...patch, actions }, operations, { fence: run.fence });
   });
-  const revised = await deps.store.reviseRun(runId, run.status, { ...patch, actions }, operations);
-  if (!revised) throw new RunStateError(runId, (await requireRun(deps, runId)).status, verb);
-  return { run: revised, repeated: false };
 }
 
 /** The run patch that makes a run RUNNING and due now (an ended run gets a fresh deadline). */

@@ -231,12 +231,18 @@ export interface Store {
    * `expectStatus`: applies `patch`, grows the fence by one (a running invocation is fenced
    * out), releases the lease, and writes `operations`, all atomically. The revised run, or
    * undefined when the status differs (nothing written).
+   *
+   * With `basedOn`, also only while the run's fence is still `basedOn.fence`: the caller computed
+   * `patch` from the run it read at that fence (an operator action's audit list, its reopened
+   * operations), so a revision that landed in between (another action, a lease) must not be
+   * overwritten by a patch built without it; undefined then too, and the caller reads again.
    */
   reviseRun(
     runId: string,
     expectStatus: RunStatus,
     patch: RunPatch,
     operations: readonly Operation[],
+    basedOn?: RevisionBase,
   ): Promise<RunRecord | undefined>;
   /**
    * Creates an IN_PROGRESS idempotency record unless a live (unexpired) one has the key; then it
@@ -282,6 +288,12 @@ export interface Store {
    * run due at once (`dueAt` = now), whatever `dueAt` the patch says.
    */
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void>;
+}
+
+/** The run a revision was computed from (see {@link Store.reviseRun}). */
+export interface RevisionBase {
+  /** The fence of the run as the caller read it. */
+  fence: number;
 }
 
 /** Which page of a run's operations {@link Store.loadOperationPage} reads. */

@@ -7,7 +7,7 @@
  */
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
 import type { OutsideEvents } from './outside-events';
-import type { Clock, RunPatch, RunRecord, Store } from './ports';
+import type { Clock, RevisionBase, RunPatch, RunRecord, Store } from './ports';
 
 /** How the runs of a tree end. */
 export interface TreeEnd {
@@ -28,13 +28,15 @@ const MAX_DEPTH = 64;
 /**
  * Ends a RUNNING run as `end` says, with its waiting callbacks, in one fenced revision (with
  * `extra` in the same write, e.g. its audit entry). The ended run, or undefined when it was not
- * RUNNING (nothing written).
+ * RUNNING, or (with `basedOn`, when `extra` was computed from `run`) when its fence moved since
+ * (nothing written).
  */
 export async function endRun(
   deps: TreeEndDeps,
   run: RunRecord,
   end: TreeEnd,
   extra: RunPatch = {},
+  basedOn?: RevisionBase,
 ): Promise<RunRecord | undefined> {
   const now = deps.clock.now();
   const operations = await deps.store.loadOperations(run.runId);
@@ -60,6 +62,7 @@ export async function endRun(
       ...extra,
     },
     written,
+    basedOn,
   );
 }
 

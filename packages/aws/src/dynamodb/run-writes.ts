@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { dueAtOf, type RunPatch, type RunRecord, type RunStatus } from '@durable-lambda/engine';
+import { dueAtOf, type RevisionBase, type RunPatch, type RunRecord, type RunStatus } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { failedConditionAt } from './errors';
 import { Expressions } from './expressions';
@@ -92,12 +92,15 @@ export async function reviseRun(
   expectStatus: RunStatus,
   patch: RunPatch,
   operations: readonly Operation[],
+  basedOn?: RevisionBase,
 ): Promise<RunRecord | undefined> {
   const pk = runPk(runId);
   for (let attempt = 0; attempt < 5; attempt++) {
     // Read first: the revised run is returned, and the operations are written with its new fence.
     const current = await ctx.access.getItem(pk, RUN_SK);
     if (!current || !ctx.live(current) || current.status !== expectStatus) return undefined;
+    // The write below is conditioned on this fence, so checking it here is enough.
+    if (basedOn !== undefined && current.fence !== basedOn.fence) return undefined;
     const before = await ctx.runOf(current);
     const now = ctx.clock.now();
     const fence = before.fence + 1;

@@ -5,6 +5,7 @@ import type {
   LeaseGrant,
   OperationPage,
   OperationPageRequest,
+  RevisionBase,
   RunPage,
   RunPatch,
   RunQuery,
@@ -144,8 +145,9 @@ export class DynamoDbStore implements Store {
     expectStatus: RunStatus,
     patch: RunPatch,
     operations: readonly Operation[],
+    basedOn?: RevisionBase,
   ): Promise<RunRecord | undefined> {
-    return reviseRun(this.ctx, runId, expectStatus, patch, operations);
+    return reviseRun(this.ctx, runId, expectStatus, patch, operations, basedOn);
   }
 
   claimIdempotencyKey(

@@ -10,6 +10,7 @@ import {
   type LeaseGrant,
   type OperationPage,
   type OperationPageRequest,
+  type RevisionBase,
   type RunPage,
   type RunPatch,
   type RunQuery,
@@ -215,10 +216,12 @@ export class SqliteStore implements Store {
     expectStatus: RunStatus,
     patch: RunPatch,
     operations: readonly Operation[],
+    basedOn?: RevisionBase,
   ): Promise<RunRecord | undefined> {
     const revised = this.transaction(() => {
       const run = this.live(runId);
       if (!run || run.status !== expectStatus) return undefined;
+      if (basedOn !== undefined && run.fence !== basedOn.fence) return undefined;
       checkRunPayloads(patch);
       for (const op of operations) checkOperationPayloads(op);
       for (const op of operations) this.putOperation(runId, op);

@@ -3,6 +3,7 @@ import type {
   IdempotencyRecord,
   LeaseGrant,
   OperationDeadlines,
+  RevisionBase,
   RunPage,
   RunPatch,
   RunQuery,
@@ -84,8 +85,13 @@ export class FaultyStore implements Store {
     expectStatus: RunStatus,
     patch: RunPatch,
     operations: readonly Operation[],
+    basedOn?: RevisionBase,
   ): Promise<RunRecord | undefined> {
-    return this.written(runId, 'reviseRun', await this.inner.reviseRun(runId, expectStatus, patch, operations));
+    return this.written(
+      runId,
+      'reviseRun',
+      await this.inner.reviseRun(runId, expectStatus, patch, operations, basedOn),
+    );
   }
 
   async claimIdempotencyKey(
