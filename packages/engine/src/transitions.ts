@@ -58,7 +58,12 @@ export function applyUpdate(
   if (!TYPES.has(update.Type)) reject(update, `unknown Type ${JSON.stringify(update.Type)}`);
   if (!ACTIONS.has(update.Action)) reject(update, `unknown Action ${JSON.stringify(update.Action)}`);
   if (update.Payload !== undefined && typeof update.Payload !== 'string') reject(update, 'Payload must be a string');
-  if (update.Payload !== undefined && Buffer.byteLength(update.Payload, 'utf8') > limits.maxPayloadBytes) {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: a short payload is not measured (hot path).
+  if (
+    update.Payload !== undefined &&
+    update.Payload.length * 3 > limits.maxPayloadBytes &&
+    Buffer.byteLength(update.Payload, 'utf8') > limits.maxPayloadBytes
+  ) {
     reject(update, `payload over ${limits.maxPayloadBytes} bytes (payload_too_large)`);
   }
   if (update.Error !== undefined && Buffer.byteLength(JSON.stringify(update.Error), 'utf8') > limits.maxPayloadBytes) {
@@ -205,28 +210,33 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
   const op: Operation = current ? { ...current } : fresh(update, now);
   const previous = current?.StepDetails;
   const attempt = opensAttempt ? (previous?.Attempt ?? 0) + 1 : (previous?.Attempt ?? 1);
-  // The failed-attempt history, and (as AWS's service keeps it) the last retry's scheduled time.
-  const history = {
-    ...(previous?.NextAttemptTimestamp === undefined ? {} : { NextAttemptTimestamp: previous.NextAttemptTimestamp }),
-    ...(previous?.FailedAttempts ? { FailedAttempts: previous.FailedAttempts } : {}),
-  };
+  // The failed-attempt history, and (as AWS's service keeps it) the last retry's scheduled time;
+  // undefined for a step that never failed (most: nothing is built for them, the hot path).
+  const history =
+    previous?.NextAttemptTimestamp === undefined && !previous?.FailedAttempts
+      ? undefined
+      : {
+          ...(previous.NextAttemptTimestamp === undefined
+            ? {}
+            : { NextAttemptTimestamp: previous.NextAttemptTimestamp }),
+          ...(previous.FailedAttempts ? { FailedAttempts: previous.FailedAttempts } : {}),
+        };
   const failed = (error: ErrorObject) => ({
     FailedAttempts: recordFailure(previous?.FailedAttempts, attempt, now, error),
   });
   switch (update.Action) {
     case 'START':
       op.Status = 'STARTED';
-      op.StepDetails = { Attempt: attempt, ...history };
+      op.StepDetails = history ? { Attempt: attempt, ...history } : { Attempt: attempt };
       return op;
-    case 'SUCCEED':
+    case 'SUCCEED': {
       op.Status = 'SUCCEEDED';
       op.EndTimestamp = now;
-      op.StepDetails = {
-        Attempt: attempt,
-        ...(update.Payload === undefined ? {} : { Result: update.Payload }),
-        ...history,
-      };
+      const details =
+        update.Payload === undefined ? { Attempt: attempt } : { Attempt: attempt, Result: update.Payload };
+      op.StepDetails = history ? { ...details, ...history } : details;
       return op;
+    }
     case 'FAIL':
       if (!update.Error) reject(update, 'FAIL needs an Error');
       op.Status = 'FAILED';

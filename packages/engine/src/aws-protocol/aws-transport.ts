@@ -51,6 +51,20 @@ export interface EngineClientOptions {
 const DEFAULT_PAGE = 1000;
 
 /**
+ * What an invocation may offer besides {@link DurableInvocation} (our engine's session does): the
+ * operations time alone changed since it was last asked. With it a checkpoint's answer is built
+ * from the operations that changed, not from a scan of every operation of the run.
+ */
+interface SettledByTimeSource {
+  takeSettledByTime(): readonly Operation[];
+}
+
+function settledByTimeSource(invocation: DurableInvocation): SettledByTimeSource | undefined {
+  const candidate = invocation as DurableInvocation & Partial<SettledByTimeSource>;
+  return typeof candidate.takeSettledByTime === 'function' ? (candidate as SettledByTimeSource) : undefined;
+}
+
+/**
  * AWS's `DurableExecutionClient` over one invocation of our engine: `getExecutionState` pages
  * through the run's operations in AWS's shape, `checkpoint` applies AWS's updates through the
  * invocation's fenced `checkpoint` and answers with a new token and the operations that changed
@@ -63,12 +77,17 @@ export class EngineDurableExecutionClient implements AwsDurableExecutionClient {
   private readonly prefix: string;
   private sequence = 0;
   private readonly pageSize: number;
-  /** What the SDK was last told of each operation (JSON), so answers carry only changes. */
-  private readonly seen = new Map<string, string>();
+  /**
+   * What the SDK was last told of each operation, so answers carry only changes: the operation as
+   * it was shown, and its AWS shape's JSON once a comparison needed it (most never do).
+   */
+  private readonly seen = new Map<string, { op: Operation; json?: string }>();
   /** The state the invocation input pages through, fixed at its start so pages do not shift. */
   private snapshot: AwsOperation[] = [];
   private fencedError: FencedError | undefined;
   private executionResult: string | undefined;
+  /** Undefined for an invocation that cannot say what time changed: each checkpoint then scans. */
+  private readonly byTime: SettledByTimeSource | undefined;
 
   constructor(
     private readonly invocation: DurableInvocation,
@@ -79,6 +98,7 @@ export class EngineDurableExecutionClient implements AwsDurableExecutionClient {
     this.pageSize = size;
     this.durableExecutionArn = `arn:aws:lambda:local:000000000000:function:${invocation.functionName}/durable-execution/${invocation.runId}`;
     this.prefix = `dl1.${invocation.runId}.`;
+    this.byTime = settledByTimeSource(invocation);
   }
 
   /** The token the next checkpoint must carry. */
@@ -131,22 +151,33 @@ export class EngineDurableExecutionClient implements AwsDurableExecutionClient {
     } catch (error) {
       throw this.classify(error);
     }
-    let current: readonly Operation[];
+    /** The operations this checkpoint wrote: changed by definition, shown without comparing. */
+    let written: readonly Operation[] = [];
+    /** Operations that may have changed (time, outside events): shown only if they did. */
+    let others: readonly Operation[];
     try {
       // An empty checkpoint is how AWS's SDK polls: read what outside events changed.
-      if (updates.length === 0) current = await this.invocation.refresh();
+      if (updates.length === 0) others = await this.invocation.refresh();
       else {
-        const changed = await this.invocation.checkpoint(updates);
-        current = [...changed, ...this.invocation.operations];
+        written = await this.invocation.checkpoint(updates);
+        // Between polls only this checkpoint and time change the invocation's operations (outside
+        // events reach it through `refresh`, above): answering from those keeps a run linear.
+        others = this.byTime ? this.byTime.takeSettledByTime() : this.invocation.operations;
       }
     } catch (error) {
       throw this.classify(error);
     }
     this.sequence += 1;
     const news = new Map<string, AwsOperation>();
-    for (const op of current) {
+    for (const op of written) {
+      if (news.has(op.Id)) continue;
+      this.seen.set(op.Id, { op });
+      news.set(op.Id, toAwsOperation(op));
+    }
+    for (const op of others) {
+      if (news.has(op.Id)) continue;
       const shown = this.changed(op);
-      if (shown && !news.has(op.Id)) news.set(op.Id, shown);
+      if (shown) news.set(op.Id, shown);
     }
     return { CheckpointToken: this.checkpointToken, NewExecutionState: { Operations: [...news.values()] } };
   }
@@ -159,18 +190,23 @@ export class EngineDurableExecutionClient implements AwsDurableExecutionClient {
 
   /** The operation in AWS's shape, remembered as seen. */
   private show(op: Operation): AwsOperation {
-    const aws = toAwsOperation(op);
-    this.seen.set(op.Id, JSON.stringify(aws));
-    return aws;
+    this.seen.set(op.Id, { op });
+    return toAwsOperation(op);
   }
 
-  /** The operation in AWS's shape when it differs from what the SDK last saw, else undefined. */
+  /**
+   * The operation in AWS's shape when it differs from what the SDK last saw, else undefined. The
+   * engine never changes an operation in place (a change is a new object), so the object shown
+   * last is unchanged for sure; any other is compared by its AWS shape, as the SDK sees it.
+   */
   private changed(op: Operation): AwsOperation | undefined {
+    const last = this.seen.get(op.Id);
+    if (last?.op === op) return undefined;
     const aws = toAwsOperation(op);
     const json = JSON.stringify(aws);
-    if (this.seen.get(op.Id) === json) return undefined;
-    this.seen.set(op.Id, json);
-    return aws;
+    if (last) last.json ??= JSON.stringify(toAwsOperation(last.op));
+    this.seen.set(op.Id, { op, json });
+    return last?.json === json ? undefined : aws;
   }
 
   private checkTarget(params: { DurableExecutionArn?: string; CheckpointToken?: string }, write: boolean): void {

@@ -223,7 +223,7 @@ export class TestDriver {
     for (;;) {
       const main = store.peekRun(runId);
       if (main?.status !== 'RUNNING') return main ?? (await this.missing(runId));
-      const due = this.dueRun(store);
+      const due = this.dueRun(store, main);
       if (due) {
         if (++this.total > this.maxInvocations) {
           throw new Error(`run ${runId} took more than ${this.maxInvocations} invocations; stopped as a runaway`);
@@ -371,11 +371,11 @@ export class TestDriver {
     list.push(record);
   }
 
-  /** The first known run with work due now. */
-  private dueRun(store: MemoryStore): RunRecord | undefined {
+  /** The first known run with work due now; `fresh` is one just read (a copy saved: the loop is hot). */
+  private dueRun(store: MemoryStore, fresh?: RunRecord): RunRecord | undefined {
     const now = this.clock.now();
     for (const runId of this.known) {
-      const run = store.peekRun(runId);
+      const run = fresh?.runId === runId ? fresh : store.peekRun(runId);
       if (run?.status !== 'RUNNING' || (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now)) continue;
       if ((run.nextWakeAt !== undefined && run.nextWakeAt <= now) || run.eventSeq > run.handledEventSeq) return run;
     }

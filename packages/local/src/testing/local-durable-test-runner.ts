@@ -281,6 +281,8 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
   }
 
   private notify(): void {
+    // Called at every store write (each checkpoint): nothing to copy when no test code listens.
+    if (this.listeners.size === 0) return;
     for (const listener of [...this.listeners]) listener();
   }
 

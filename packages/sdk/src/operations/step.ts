@@ -54,13 +54,10 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
   const id = scope.nextId();
   const runtime = scope.runtime;
   const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
-  const base = {
-    Id: id,
-    Type: 'STEP' as const,
-    SubType: OperationSubType.STEP,
-    ...(plan.name === undefined ? {} : { Name: plan.name }),
-    ...parentOf(scope),
-  };
+  // Fields set one by one, not spread from conditional objects: built for every step (hot path).
+  const base: Omit<OperationUpdate, 'Action'> = { Id: id, Type: 'STEP', SubType: OperationSubType.STEP };
+  if (plan.name !== undefined) base.Name = plan.name;
+  if (scope.parentId !== undefined) base.ParentId = scope.parentId;
 
   let record = runtime.find(id, 'STEP', plan.name, OperationSubType.STEP);
   for (;;) {
@@ -93,11 +90,8 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
           if (record.Status === 'FAILED') await operationEnd(scope, record, outcome.error);
           break;
         }
-        const succeed: OperationUpdate = {
-          ...base,
-          Action: 'SUCCEED',
-          ...(outcome.data === undefined ? {} : { Payload: outcome.data }),
-        };
+        const succeed: OperationUpdate = { ...base, Action: 'SUCCEED' };
+        if (outcome.data !== undefined) succeed.Payload = outcome.data;
         if (!runtime.eagerStarts) {
           record = await runtime.checkpoint(succeed);
           await attemptEnd(scope, record, attempt);
@@ -144,30 +138,11 @@ async function runAttempt<T>(
     // while it runs is seen later as a lost attempt.
     cancelLazyStart = runtime.setTimer(runtime.settings.lazyStartMs, () => runtime.enqueue(start));
   }
-  const controller = new AbortController();
-  const stepContext: StepContext = {
-    attempt,
-    idempotencyKey: `${runtime.invocation.runId}:${id}:${attempt}`,
-    signal: controller.signal,
-    // A custom logger (configureLogger) gets the step's lines as they are, as in AWS's SDK.
-    logger:
-      scope.customLogger ??
-      createLogger(
-        runtime.settings.logSink,
-        {
-          runId: runtime.invocation.runId,
-          ...requestIdOf(scope.lambdaContext),
-          operationId: id,
-          ...(plan.name === undefined ? {} : { operationName: plan.name }),
-          attempt,
-        },
-        () => true,
-        () => scope.plugin.enrichLogContext(),
-      ),
-  };
+  const controller = new LazyAbort();
+  const stepContext = new AttemptContext(scope, plan.name, id, attempt, controller);
   return runtime.track(async () => {
-    const info = await operationStart(scope, { ...base, Status: 'STARTED' }, attempt);
-    await attemptStart(scope, info, attempt);
+    const info = scope.plugin.active ? await operationStart(scope, { ...base, Status: 'STARTED' }, attempt) : undefined;
+    if (info) await attemptStart(scope, info, attempt);
     // The step's code runs as its own context: a parent context used inside it is refused.
     const call = () =>
       runInContext({ contextId: id, operationName: plan.name, attempt }, () =>
@@ -187,11 +162,77 @@ async function runAttempt<T>(
   });
 }
 
+/**
+ * The {@link StepContext} of one attempt. Its signal and logger are made when the step's code
+ * first reads them: most steps never do, and each cost more than the rest of a short step's own
+ * work (a class, not an object literal with getters, which costs as much again to create).
+ */
+class AttemptContext implements StepContext {
+  readonly idempotencyKey: string;
+  // #private: logging or serialising the context shows only its own fields, never the scope.
+  readonly #scope: Scope;
+  readonly #name: string | undefined;
+  readonly #id: string;
+  readonly #controller: LazyAbort;
+  #logger: StepContext['logger'] | undefined;
+
+  constructor(
+    scope: Scope,
+    name: string | undefined,
+    id: string,
+    readonly attempt: number,
+    controller: LazyAbort,
+  ) {
+    this.idempotencyKey = `${scope.runtime.invocation.runId}:${id}:${attempt}`;
+    this.#scope = scope;
+    this.#name = name;
+    this.#id = id;
+    this.#controller = controller;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** A custom logger (configureLogger) gets the step's lines as they are, as in AWS's SDK. */
+  get logger(): StepContext['logger'] {
+    const scope = this.#scope;
+    this.#logger ??=
+      scope.customLogger ??
+      createLogger(
+        scope.runtime.settings.logSink,
+        {
+          runId: scope.runtime.invocation.runId,
+          ...requestIdOf(scope.lambdaContext),
+          operationId: this.#id,
+          ...(this.#name === undefined ? {} : { operationName: this.#name }),
+          attempt: this.attempt,
+        },
+        () => true,
+        () => scope.plugin.enrichLogContext(),
+      );
+    return this.#logger;
+  }
+}
+
+/** An AbortController made on first use: `abort` before anyone read the signal still aborts it. */
+class LazyAbort {
+  private controller: AbortController | undefined;
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+  abort(reason: unknown): void {
+    this.controller ??= new AbortController();
+    this.controller.abort(reason);
+  }
+}
+
 function withTimeout<T>(
   runtime: Scope['runtime'],
   call: () => Promise<T> | T,
   context: StepContext,
-  controller: AbortController,
+  controller: LazyAbort,
   timeoutMs: number | undefined,
   id: string,
   name: string | undefined,

@@ -79,6 +79,12 @@ export class Checkpointer {
       return;
     }
     this.onApplied(stored);
+    // A batch is usually one or two updates (a step's START with the last one's outcome): a map of
+    // the answer costs more than looking through it; a large batch (a map's items) gets one.
+    if (batch.length <= 4) {
+      for (const q of batch) q.resolve(stored.find((op) => op.Id === q.update.Id));
+      return;
+    }
     const byId = new Map(stored.map((op) => [op.Id, op]));
     for (const q of batch) q.resolve(byId.get(q.update.Id));
   }

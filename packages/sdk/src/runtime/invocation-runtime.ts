@@ -148,14 +148,18 @@ export class InvocationRuntime {
   }
 
   /** Checkpoints one update and resolves with the stored operation once durable. */
-  async checkpoint(update: OperationUpdate): Promise<Operation> {
+  checkpoint(update: OperationUpdate): Promise<Operation> {
     if (this.settled || this.closing) return never();
     verboseLog('checkpoint', () => update);
-    const op = await this.checkpointer.push(update);
-    if (this.settled) return never();
-    if (!op)
-      return never(this.fault(new CheckpointRejectedError(`engine returned no record for ${update.Id}`, update.Id)));
-    return op;
+    // A `then`, not an async function: the same turn as an `await`, one promise less (hot path).
+    return this.checkpointer.push(update).then((op) => {
+      if (this.settled) return never<Operation>();
+      if (!op)
+        return never<Operation>(
+          this.fault(new CheckpointRejectedError(`engine returned no record for ${update.Id}`, update.Id)),
+        );
+      return op;
+    });
   }
 
   /** Queues an update without waiting for it (e.g. a lazy START). */
@@ -164,14 +168,31 @@ export class InvocationRuntime {
   }
 
   /** Runs `work` as user code in progress: the invocation does not suspend while it runs. */
-  async track<T>(work: () => Promise<T>): Promise<T> {
+  track<T>(work: () => Promise<T>): Promise<T> {
     this.active++;
+    let running: Promise<T>;
     try {
-      return await work();
-    } finally {
-      this.active--;
-      this.scheduleCheck();
+      running = Promise.resolve(work());
+    } catch (error) {
+      this.untrack();
+      return Promise.reject(error);
     }
+    // A `then`, not `try { return await work() } finally`: the same turn, one promise less (hot path).
+    return running.then(
+      (value) => {
+        this.untrack();
+        return value;
+      },
+      (error: unknown) => {
+        this.untrack();
+        throw error;
+      },
+    );
+  }
+
+  private untrack(): void {
+    this.active--;
+    this.scheduleCheck();
   }
 
   /** Starts a real timer that is cleared when the invocation ends. */

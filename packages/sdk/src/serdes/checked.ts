@@ -15,6 +15,10 @@ function rejectUnserializable(this: unknown, key: string, value: unknown): unkno
 export const defaultSerdes: Serdes<unknown> = {
   serialize(value) {
     if (value === undefined) return undefined;
+    // A primitive has nothing to refuse inside it: no replacer call (a step's result, hot path).
+    if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') {
+      return JSON.stringify(value);
+    }
     return JSON.stringify(value, rejectUnserializable);
   },
   deserialize(data) {
@@ -50,7 +54,8 @@ export async function serializeChecked<T>(
       false,
     );
   }
-  if (data !== undefined) {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: a short result is not measured (hot path).
+  if (data !== undefined && data.length * 3 > maxBytes) {
     const bytes = Buffer.byteLength(data, 'utf8');
     if (bytes > maxBytes) {
       throw new AttemptFailure(
