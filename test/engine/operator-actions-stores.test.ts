@@ -53,7 +53,7 @@ const STORES: Array<[string, (clock: VirtualClock) => Store | Promise<Store>]> =
 ];
 
 /** `store`, whose first `reviseRun` runs `before()` to its end, then writes. */
-function reviseAfter(store: Store, before: () => Promise<unknown>): Store {
+function reviseAfter(store: Store, before: () => Promise<unknown> | undefined): Store {
   let armed = true;
   return new Proxy(store, {
     get(target, prop) {
