@@ -14,6 +14,7 @@ import {
   expireRun,
   fromAwsOutput,
   issueCallbackId,
+  loadReplayOperations,
   OutsideEvents,
   pastDeadline,
   type RunRecord,
@@ -127,7 +128,10 @@ export class AwsCheckpointSessions {
     if (run.leaseExpiresAt === undefined || run.leaseExpiresAt <= now) {
       throw invalidToken("the invocation's lease has lapsed");
     }
-    const operations = await store.loadOperations(run.runId);
+    // The replay scope, as the engine's own invocations load: what sits under finished contexts
+    // is read only for an update that reaches there (`adoptOutOfScope`), so a request costs the
+    // same after a thousand completed operations in contexts as after ten.
+    const operations = await loadReplayOperations(store, run.runId);
     const leaseEnd = run.leaseExpiresAt;
     const session = new EngineSession(
       run,

@@ -12,6 +12,7 @@ import { awsCallbackRoutes } from './aws-routes-callbacks';
 import { awsExecutionRoutes } from './aws-routes-executions';
 import { awsInvokeRoute } from './aws-routes-invoke';
 import { oncePerToken } from './aws-routes-once';
+import { adoptOutOfScope } from './aws-routes-out-of-scope';
 import {
   type AttachedInvocation,
   AwsCheckpointSessions,
@@ -123,7 +124,11 @@ export function awsRoutes(deps: RouteDeps, options: AwsRoutesOptions = {}): Rout
         // An empty checkpoint is how AWS's SDK polls for what outside events changed: no write.
         if (updates.length === 0 && checkpointedResult === undefined) await session.refresh();
         // A repeat of a checkpoint already stored is answered from the stored state (read by `attach`).
-        else await oncePerToken(once, body.CheckpointToken as string, request.body ?? '', write);
+        else {
+          // Before the repeat check, so a repeat is answered with what its updates reach too.
+          await adoptOutOfScope(deps.engine.store, run.runId, session, updates);
+          await oncePerToken(once, body.CheckpointToken as string, request.body ?? '', write);
+        }
       } catch (error) {
         throw classify(error);
       }

@@ -166,6 +166,15 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     return ops;
   }
 
+  /**
+   * Takes in stored operations the session was opened without, read on demand by a caller whose
+   * replay load left them out (an operation under a finished context, updated by a branch the
+   * context abandoned that is still running). Operations the session already holds are kept.
+   */
+  adopt(operations: readonly Operation[]): void {
+    for (const op of operations) if (!this.ops.has(op.Id)) this.put(op);
+  }
+
   async refresh(): Promise<readonly Operation[]> {
     // Outside writers (callback completions) change operations while we hold the lease.
     for (const op of await loadReplayOperations(this.deps.store, this.run.runId)) {
