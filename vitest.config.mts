@@ -62,6 +62,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ['test/support/global-setup.ts'],
+    // DURABLE_TEST_CPU_LOG=<file>: one line per test file with the CPU seconds it cost (see the setup file).
+    setupFiles: process.env.DURABLE_TEST_CPU_LOG ? ['test/support/cpu-per-file-setup.ts'] : [],
     // Many test files wait (on DynamoDB Local, Chromium, child processes) as much as they compute:
     // two workers on two cores (vitest's default there is one). With the type-check and build
     // running next to them the cores are busy throughout; a third worker measured slower.

@@ -13,14 +13,13 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * a result.
  */
 const HEAVY_SECONDS: Readonly<Record<string, number>> = {
-  'test/chaos/chaos-dynamodb.test.ts': 88,
+  'test/chaos/chaos-dynamodb.test.ts': 40,
   'test/local/cli-dev.test.ts': 58,
   'test/cdk/synth-cli.test.ts': 54,
   'test/packaging/pack-install.test.ts': 83,
   'test/packaging/dist-packages.test.ts': 59,
-  'test/api/cli.test.ts': 30,
   'test/bench/figures-table-smoke.test.ts': 29,
-  'test/chaos/chaos-memory.test.ts': 28,
+  'test/chaos/chaos-memory.test.ts': 14,
   'test/compat/aws-sdk-on-lambda.dynamodb.test.ts': 27,
   'test/aws/dynamodb-store.conformance.test.ts': 25,
 };

@@ -26,7 +26,8 @@ export function isStale(name) {
   const at = packageDir(name);
   const built = oldestOutput(join(at, 'dist'));
   const inputs = [join(at, 'src'), join(at, 'package.json'), join(at, 'tsconfig.build.json')];
-  return built === 0 || Math.max(...inputs.map(newest), newest(join(ROOT, 'scripts', 'build.mjs'))) > built;
+  const scripts = ['build.mjs', 'declaration-program.mjs'].map((file) => newest(join(ROOT, 'scripts', file)));
+  return built === 0 || Math.max(...inputs.map(newest), ...scripts) > built;
 }
 
 /** The package (a folder name under packages/) and every @durable-lambda package it depends on. */

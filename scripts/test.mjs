@@ -8,9 +8,9 @@
 //
 // The tests read the TypeScript sources (vitest aliases @durable-lambda/* to packages/*/src), except
 // those under test/packaging/, which read what the build leaves in packages/*/dist. So the source
-// tests start at once, next to lint, type-check and build (they mostly wait on DynamoDB Local,
-// Chromium and child processes, and leave the second core idle much of the time), and the packaging
-// tests start as soon as the build is done, next to what is still running. The output of everything
+// tests start at once, next to lint and the type-check + build (one TypeScript program for both, see
+// scripts/build.mjs --typecheck), and the packaging tests start as soon as the build is done, next to
+// what is still running. The output of everything
 // but the source tests is kept and shown when it is done (in full when it failed).
 //
 // The tools check (scripts/check-tools.mjs) finds or installs Java, a Chromium, the DynamoDB Local jar
@@ -36,7 +36,7 @@ const elapsed = (ms) => {
 };
 
 /** Runs a command; with `buffer`, its output is kept and returned instead of shown as it comes. */
-function run(name, command, args, { buffer = false, env = {} } = {}) {
+function run(name, command, args, { buffer = false, env = {}, onLine } = {}) {
   const begin = performance.now();
   return new Promise((done) => {
     const child = spawn(command, args, {
@@ -45,8 +45,13 @@ function run(name, command, args, { buffer = false, env = {} } = {}) {
       stdio: buffer ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     });
     let output = '';
+    let pending = '';
     child.stdout?.on('data', (chunk) => {
       output += chunk;
+      if (!onLine) return;
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
     });
     child.stderr?.on('data', (chunk) => {
       output += chunk;
@@ -111,19 +116,36 @@ console.log(
   `\nlint, typecheck, build and ${sourceTests.length} test files on the sources, side by side` +
     (packagingTests.length > 0 ? `; ${packagingTests.length} packaging test files once the build is done` : ''),
 );
-const checks = ['lint', 'typecheck', 'build'].map((name) => {
-  const part =
-    name === 'lint'
-      ? run('lint', bin('biome'), ['check', '.'], { buffer: true })
-      : name === 'typecheck'
-        ? run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { buffer: true })
-        : run('build', process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { buffer: true });
-  return part.then((result) => {
+// The type-check and the build are one process, one TypeScript program (scripts/build.mjs
+// --typecheck): the build's declarations come from the program the type-check needs anyway. It says
+// `build: done` as soon as dist is written, which starts the packaging tests while it checks the rest.
+const lint = run('lint', bin('biome'), ['check', '.'], { buffer: true });
+let buildDone;
+const buildStarted = performance.now();
+const build = new Promise((done) => {
+  buildDone = done;
+});
+const typecheck = run('typecheck + build', process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--typecheck'], {
+  buffer: true,
+  onLine: (line) => {
+    const said = /^build: (done|FAILED)/.exec(line);
+    if (said) buildDone({ name: 'build', ok: said[1] === 'done', ms: performance.now() - buildStarted });
+  },
+}).then((result) => {
+  // Ended without saying (it crashed, or a type error before the build): the build failed too.
+  buildDone({ name: 'build', ok: false, ms: result.ms });
+  return result;
+});
+const checks = [lint, typecheck].map((part) =>
+  part.then((result) => {
     report(result);
     return result;
-  });
+  }),
+);
+build.then((built) => {
+  timings.push(`build ${elapsed(built.ms)}`);
+  console.log(`  ${built.ok ? 'ok    ' : 'FAILED'} build (${elapsed(built.ms)})`);
 });
-const build = checks[2];
 const packaging = build.then((built) => {
   if (!built.ok || packagingTests.length === 0) return undefined;
   return run('vitest (packaging)', bin('vitest'), ['run', ...packagingTests], { buffer: true, env: tools.env });
@@ -131,7 +153,7 @@ const packaging = build.then((built) => {
 const sources =
   sourceTests.length > 0 ? run('vitest', bin('vitest'), ['run', ...sourceTests], { env: tools.env }) : undefined;
 
-const parts = [...(await Promise.all(checks)), await sources, await packaging].filter(Boolean);
+const parts = [...(await Promise.all(checks)), await build, await sources, await packaging].filter(Boolean);
 const packagingResult = await packaging;
 if (packagingResult) {
   // Its own summary (which files, how long), after the source tests' one.

@@ -1,41 +1,23 @@
 /**
- * The `durable` CLI (the real binary) for debugging, against a dev server: `wake` ends a
+ * The `durable` CLI (its `runCli`, in this process) for debugging, against a dev server: `wake` ends a
  * durable wait now (and refuses in one line with the code when nothing waits on time),
  * `history` prints each error's stack trace, the log lines of each step attempt and the run's
  * invocations, `list` says what each running run waits for and `--search` finds a run by key.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { type DevServer, startDevServer } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliExit, runDurableCli } from '../support/durable-cli';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'packages/api/bin/durable.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'durable-cli-debugging-'));
 const SLOW = 60_000;
 
-function durable(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args, '--url', server.url], {
-      cwd: root,
-      env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '1', DURABLE_API_URL: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+function durable(args: string[]): Promise<CliExit> {
+  return runDurableCli([...args, '--url', server.url]);
 }
 
 const quiet = { logSink: () => {}, inProcessWaitMs: 0 };

@@ -1,18 +1,14 @@
 /**
- * The operator actions through the real `durable` binary against a real API server: `skip`,
+ * The operator actions through the `durable` CLI against a real API server: `skip`,
  * `retry --operation` and `cancel-tree` reach the API (the argument parser accepts them) and
  * are recorded with the CLI's actor.
  */
-import { spawn } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import { NonRetriableError } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliExit, runDurableCli } from '../support/durable-cli';
 import { LiveBackend, listen } from './support';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'packages/api/bin/durable.mjs');
 /** Real time bounds for runs to settle (generous: the machine may be loaded). */
 const SETTLE_MS = 30_000;
 
@@ -49,24 +45,9 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-/** Runs the real binary on the sources, acting as `ops-cli`. */
-function durable(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args, '--url', url], {
-      cwd: root,
-      env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '1', DURABLE_ACTOR: 'ops-cli' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+/** `durable <args>` in this process (runCli, what the binary calls), acting as `ops-cli`. */
+function durable(args: string[]): Promise<CliExit> {
+  return runDurableCli([...args, '--url', url], { DURABLE_ACTOR: 'ops-cli' });
 }
 
 /** Starts a run through the API, which invokes its function. */
@@ -85,7 +66,7 @@ async function operationId(runId: string, name: string): Promise<string> {
   return op.Id;
 }
 
-describe('operator actions through the durable binary', { timeout: 120_000 }, () => {
+describe('operator actions through the durable CLI', { timeout: 120_000 }, () => {
   it('skip <runId> <operationId> --result stores the step with that result; the run goes on past it', async () => {
     const runId = await start('pay');
     await backend.waitForStatus(runId, 'FAILED', SETTLE_MS);

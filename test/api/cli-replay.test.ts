@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -17,38 +16,17 @@ import { fakeApprovalServices, sampleRequest } from '../../examples/approval/fak
 import { createApprovalHandler } from '../../examples/approval/handler';
 import { fakeCheckoutServices, sampleOrder } from '../../examples/checkout/fakes';
 import { createCheckoutHandler } from '../../examples/checkout/handler';
+import { type CliExit, runDurableCli } from '../support/durable-cli';
 import { handlerCopy, removeHandlerCopies } from '../support/replay-handler-copies';
 import { listen } from './support';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'packages/api/bin/durable.mjs');
 const current = 'examples/checkout/handler.ts#handler';
 const fixture = join(root, 'test/local/fixtures/recorded-checkout-v1.json');
 
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real `durable` binary on the sources (the API answers from this process). */
-function durable(args: string[]): Promise<Exit> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '1', DURABLE_API_URL: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+/** `durable <args>` in this process (runCli, what the binary calls). */
+function durable(args: string[]): Promise<CliExit> {
+  return runDurableCli(args);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-cli-replay-'));
@@ -110,7 +88,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('durable export and durable replay (the real binary)', { timeout: 120_000 }, () => {
+describe('durable export and durable replay (the CLI)', { timeout: 120_000 }, () => {
   it('exports a run through the API to a file that replays cleanly; a run id replays through the API', async () => {
     const exported = await durable(['export', waiting, '--url', url]);
     expect(exported.stderr).toBe('');

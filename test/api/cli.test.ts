@@ -1,41 +1,15 @@
-import { spawn } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import { NonRetriableError } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDev } from '../../packages/api/src/cli/dev';
+import { runDurableCli, spawnDurableCli } from '../support/durable-cli';
 import { deadUrl, LiveBackend, listen } from './support';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'packages/api/bin/durable.mjs');
-
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real `durable` binary (asynchronously: the API answers from this process). */
-function durable(args: string[], env: Record<string, string> = {}): Promise<Exit> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      // The sources, as every other test uses; NODE_OPTIONS cleared of the test runner's loaders.
-      env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '1', DURABLE_API_URL: '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+/**
+ * `durable <args>` in this process (runCli, what the binary calls); the tests at the end run the
+ * real binary, for what only the process shows (its exit status, its environment).
+ */
+const durable = runDurableCli;
 
 const backend = new LiveBackend();
 let healthy = false;
@@ -67,7 +41,7 @@ afterAll(() => close());
 
 const api = (...args: string[]) => durable([...args, '--url', url]);
 
-describe('durable CLI (the real binary against a real API server)', { timeout: 120_000 }, () => {
+describe('durable CLI (its commands against a real API server)', { timeout: 120_000 }, () => {
   it('start --json prints the run; show, list and history print it for humans and for scripts', async () => {
     const started = await api('start', 'greet', '--input', '{"name":"Ada"}', '--json');
     expect(started.stderr).toBe('');
@@ -215,9 +189,27 @@ describe('durable CLI (the real binary against a real API server)', { timeout: 1
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/runs/);
   });
+});
+
+describe('the real durable binary (a child process)', { timeout: 120_000 }, () => {
+  it('exits with the command’s code and prints what it printed: 0 help, 1 API error, 2 usage, 3 unreachable', async () => {
+    const dead = await deadUrl();
+    const [help, apiError, usage, unreachable] = await Promise.all([
+      spawnDurableCli(['help']),
+      spawnDurableCli(['show', 'rnope', '--url', url]),
+      spawnDurableCli(['frobnicate', '--url', dead]),
+      spawnDurableCli(['list', '--url', dead]),
+    ]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: durable <command>/);
+    expect(apiError).toMatchObject({ code: 1, stderr: expect.stringContaining('[run_not_found, HTTP 404]') });
+    expect(usage).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "frobnicate"') });
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/runs/);
+  });
 
   it('takes the URL from DURABLE_API_URL when --url is not given', async () => {
-    const result = await durable(['list', '--json'], { DURABLE_API_URL: url });
+    const result = await spawnDurableCli(['list', '--json'], { DURABLE_API_URL: url });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).runs.length).toBeGreaterThan(0);
   });

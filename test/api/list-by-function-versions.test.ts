@@ -1,40 +1,20 @@
 /**
  * Listing by function once runs record the version they started on: `durable list --function
- * orders` (the real binary, through the control API over a SQLite store, as the dev server
+ * orders` (the CLI, through the control API over a SQLite store, as the dev server
  * keeps runs) shows the runs of `orders:1`, `orders:2`, the alias and `$LATEST` along with old
  * unqualified ones; `--function orders:2` only those pinned to version 2; cursors page across
  * them; and `durable start --latest` asks for a run on `$LATEST`.
  */
-import { spawn } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createControlApi, DurableClient, toNodeListener } from '@durable-lambda/api';
 import { Engine, type Invoker } from '@durable-lambda/engine';
 import { SqliteStore } from '@durable-lambda/local';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliExit, runDurableCli } from '../support/durable-cli';
 import { listen } from './support';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'packages/api/bin/durable.mjs');
-
-/** Runs the real `durable` binary on the sources (the API answers from this process). */
-function durable(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '1', DURABLE_API_URL: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+/** `durable <args>` in this process (runCli, what the binary calls). */
+function durable(args: string[]): Promise<CliExit> {
+  return runDurableCli(args);
 }
 
 /** The runs there are, by the name each is recorded under (pinned, on the alias, opted out, old). */

@@ -1,11 +1,10 @@
 /**
- * `durable replay --function F` (CI mode, the real binary) replays the runs of every version of
+ * `durable replay --function F` (CI mode, the CLI in this process) replays the runs of every version of
  * F: runs recorded as `checkout:1` and `checkout:2` (pinned, as the production backend records
  * them) and an old unqualified `checkout` run, each holding a real checkout history
  * (test/local/fixtures/recorded-checkout-v1.json), in a SQLite file as the dev server keeps runs.
  * `--function checkout:2` replays only that version's runs; a neighbour function is left out.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -13,29 +12,14 @@ import { fileURLToPath } from 'node:url';
 import { parseRecordedRun, SqliteStore } from '@durable-lambda/local';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRecord } from '../store-conformance/fixtures';
+import { type CliExit, runDurableCli } from '../support/durable-cli';
 import { handlerCopy, removeHandlerCopies } from '../support/replay-handler-copies';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'packages/api/bin/durable.mjs');
 const recorded = parseRecordedRun(readFileSync(join(root, 'test/local/fixtures/recorded-checkout-v1.json'), 'utf8'));
 
-function durable(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '1', DURABLE_API_URL: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+function durable(args: string[]): Promise<CliExit> {
+  return runDurableCli(args);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-replay-pinned-'));

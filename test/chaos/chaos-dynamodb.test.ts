@@ -4,8 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
 import { CHAOS_FAULTS, ChaosTotals, envCount, runSeed, seeds } from './harness';
 
-/** 100 runs on DynamoDB Local fit `npm test`; DURABLE_CHAOS_DYNAMODB_RUNS=1000 for more. */
-const RUNS = envCount('DURABLE_CHAOS_DYNAMODB_RUNS', 100);
+/**
+ * 40 runs by default: ~400 faults of every kind on the DynamoDB store's conditional writes, lost
+ * responses and leases, at ~15 CPU-s here and ~30 in DynamoDB Local (100 runs cost 2.5 times that,
+ * an eighth of `npm test`). The engine's logic under faults gets its 1,000 runs in chaos-memory.
+ * A longer run: DURABLE_CHAOS_DYNAMODB_RUNS=300 (passed with 0 violations) or 1000.
+ */
+const RUNS = envCount('DURABLE_CHAOS_DYNAMODB_RUNS', 40);
 /** Seeds run at once: each has its own driver and virtual clock, and decisions are keyed by place. */
 const CONCURRENCY = envCount('DURABLE_CHAOS_DYNAMODB_CONCURRENCY', 8);
 /** Seeds apart from the memory suite's, so a failing seed names one suite. */

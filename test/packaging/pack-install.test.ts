@@ -31,6 +31,8 @@ const SETUP_TIMEOUT_MS = 20 * 60_000;
 const PROCESS_TIMEOUT_MS = 10 * 60_000;
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+/** tsc's check and emit of consumer projects, several in one process. */
+const checkTypes = fileURLToPath(new URL('./fixtures/check-consumer-types.mjs', import.meta.url));
 /** The tools above the app: this repository's own copies (see `linkTools`). */
 const APP_TOOLS = ['typescript', '@types/node', 'jest', '@jest/globals'];
 const EXAMPLES = readmeExamples(root, [
@@ -149,36 +151,48 @@ function entriesSource(): string {
   return `${lines.join('\n')}\nexport const entries = [${ids.map((_, index) => `entry${index}`).join(', ')}];\n`;
 }
 
+/**
+ * Both systems' programs in one process (fixtures/check-consumer-types.mjs: tsc's check and emit,
+ * with our installed declarations checked in full where the ESM program has skipLibCheck off).
+ */
 async function compileExamples(): Promise<void> {
-  await settleAll(
-    SYSTEMS.map((system) => async () => {
-      const dir = join(app, system.name);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: system.type }, null, 2)}\n`);
-      const tsconfig = {
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          lib: ['es2023'],
-          types: ['node'],
-          strict: true,
-          // The ESM program checks the published declarations (entries.ts imports them all); the
-          // CommonJS one only the examples (dist-packages.test.ts checks the .d.cts declarations).
-          skipLibCheck: system.name === 'cjs',
-          outDir: 'build',
-          rootDir: '.',
-        },
-        include: ['*.ts'],
-      };
-      writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
-      for (const example of examplesFor(system.name)) writeFileSync(join(dir, example.file), example.source);
-      if (system.name === 'esm') writeFileSync(join(dir, 'entries.ts'), entriesSource());
-      const tsc = join(work, 'node_modules', 'typescript', 'bin', 'tsc');
-      results.set(`tsc:${system.name}`, await run(process.execPath, [tsc, '-p', dir], dir));
-    }),
-    SYSTEMS.length,
-  );
+  const dirs = SYSTEMS.map((system) => {
+    const dir = join(app, system.name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: system.type }, null, 2)}\n`);
+    const tsconfig = {
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2023'],
+        types: ['node'],
+        strict: true,
+        // The ESM program checks the published declarations (entries.ts imports them all); the
+        // CommonJS one only the examples (dist-packages.test.ts checks the .d.cts declarations).
+        skipLibCheck: system.name === 'cjs',
+        outDir: 'build',
+        rootDir: '.',
+      },
+      include: ['*.ts'],
+    };
+    writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
+    for (const example of examplesFor(system.name)) writeFileSync(join(dir, example.file), example.source);
+    if (system.name === 'esm') writeFileSync(join(dir, 'entries.ts'), entriesSource());
+    return dir;
+  });
+  const result = await run(process.execPath, [checkTypes, join(app, 'node_modules', '@durable-lambda'), ...dirs], app);
+  const reports = result.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { project: string; errors: string });
+  SYSTEMS.forEach((system, index) => {
+    const report = reports.find((r) => r.project === dirs[index]);
+    results.set(
+      `tsc:${system.name}`,
+      report ? { status: report.errors === '' ? 0 : 1, stdout: report.errors, stderr: '' } : result,
+    );
+  });
 }
 
 async function runExamples(): Promise<void> {
