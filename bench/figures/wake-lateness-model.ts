@@ -16,11 +16,12 @@
  * What ships (`OnTimeWaker`, `WakeQueueReceiver` in packages/aws), modelled as `built`:
  * - waits ≤ inProcessWaitMs: in-process sleep;
  * - waits ≤ 15 min: the closing invocation sends the message a little after the wait started (its
- *   last writes: 10-100 ms, uniform), DelaySeconds = the rest rounded to the nearest second; the
- *   receiving invocation holds a message found early (≤ 2 s) until due, so it is never early;
+ *   last writes: 10-100 ms, uniform), DelaySeconds = the rest rounded down to the second (the
+ *   default `DelayRounding`; `nearest` is modelled too); the receiving invocation holds a message
+ *   found early (≤ 2 s) until due, so it is never early;
  * - longer: a schedule at (due − 10 min, rounded up to the second), late by the Scheduler model;
- *   its delivery computes what is left and sends one SQS message for it (rounded to the nearest
- *   second), delivered and held as above. A Scheduler fire later than 10 min (retries of a
+ *   its delivery computes what is left and sends one SQS message for it (rounded the same way),
+ *   delivered and held as above. A Scheduler fire later than 10 min (retries of a
  *   throttled delivery) is not modelled.
  */
 
@@ -36,8 +37,11 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** The mechanisms modelled: Scheduler alone (the reference), and what ships. */
-export type WakeMechanism = 'scheduler' | 'built';
+/**
+ * The mechanisms modelled: Scheduler alone (the reference), what ships (`built`: delays rounded
+ * down), and what ships with `DURABLE_WAKE_DELAY_ROUNDING=nearest`.
+ */
+export type WakeMechanism = 'scheduler' | 'built' | 'built-nearest';
 
 const SQS_MAX_DELAY_S = 900;
 /** `SCHEDULER_HOP_LEAD_MS` of packages/aws/src/on-time-waker.ts, in seconds. */
@@ -60,8 +64,9 @@ function schedulerLateness(random: () => number): number {
 }
 
 /** When an SQS message sent at `sentAt` for `due` is handled: visible, polled, held until due if early. */
-function sqsHandled(sentAt: number, due: number, random: () => number): number {
-  const delay = Math.min(SQS_MAX_DELAY_S, Math.max(0, Math.round(due - sentAt)));
+function sqsHandled(sentAt: number, due: number, random: () => number, nearest: boolean): number {
+  const seconds = due - sentAt;
+  const delay = Math.min(SQS_MAX_DELAY_S, Math.max(0, nearest ? Math.round(seconds) : Math.floor(seconds)));
   const received = sentAt + delay + sqsPollLatency(random);
   return Math.max(received, due);
 }
@@ -75,12 +80,12 @@ export function lateness(mechanism: WakeMechanism, waitS: number, random: () => 
   if (waitS <= IN_PROCESS_S) return 0;
   if (waitS <= SQS_MAX_DELAY_S) {
     const sentAt = start + 0.01 + random() * 0.09;
-    return sqsHandled(sentAt, due, random) - due;
+    return sqsHandled(sentAt, due, random, mechanism === 'built-nearest') - due;
   }
   const scheduled = Math.ceil(due - HOP_LEAD_S);
   const hop = scheduled + schedulerLateness(random);
   if (hop >= due) return hop - due;
-  return sqsHandled(hop, due, random) - due;
+  return sqsHandled(hop, due, random, mechanism === 'built-nearest') - due;
 }
 
 /** p50, p99 and max lateness (seconds) of `samples` seeded draws. */

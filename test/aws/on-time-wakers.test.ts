@@ -10,6 +10,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import {
   delaySecondsFor,
   OnTimeWaker,
+  readProductionConfig,
   SCHEDULER_HOP_LEAD_MS,
   SchedulerWaker,
   SqsDelayWaker,
@@ -112,7 +113,8 @@ describe('OnTimeWaker: each wake-up by the mechanism that keeps it on time', () 
     await waker.wakeAt(request({ at: NOW + 299_700 }));
     await waker.wakeAt(request({ at: NOW + 900_000 }));
     expect(creates()).toEqual([]);
-    expect(sends().map((s) => s.DelaySeconds)).toEqual([30, 300, 900]);
+    // Rounded down: visible up to a second early, held in-process by its receiver until due.
+    expect(sends().map((s) => s.DelaySeconds)).toEqual([30, 299, 900]);
     const [first] = sends();
     expect(first?.QueueUrl).toBe(QUEUE(endpoint));
     expect(JSON.parse(first?.MessageBody ?? '')).toEqual({
@@ -122,11 +124,38 @@ describe('OnTimeWaker: each wake-up by the mechanism that keeps it on time', () 
     expect(signed).toMatch(/Credential=AKIDFAKEFAKEFAKE\/\d{8}\/us-east-1\/sqs\/aws4_request/);
   });
 
-  it('rounds DelaySeconds to the nearest second, within 0-900', () => {
-    expect(delaySecondsFor(NOW + 29_501, NOW)).toBe(30);
-    expect(delaySecondsFor(NOW + 29_499, NOW)).toBe(29);
-    expect(delaySecondsFor(NOW - 5_000, NOW)).toBe(0);
-    expect(delaySecondsFor(NOW + 3_600_000, NOW)).toBe(900);
+  it('rounds DelaySeconds down by default (nearest when asked), within 0-900', () => {
+    expect(delaySecondsFor(NOW + 29_999, NOW)).toBe(29);
+    expect(delaySecondsFor(NOW + 30_000, NOW)).toBe(30);
+    expect(delaySecondsFor(NOW + 29_501, NOW, 'nearest')).toBe(30);
+    expect(delaySecondsFor(NOW + 29_499, NOW, 'nearest')).toBe(29);
+    for (const rounding of ['down', 'nearest'] as const) {
+      expect(delaySecondsFor(NOW - 5_000, NOW, rounding)).toBe(0);
+      expect(delaySecondsFor(NOW + 3_600_000, NOW, rounding)).toBe(900);
+    }
+  });
+
+  it('takes the rounding from DURABLE_WAKE_DELAY_ROUNDING, and names the variable when it is wrong', () => {
+    const env = {
+      DURABLE_TABLE_NAME: 'runs',
+      DURABLE_SCHEDULE_GROUP: 'group',
+      DURABLE_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
+      DURABLE_WAKE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/wake',
+      AWS_REGION: 'us-east-1',
+    };
+    expect(readProductionConfig(env).wakeDelayRounding).toBeUndefined();
+    expect(readProductionConfig({ ...env, DURABLE_WAKE_DELAY_ROUNDING: 'nearest' }).wakeDelayRounding).toBe('nearest');
+    expect(() => readProductionConfig({ ...env, DURABLE_WAKE_DELAY_ROUNDING: 'up' })).toThrow(
+      /DURABLE_WAKE_DELAY_ROUNDING must be down or nearest/,
+    );
+    expect(
+      () =>
+        new SqsDelayWaker({
+          queueUrl: QUEUE('http://localhost'),
+          client: { send: async () => ({}) },
+          rounding: 'up' as never,
+        }),
+    ).toThrow(/rounding must be down or nearest/);
   });
 
   it('schedules a longer wait ahead of its due time, with the due time in the event, named for the due second', async () => {

@@ -136,6 +136,7 @@ describe('createProductionBackend: configuration from the environment', () => {
       retentionDays: 'DURABLE_RETENTION_DAYS',
       scheduleDeadLetterArn: 'DURABLE_SCHEDULE_DLQ_ARN',
       wakeQueueUrl: 'DURABLE_WAKE_QUEUE_URL',
+      wakeDelayRounding: 'DURABLE_WAKE_DELAY_ROUNDING',
       leaseWakeUp: 'DURABLE_LEASE_WAKEUP',
       region: 'AWS_REGION',
     });

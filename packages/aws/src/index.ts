@@ -97,6 +97,8 @@ export {
   type SignedFetchOptions,
 } from './signed-fetch';
 export {
+  DELAY_ROUNDINGS,
+  type DelayRounding,
   delaySecondsFor,
   lazySqsClient,
   SQS_MAX_DELAY_SECONDS,

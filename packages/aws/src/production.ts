@@ -124,7 +124,13 @@ export class ProductionBackend implements DurableBackend {
     const onTime = new OnTimeWaker({
       scheduler: schedulerWaker,
       ...(this.sqs && config.wakeQueueUrl
-        ? { queue: new SqsDelayWaker({ queueUrl: config.wakeQueueUrl, client: this.sqs }) }
+        ? {
+            queue: new SqsDelayWaker({
+              queueUrl: config.wakeQueueUrl,
+              client: this.sqs,
+              ...(config.wakeDelayRounding === undefined ? {} : { rounding: config.wakeDelayRounding }),
+            }),
+          }
         : {}),
       feeds: (functionName) => this.isOwn(functionName),
       ...(config.leaseWakeUp === undefined ? {} : { lease: config.leaseWakeUp }),

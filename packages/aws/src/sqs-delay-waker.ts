@@ -7,14 +7,29 @@ import { timedWakeEvent } from './wake-queue-events';
 export const SQS_MAX_DELAY_SECONDS = 900;
 
 /**
- * The `DelaySeconds` of a wake-up due at `at` sent at `now`: the delay rounded to the nearest
- * whole second (SQS counts whole seconds), at most {@link SQS_MAX_DELAY_SECONDS}. Rounding to the
- * nearest keeps a message within half a second of its due time; one that becomes visible early
- * is held in-process for the rest (or re-armed, past 15 minutes) by the receiving invocation,
- * so a wake-up is never handled before it is due.
+ * How a wake-up's delay becomes the whole seconds SQS counts:
+ * - `down` (default): the message becomes visible up to a second before it is due, so the event
+ *   source's poll latency is mostly spent before the due time, and the receiving invocation holds
+ *   the rest in-process: modelled p99 0.06 s late (docs/performance.md), for ~0.8 s of billed
+ *   hold per wake-up on average;
+ * - `nearest`: within half a second either side, about half as much hold, modelled p99 ~1.07 s
+ *   late (the poll latency comes on top of the rounding).
  */
-export function delaySecondsFor(at: number, now: number): number {
-  return Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.round((at - now) / 1000)));
+export type DelayRounding = 'down' | 'nearest';
+
+/** Every {@link DelayRounding}. */
+export const DELAY_ROUNDINGS: readonly DelayRounding[] = ['down', 'nearest'];
+
+/**
+ * The `DelaySeconds` of a wake-up due at `at` sent at `now`, rounded as `rounding` says, within
+ * 0 to {@link SQS_MAX_DELAY_SECONDS}. A message visible early is held in-process for the rest (or
+ * re-armed, past 15 minutes) by the receiving invocation, so a wake-up is never handled before it
+ * is due.
+ */
+export function delaySecondsFor(at: number, now: number, rounding: DelayRounding = 'down'): number {
+  const seconds = (at - now) / 1000;
+  const whole = rounding === 'down' ? Math.floor(seconds) : Math.round(seconds);
+  return Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, whole));
 }
 
 /** The command the SQS delay waker sends. */
@@ -48,6 +63,8 @@ export interface SqsDelayWakerOptions {
   client: SendsCommands<SqsCommand>;
   /** Default: the system clock. */
   clock?: Clock;
+  /** How delays become whole seconds (see {@link DelayRounding}). Default `down`. */
+  rounding?: DelayRounding;
 }
 
 /**
@@ -64,6 +81,7 @@ export class SqsDelayWaker implements Waker {
   readonly queueUrl: string;
   private readonly client: SendsCommands<SqsCommand>;
   private readonly clock: Clock;
+  private readonly rounding: DelayRounding;
 
   constructor(options: SqsDelayWakerOptions) {
     if (typeof options.queueUrl !== 'string' || !/^https?:\/\/\S+$/.test(options.queueUrl)) {
@@ -72,6 +90,10 @@ export class SqsDelayWaker implements Waker {
     this.queueUrl = options.queueUrl;
     this.client = options.client;
     this.clock = options.clock ?? systemClock;
+    this.rounding = options.rounding ?? 'down';
+    if (!DELAY_ROUNDINGS.includes(this.rounding)) {
+      throw new TypeError(`rounding must be ${DELAY_ROUNDINGS.join(' or ')}, got ${JSON.stringify(this.rounding)}`);
+    }
   }
 
   /** Sends the wake-up, invisible for {@link delaySecondsFor} its due time. */
@@ -81,7 +103,7 @@ export class SqsDelayWaker implements Waker {
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
         MessageBody: JSON.stringify(timedWakeEvent(request)),
-        DelaySeconds: delaySecondsFor(request.at, this.clock.now()),
+        DelaySeconds: delaySecondsFor(request.at, this.clock.now(), this.rounding),
       }),
     );
   }
