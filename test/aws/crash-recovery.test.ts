@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,11 @@ beforeAll(async () => {
   client = localDocumentClient(endpoint);
 }, 60_000);
 
+/** The wake-up files' directory, removed with the file's last test. */
+let scratch: string | undefined;
+
 afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
   worker?.kill('SIGKILL');
   client?.destroy();
 });
@@ -30,7 +34,8 @@ describe('a handler process killed with SIGKILL mid-step', () => {
   it('leaves a run that finishes after the safety wake-up, the lost attempt marked invocation_lost', async () => {
     const tableName = uniqueTableName('crash');
     await createDurableTable(client, tableName);
-    const wakeFile = join(mkdtempSync(join(tmpdir(), 'durable-crash-')), 'wakeups.jsonl');
+    scratch = mkdtempSync(join(tmpdir(), 'durable-crash-'));
+    const wakeFile = join(scratch, 'wakeups.jsonl');
     writeFileSync(wakeFile, '');
     const store = new DynamoDbStore({ client, tableName });
     const runId = runIdFor('req-crash-1');

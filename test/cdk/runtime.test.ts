@@ -3,7 +3,7 @@
  * configuration, the stuck-runs watchdog, and the @durable-lambda/aws shim.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DurableBackend, InvocationOutput, OpenedInvocation } from '@durable-lambda/protocol';
@@ -226,5 +226,6 @@ describe('the @durable-lambda/aws shim', () => {
     writeFileSync(join(out, 'bare.mjs'), `import('@durable-lambda/aws').catch((e) => console.log(e.message));`);
     const bare = spawnSync(process.execPath, [join(out, 'bare.mjs')], { encoding: 'utf8', cwd: out });
     expect(bare.stdout).toMatch(/no bundled production backend/);
+    rmSync(out, { recursive: true, force: true });
   });
 });

@@ -14,10 +14,13 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 /** CDK's own switch: bundle the assets of no stack (a dummy asset is used instead). */
 export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };
 
-/** A fresh app writing to a temporary directory, bundling skipped unless asked. */
+/**
+ * A fresh app writing to a temporary directory (under the run's scratch directory, which the
+ * global setup removes at the end), bundling skipped unless asked.
+ */
 export function newApp(options: { bundle?: boolean; context?: Record<string, unknown> } = {}): App {
   return new App({
-    outdir: mkdtempSync(join(tmpdir(), 'cdk-test-')),
+    outdir: mkdtempSync(join(process.env.DURABLE_TEST_SCRATCH ?? tmpdir(), 'cdk-test-')),
     context: { ...(options.bundle ? {} : SKIP_BUNDLING), ...options.context },
   });
 }

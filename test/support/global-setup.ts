@@ -6,7 +6,8 @@
  * It also tells the test files where the tools are, in environment variables the workers inherit
  * (`npm test` has found or installed them already; a bare `npx vitest run` finds them here):
  * `CHROMIUM_PATH` (a Chromium or Chrome for the browser tests, unset when there is none) and
- * `DYNAMODB_LOCAL_DIR` (the folder holding DynamoDBLocal.jar, installed here on first use).
+ * `DYNAMODB_LOCAL_DIR` (the folder holding DynamoDBLocal.jar, installed here on first use), and
+ * `DURABLE_TEST_SCRATCH` (a temporary directory for what tests write, removed at the end).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,10 @@ function locateTools(): void {
 export default function setup(project: TestProject): () => void {
   locateTools();
   const stateDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-run-'));
+  // Where test files put what they write (synthesized CDK apps among them), removed at the end, so
+  // no run leaves anything in the system's temporary directory.
+  const scratch = mkdtempSync(join(tmpdir(), 'durable-tests-'));
+  process.env.DURABLE_TEST_SCRATCH = scratch;
   project.provide('dynamoDbLocal', { stateDir, ownerPid: process.pid });
   let done = false;
   const teardown = () => {
@@ -38,6 +43,7 @@ export default function setup(project: TestProject): () => void {
     if (instance?.pgid !== undefined) killGroup(instance.pgid);
     if (instance?.log) rmSync(instance.log, { force: true });
     rmSync(stateDir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   };
   process.once('exit', teardown);
   return teardown;
