@@ -25,17 +25,8 @@
  *   throttled delivery) is not modelled.
  */
 
-/** A small deterministic PRNG (mulberry32), so every run prints the same figures. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The fault injector's PRNG (mulberry32): the same seed prints the same figures on every run.
+import { mulberry32 } from '../../packages/local/src/faults/seeded-random';
 
 /**
  * The mechanisms modelled: Scheduler alone (the reference), what ships (`built`: delays rounded
@@ -95,7 +86,7 @@ export function latenessStats(
   samples: number,
   seed: number,
 ): { p50: number; p99: number; max: number } {
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const xs = Array.from({ length: samples }, () => lateness(mechanism, waitS, random)).sort((a, b) => a - b);
   const at = (q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
   return { p50: at(0.5), p99: at(0.99), max: xs[xs.length - 1]! };
