@@ -7,6 +7,10 @@
  *   tsx figures.bench.ts --smoke --out <file> [--sections steps,lateness]   # the CI smoke run
  *   ... --markdown <file>              # also the table as Markdown (docs/performance.md)
  *
+ * DURABLE_BENCH_DYNAMODB_ENDPOINT=http://127.0.0.1:<port>: the dynamodb section measures on that
+ * DynamoDB Local (in a table of its own, deleted after) instead of starting one; the smoke test
+ * passes its test run's instance.
+ *
  * Each section runs in its own node process (bench/figures/*-figures.ts), one after the other (side
  * by side at the smoke size, whose timings are not figures): AWS's test runner
  * installs fake timers globally, peak RSS needs a fresh process, and one section failing leaves
@@ -19,10 +23,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { BenchSize, FigureRow } from './figures/figure-rows';
+import { tsxArgv, tsxEnv } from './figures/tsx-process';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const TSX = join(HERE, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
-const TSCONFIG = join(HERE, '..', 'tsconfig.json');
 
 /** The sections, in table order. */
 const SECTIONS = ['steps', 'dynamodb', 'lateness', 'bundle', 'memory'] as const;
@@ -51,11 +54,11 @@ async function runSection(section: Section, dir: string): Promise<FigureRow[]> {
   try {
     const child = promisify(execFile)(
       process.execPath,
-      [TSX, '--tsconfig', TSCONFIG, join(HERE, 'figures', `${section}-figures.ts`), '--size', size, '--out', file],
+      tsxArgv(join(HERE, 'figures', `${section}-figures.ts`), ['--size', size, '--out', file]),
       {
         cwd: HERE,
         maxBuffer: 16 << 20,
-        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        env: tsxEnv({ ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }),
       },
     );
     // Progress lines go on to our stderr as they come.

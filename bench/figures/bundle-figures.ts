@@ -16,7 +16,8 @@ import { build } from 'esbuild';
 import { emitRows, figure, medianOf, sizeArg } from './figure-rows';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const IMPORTS = { smoke: 3, quick: 5, full: 9 }[sizeArg()];
+/** Fresh processes per cold import (their median); the smoke size has no figures, so one. */
+const IMPORTS = { smoke: 1, quick: 5, full: 9 }[sizeArg()];
 
 // esbuild resolves AWS's SDK from bench/node_modules, next to the entry; our bundles sit under the
 // root's node_modules, so their external @aws-sdk clients load from one copy of the AWS SDK (the

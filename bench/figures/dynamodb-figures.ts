@@ -7,11 +7,15 @@
  * - requests, WRU and stored bytes per sequential step, per map item, per wait and per callback;
  * - Scheduler, SQS and Lambda requests per run, and the cost per 1M runs of the 4-step, 1-wait
  *   workflow against the managed service's published price.
+ *
+ * On the DynamoDB Local at DURABLE_BENCH_DYNAMODB_ENDPOINT when that is set (the smoke test passes
+ * its test run's shared instance instead of paying a JVM start here), in a table of its own
+ * (`durable-bench-<pid>`) deleted at the end; else on one started for this section alone.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { createDurableTable, operationSk, runPk } from '@durable-lambda/aws';
 import type { DurableContext } from '@durable-lambda/sdk';
-import { startDynamoDbLocal } from '../../test/support/dynamodb-local-process';
+import { localClient, startDynamoDbLocal, waitUntilReady } from '../../test/support/dynamodb-local-process';
 import { itemSize, type Totals, totalsOf } from '../lib/dynamodb-meter';
 import {
   ASSUMED_CODE_MS,
@@ -53,7 +57,9 @@ const MANAGED = { perOperation: 8 / 1e6, writtenGb: 0.25, retainedGbMonth: 0.15 
 const RETENTION_DAYS = 30;
 
 const rows: FigureRow[] = [];
-const local = await startDynamoDbLocal();
+const given = process.env.DURABLE_BENCH_DYNAMODB_ENDPOINT;
+if (given) await waitUntilReady(given);
+const local = given ? { endpoint: given, stop: async () => {} } : await startDynamoDbLocal();
 try {
   const world = new World(local.endpoint);
   await createDurableTable(world.raw, TABLE);
@@ -328,6 +334,12 @@ try {
   );
   if (totalsOf(flow.byCommand).failed > 0) throw new Error('a DynamoDB request failed');
 } finally {
+  if (given) {
+    // Someone else's instance: leave it as it was (its memory holds every table until it stops).
+    const client = localClient(given);
+    await client.send(new DeleteTableCommand({ TableName: TABLE })).catch(() => undefined);
+    client.destroy();
+  }
   await local.stop();
 }
 emitRows(rows);

@@ -1,7 +1,8 @@
 /**
  * The CI smoke run of `npm run bench` (bench/figures.bench.ts): every section at its smallest size,
  * in its own processes as the bench runs them, then the JSON's shape. No timing is asserted: the
- * machine is loaded, and the figures are what the bench is for.
+ * machine is loaded, and the figures are what the bench is for. The dynamodb section measures on the
+ * test run's shared DynamoDB Local (DURABLE_BENCH_DYNAMODB_ENDPOINT), in a table of its own.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tsxArgv, tsxEnv } from '../../bench/figures/tsx-process';
+import { dynamoDbLocalEndpoint } from '../support/dynamodb-local';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECTIONS = ['steps', 'replay', 'dynamodb', 'cost', 'lateness', 'bundle', 'memory'];
@@ -27,18 +30,16 @@ let stdout: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   const out = join(dir, 'latest.json');
+  const endpoint = await dynamoDbLocalEndpoint();
   const run = await promisify(execFile)(
     process.execPath,
-    [
-      join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-      '--tsconfig',
-      join(ROOT, 'tsconfig.json'),
-      join(ROOT, 'bench', 'figures.bench.ts'),
-      '--smoke',
-      '--out',
-      out,
-    ],
-    { cwd: join(ROOT, 'bench'), maxBuffer: 16 << 20, timeout: 280_000 },
+    tsxArgv(join(ROOT, 'bench', 'figures.bench.ts'), ['--smoke', '--out', out]),
+    {
+      cwd: join(ROOT, 'bench'),
+      env: tsxEnv({ ...process.env, DURABLE_BENCH_DYNAMODB_ENDPOINT: endpoint }),
+      maxBuffer: 16 << 20,
+      timeout: 280_000,
+    },
   );
   stdout = run.stdout;
   report = JSON.parse(readFileSync(out, 'utf8')) as Report;
