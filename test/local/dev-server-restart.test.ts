@@ -2,8 +2,8 @@
  * The dev server in a real process: a run outlives the process (killed with SIGKILL, or stopped
  * with SIGTERM) during its durable wait, and completes once the server is started again on the
  * same SQLite file; killed during a step, the run resumes at once after the restart (the dead
- * process's lease is reclaimed) with that attempt counted as lost. And `npm start`'s script
- * boots with the examples.
+ * process's lease is reclaimed) with that attempt counted as lost. (`npm start`'s script booting
+ * with every example is checked by dev-server-signals.test.ts, on the process it stops.)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -177,36 +177,6 @@ describe.concurrent('dev server restarts', () => {
       expect(readFileSync(marker, 'utf8')).toBe('before stopped\n');
       second.process.kill('SIGTERM');
       expect((await second.exited).code).toBe(0);
-    },
-    SLOW,
-  );
-
-  it(
-    "npm start's script (examples/dev-server.ts) boots with every example",
-    async () => {
-      const child = spawnNode(['--import', 'tsx', 'examples/dev-server.ts'], {
-        PORT: '0',
-        DURABLE_DB: join(dir, 'examples.sqlite'),
-      });
-      const { url } = await urlOf(child);
-      await child.waitFor(/Ctrl-C stops the server/, 60_000);
-      const { status, body } = await getJson<{ functions: Array<{ name: string }> }>(`${url}/v1/functions`);
-      expect(status).toBe(200);
-      expect(body.functions.map((f) => f.name).sort()).toEqual([
-        'approval',
-        'checkout',
-        'fan-out',
-        'order-saga',
-        'payments',
-        'reminder',
-        'report-job',
-      ]);
-      const started = await postJson<RunWire>(`${url}/v1/runs`, { function: 'fan-out', input: { period: '2025-04' } });
-      expect(started.status).toBe(201);
-      const run = await completed(url, started.body.runId);
-      expect(run).toMatchObject({ status: 'SUCCEEDED', result: { period: '2025-04', customers: 100, sent: 100 } });
-      child.process.kill('SIGTERM');
-      expect((await child.exited).code).toBe(0);
     },
     SLOW,
   );

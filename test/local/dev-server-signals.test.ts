@@ -1,16 +1,16 @@
 /**
  * `npm start`'s script (examples/dev-server.ts) as a developer runs it: a busy port is one line
  * naming PORT, no stack trace; a Ctrl-C relayed a second time (tsx relays the terminal's signal
- * to its child) still stops it gracefully. The examples' samples are served with their
- * functions.
+ * to its child) still stops it gracefully. It boots with every example, their samples served
+ * with their functions, and an example runs to its end.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FunctionListWire } from '@durable-lambda/api';
+import type { FunctionListWire, RunWire } from '@durable-lambda/api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getJson, killAll, SERVER_URL, spawnNode } from './dev-server-process';
+import { getJson, killAll, postJson, SERVER_URL, spawnNode, until } from './dev-server-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-dev-signals-'));
 afterAll(() => {
@@ -46,15 +46,34 @@ describe('npm start (examples/dev-server.ts)', () => {
   );
 
   it(
-    'serves every example with its samples, and stops gracefully on a Ctrl-C that arrives twice',
+    'serves every example with its samples, runs one, and stops gracefully on a Ctrl-C that arrives twice',
     async () => {
       const child = npmStart({ PORT: '0', DURABLE_DB: join(dir, 'examples.sqlite') });
       const url = (await child.waitFor(SERVER_URL, 60_000))[1] as string;
       await child.waitFor(/Ctrl-C stops the server/);
-      const { body } = await getJson<FunctionListWire>(`${url}/v1/functions`);
+      const { status, body } = await getJson<FunctionListWire>(`${url}/v1/functions`);
+      expect(status).toBe(200);
+      expect(body.functions.map((f) => f.name).sort()).toEqual([
+        'approval',
+        'checkout',
+        'fan-out',
+        'order-saga',
+        'payments',
+        'reminder',
+        'report-job',
+      ]);
       const checkout = body.functions.find((f) => f.name === 'checkout');
       expect(checkout?.samples?.[0]?.input).toMatchObject({ orderId: expect.any(String), lines: expect.any(Array) });
       expect(body.functions.filter((f) => !f.samples?.length).map((f) => f.name)).toEqual([]);
+
+      // An example runs to its end: the suite's one boot of the examples (a process start is ~2 CPU-s).
+      const started = await postJson<RunWire>(`${url}/v1/runs`, { function: 'fan-out', input: { period: '2025-04' } });
+      expect(started.status).toBe(201);
+      const run = await until(async () => {
+        const { body: polled } = await getJson<RunWire>(`${url}/v1/runs/${started.body.runId}`);
+        return polled.status !== 'RUNNING' && polled;
+      }, 60_000);
+      expect(run).toMatchObject({ status: 'SUCCEEDED', result: { period: '2025-04', customers: 100, sent: 100 } });
 
       // A request still being sent holds the stop for up to 2 s (it waits for requests under way),
       // so the second signal surely arrives while the server is stopping.

@@ -1,4 +1,5 @@
 import { type CommandLine, stringOption } from './args';
+import { checkDevDatabase, checkDevPort } from './dev-precheck';
 import { runDevWatch } from './dev-watch';
 import type { CliIo } from './io';
 import { onStopSignals, type StopRequest } from './stop-signals';
@@ -57,6 +58,17 @@ export function devOptions(line: CommandLine, env: Record<string, string | undef
   };
 }
 
+/**
+ * What `durable dev` loads by default: `@durable-lambda/local`, once the database file is known
+ * not to be owned by another dev server and the port to be free (either is said at once, without
+ * loading the package, its store and the entries: about a CPU-second).
+ */
+async function loadForDev(options: DevCommandOptions): Promise<unknown> {
+  checkDevDatabase(options);
+  await checkDevPort(options);
+  return loadLocalPackage();
+}
+
 /** A busy port, said in one line with what to do about it. */
 function portInUse(error: unknown): Error | undefined {
   if ((error as { code?: unknown } | null)?.code !== 'port_in_use') return undefined;
@@ -69,19 +81,24 @@ function portInUse(error: unknown): Error | undefined {
  * or SIGTERM stops it gracefully (it says so), a second one (a relayed copy) changes nothing, a
  * third forces the exit. With `--watch`, a supervisor runs it in a child process and restarts it
  * when a file next to the entries changes. Exit code 2 when that package or export cannot be loaded.
+ * A busy port or a database in use is found before that package is loaded, so it is said at once
+ * (the default `load`).
  */
 export async function runDev(
   line: CommandLine,
   io: CliIo,
-  load: () => Promise<unknown> = loadLocalPackage,
+  load: (options: DevCommandOptions) => Promise<unknown> = loadForDev,
   stopSignals: () => StopRequest = () => onStopSignals({ say: io.out }),
 ): Promise<number> {
   if (line.options.watch) return runDevWatch(line, io);
   const options = devOptions(line, io.env);
   let mod: unknown;
   try {
-    mod = await load();
+    mod = await load(options);
   } catch (error) {
+    const busy = portInUse(error);
+    if (busy) throw busy;
+    if ((error as { code?: unknown } | null)?.code === 'database_in_use') throw error;
     io.err(
       `durable dev needs the package @durable-lambda/local, which could not be loaded (${(error as Error).message}).\nInstall it next to @durable-lambda/api: npm install @durable-lambda/local`,
     );
