@@ -5,29 +5,24 @@
 //
 //   node scripts/build.mjs               # all packages
 //   node scripts/build.mjs protocol sdk  # only these
-//   node scripts/build.mjs --typecheck   # all packages, then the type-check of everything else
-//                                        # tsconfig.json includes, from the same program (npm test)
+//   node scripts/build.mjs --typecheck   # all packages, and the type-check of everything
+//                                        # tsconfig.json includes, side by side (npm test)
 //
 // The JavaScript is bundled by tsup (esbuild) from each package's directory with
 // packages/<name>/tsconfig.build.json; sibling @durable-lambda/* packages stay external imports.
-// The declarations come from ONE TypeScript program over the sources (scripts/declaration-program.mjs:
-// tsup's own declaration build checked each entry in a program of its own, ~60 of the build's 65
-// CPU-s), and tsup (rollup-plugin-dts) bundles the emitted .d.ts files per entry, keeping sibling
-// packages as imports. So no package needs its siblings built first.
+// The declarations come from ONE program over the package sources, by TypeScript's native compiler
+// (scripts/declaration-program.mjs; tsup's own declaration build checked each entry in a program of
+// its own, ~60 of the build's 65 CPU-s), and tsup (rollup-plugin-dts) bundles the emitted .d.ts files
+// per entry, keeping sibling packages as imports. So no package needs its siblings built first.
 //
 // With --typecheck, the line `build: done` (or `build: FAILED`) is printed as soon as dist is
-// written, before the rest is checked (scripts/test.mjs starts the packaging tests on it), and the
+// written, while the type-check (started with it) may still run (scripts/test.mjs starts the packaging tests on it), and the
 // exit code is non-zero when either failed.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
-import {
-  createDeclarationProgram,
-  emitPackageDeclarations,
-  formatDiagnostics,
-  remainingDiagnostics,
-} from './declaration-program.mjs';
+import { emitPackageDeclarations, typecheck as runTypecheck } from './declaration-program.mjs';
 
 const ORDER = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cdk', 'otel'];
 const root = resolve(fileURLToPath(import.meta.url), '../..');
@@ -127,11 +122,12 @@ async function buildPackage(name, declarations) {
 
 const started = performance.now();
 mkdirSync(join(root, '.artifacts'), { recursive: true });
-const { program, configErrors } = createDeclarationProgram({ typecheck });
-const declarations = emitPackageDeclarations(program, selected);
-let built = declarations.errors === '' && declarations.problems.length === 0 && configErrors.length === 0;
+// Side by side: the type-check of everything, and the declarations of the packages (a program of
+// their sources only), which the bundles below need.
+const checking = typecheck ? runTypecheck() : undefined;
+const declarations = await emitPackageDeclarations(selected);
+let built = declarations.errors === '' && declarations.problems.length === 0;
 if (!built) {
-  process.stderr.write(formatDiagnostics(configErrors));
   process.stderr.write(declarations.errors);
   for (const problem of declarations.problems) console.error(`declarations: ${problem}`);
 }
@@ -152,16 +148,14 @@ for (const name of built ? selected : []) {
 process.chdir(root);
 declarations.remove();
 let checked = true;
-if (typecheck) {
+if (checking) {
   console.log(`build: ${built ? 'done' : 'FAILED'}`);
-  const begin = performance.now();
-  const rest = remainingDiagnostics(program, selected);
-  // The package sources' own type errors (printed above) fail the type-check too.
-  checked = rest.count === 0 && configErrors.length === 0 && declarations.errors === '';
-  if (!checked) process.stderr.write(rest.text);
-  const count = rest.count + declarations.errorCount;
+  const result = await checking;
+  checked = result.ok;
+  // The package sources' errors were printed with the declarations already.
+  if (!checked && built) process.stderr.write(result.text);
   console.log(
-    `typecheck: ${checked ? 'done' : `FAILED (${count} errors)`} in ${Math.round(performance.now() - begin)} ms`,
+    `typecheck: ${checked ? 'done' : `FAILED (${result.errorCount} errors)`} in ${Math.round(performance.now() - started)} ms`,
   );
 }
 process.exit(built && checked ? 0 : 1);
