@@ -18,13 +18,19 @@ const SHARED_DIRS = [
   'test/store-conformance',
   'test/browser',
   'test/chaos',
+  'test/local',
   'examples',
 ];
 /**
  * A file there that needs a module graph of its own (it mocks a module with `vi.mock`, which a
  * shared graph has loaded already) says so in its name: `*.own-modules.test.ts`.
  */
-const SHARED_MODULES = SHARED_DIRS.map((dir) => `${dir}/**/!(*.own-modules).test.ts`);
+const SHARED_MODULES = [
+  ...SHARED_DIRS.map((dir) => `${dir}/**/!(*.own-modules).test.ts`),
+  // The compat files that run AWS's SDK on our runner and backends (it installs no global); not the
+  // folders below, whose files run AWS's own test runner, which fakes the global timers.
+  'test/compat/!(*.own-modules).test.ts',
+];
 
 // Tests run against the TypeScript sources; the packaging tests check the built dist and the packed
 // tarballs separately.
@@ -46,8 +52,8 @@ export default defineConfig({
       // not once per file).
       { extends: true, test: { name: 'shared-modules', include: SHARED_MODULES, isolate: false } },
       // Files that install globals (AWS's runner fakes the global timers; the OpenTelemetry tests set
-      // the global tracer provider; the dev-server tests capture process output) or read the build:
-      // a fresh module graph each.
+      // the global tracer provider; a compat file sets process.env) or read the build: a fresh module
+      // graph each, in a fresh process (~1 CPU-s a file more than a shared one).
       {
         extends: true,
         test: {

@@ -29,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsSdkEntry, GENERATED_ENTRY_BANNER } from '../../packages/cdk/src/durable-function-code';
 import { ACCOUNT, FakeCloud, REGION } from '../compat/aws-sdk-on-lambda.cloud';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { withFastNpx } from './fast-npx';
 import { newApp, REPO_ROOT, resources } from './support';
 
 const AWS_SDK_DIR = join(REPO_ROOT, 'bench', 'node_modules', '@aws', 'durable-execution-sdk-js');
@@ -133,12 +134,11 @@ describe("DurableFunction sdk: 'aws' (bundled for real)", () => {
     const { entry } = userProject();
     const app = newApp({ bundle: true });
     const stack = new Stack(app, 'Bundled');
-    new DurableFunction(stack, 'Orders', {
-      entry,
-      handler: 'main',
-      sdk: 'aws',
-      functionName: 'orders',
-    });
+    // Bundling runs as the constructs are made: its `npx --no-install esbuild` (three functions: ours
+    // and the table's two service functions) runs the repository's esbuild without npx's start-up.
+    withFastNpx(
+      () => new DurableFunction(stack, 'Orders', { entry, handler: 'main', sdk: 'aws', functionName: 'orders' }),
+    );
     const outdir = app.synth().directory;
     const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
     const durable = assets.filter((name) =>

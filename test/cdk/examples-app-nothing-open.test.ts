@@ -2,7 +2,7 @@
  * Nothing open in what `cdk deploy` ships (the repository's app, infra/): no unauthenticated
  * endpoint, no resource policy for anyone, reserved concurrency on every function a caller can
  * make scale, Lambda names generated unless a prefix is asked for; and the demo services, kept
- * inside the functions, still answer the examples. The cdk-nag run is in app.test.ts.
+ * inside the functions, still answer the examples. The cdk-nag run is in synth-cli.test.ts.
  */
 import type { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';

@@ -16,11 +16,16 @@ export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };
 
 /**
  * A fresh app writing to a temporary directory (under the run's scratch directory, which the
- * global setup removes at the end), bundling skipped unless asked.
+ * global setup removes at the end), bundling skipped unless asked. CDK's built-in template
+ * validation is off: in a test it can only print (its findings are warnings, never a failed
+ * synth), and it cost ~5 CPU-s per worker to start plus ~1 CPU-s each time a stack brings new
+ * resource types. It runs in the CLI synth of the repository's app (synth-cli.test.ts), which
+ * checks that it found nothing.
  */
 export function newApp(options: { bundle?: boolean; context?: Record<string, unknown> } = {}): App {
   return new App({
     outdir: mkdtempSync(join(process.env.DURABLE_TEST_SCRATCH ?? tmpdir(), 'cdk-test-')),
+    builtinCloudFormationValidation: false,
     context: { ...(options.bundle ? {} : SKIP_BUNDLING), ...options.context },
   });
 }

@@ -1,76 +1,31 @@
 /**
- * `npx cdk synth` of the repository's app, as a user runs it: from the repository root, offline,
- * with no AWS credentials (AWS_EC2_METADATA_DISABLED=true, --no-notices). Its assets are bundled
- * for real by the local esbuild (no Docker) and work; every template it writes passes cfn-lint.
+ * The repository's app (infra/), synthesized once, by `npx cdk synth` as a user runs it: from the
+ * repository root, offline, with no AWS credentials (AWS_EC2_METADATA_DISABLED=true, --no-notices).
+ * Its assets are bundled for real by the local esbuild (no Docker) and work; every template it
+ * writes passes cfn-lint and CDK's built-in validation; cdk-nag's AwsSolutions checks ran with every
+ * remaining finding acknowledged in code, with a reason; and the template deploys every example as
+ * a DurableFunction sharing one table, served by the control API. Everything here reads the cloud
+ * assembly that one synth wrote (the app is not synthesized in-process a second time).
  */
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './support';
-
-/**
- * A directory whose `npx` runs the repository's own esbuild and tsx without npx's start-up (~0.6
- * CPU-s each, and CDK's local bundling runs `npx --no-install esbuild` once per function: a tenth of
- * the file's CPU), and hands everything else (`npx cdk synth` itself) to the real npx. The same
- * binaries run with the same arguments: only the launcher that finds them in node_modules/.bin is
- * skipped. DURABLE_SYNTH_REAL_NPX=1 runs the synth with the real npx throughout.
- */
-function fastNpxDir(work: string): string | undefined {
-  if (process.env.DURABLE_SYNTH_REAL_NPX === '1') return undefined;
-  const realNpx = spawnSync('sh', ['-c', 'command -v npx'], { encoding: 'utf8' }).stdout.trim();
-  const esbuild = join(REPO_ROOT, 'node_modules', '.bin', 'esbuild');
-  const tsx = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-  if (!realNpx || !existsSync(esbuild) || !existsSync(tsx)) return undefined;
-  const dir = join(work, 'fast-npx');
-  mkdirSync(dir);
-  const q = (path: string) => `'${path.replace(/'/g, `'\\''`)}'`;
-  writeFileSync(
-    join(dir, 'npx'),
-    [
-      '#!/bin/sh',
-      `if [ "$1" = "--no-install" ] && [ "$2" = "esbuild" ]; then shift 2; exec ${q(esbuild)} "$@"; fi`,
-      `if [ "$1" = "tsx" ]; then shift; exec ${q(process.execPath)} ${q(tsx)} "$@"; fi`,
-      `exec ${q(realNpx)} "$@"`,
-      '',
-    ].join('\n'),
-  );
-  chmodSync(join(dir, 'npx'), 0o755);
-  return dir;
-}
-
-/** The environment of a developer's shell without any AWS credentials or profile. */
-function offlineEnv(home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('AWS_') || key.startsWith('CDK_') || key.startsWith('VITEST') || key === 'NODE_OPTIONS')
-      continue;
-    env[key] = value;
-  }
-  const npxDir = fastNpxDir(home);
-  if (npxDir !== undefined) env.PATH = `${npxDir}${delimiter}${env.PATH ?? ''}`;
-  return {
-    ...env,
-    AWS_EC2_METADATA_DISABLED: 'true',
-    // No shared config or credentials files either.
-    AWS_CONFIG_FILE: join(home, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-aws-credentials'),
-  };
-}
-
-interface Template {
-  Resources: Record<string, { Type: string; Properties?: Record<string, any> }>;
-}
+import { IN_PROCESS_SERVICES_URL } from '../../infra/demo-services/url';
+import { EXAMPLE_SERVICES } from '../../infra/examples-stack';
+import {
+  annotationsOf,
+  assetOf,
+  type CliSynth,
+  callBundle,
+  performanceCounters,
+  readTemplate,
+  readValidationReport,
+  synthWithCli,
+  type ValidationReport,
+} from './cli-synth';
+import { arnOf, logicalId, newApp, REPO_ROOT, resources, statementsOfRole } from './support';
 
 /**
  * The synth takes 50-140 s and cfn-lint 15-40 s on a loaded 2-core machine (`npm test` runs them
@@ -79,75 +34,37 @@ interface Template {
 const SYNTH_TIMEOUT_MS = 480_000;
 const CFN_LINT_TIMEOUT_MS = 240_000;
 
-let outdir: string;
-let synth: { status: number | null; stdout: string; stderr: string; ms: number };
-let templates: string[];
+const STACK = 'DurableLambdaExamples';
+const EXAMPLES = ['checkout', 'approval', 'fan-out', 'order-saga', 'payments', 'reminder', 'report-job'];
+
+let synth: CliSynth;
+let template: Template;
+let report: ValidationReport;
 
 beforeAll(() => {
-  const work = mkdtempSync(join(tmpdir(), 'cdk-synth-'));
-  outdir = join(work, 'cdk.out');
-  const started = performance.now();
-  const result = spawnSync('npx', ['cdk', 'synth', '--no-notices', '--quiet', '--output', outdir], {
-    cwd: REPO_ROOT,
-    env: offlineEnv(work),
-    encoding: 'utf8',
-    timeout: SYNTH_TIMEOUT_MS,
-  });
-  synth = { status: result.status, stdout: result.stdout, stderr: result.stderr, ms: performance.now() - started };
-  templates = existsSync(outdir) ? readdirSync(outdir).filter((f) => f.endsWith('.template.json')) : [];
+  synth = synthWithCli(SYNTH_TIMEOUT_MS);
+  // Only a synth that succeeded wrote what the tests below read; 'succeeds' says why it did not.
+  if (synth.status === 0 && synth.templates.includes(`${STACK}.template.json`)) {
+    template = Template.fromJSON(readTemplate(synth, `${STACK}.template.json`));
+    report = readValidationReport(synth);
+  }
 }, SYNTH_TIMEOUT_MS + 30_000);
-
-const readTemplate = (file: string) => JSON.parse(readFileSync(join(outdir, file), 'utf8')) as Template;
-
-/** The asset directory of the Lambda function named `name`, or whose logical id starts with `idPrefix`. */
-function assetOf(which: { name: string } | { idPrefix: string }): string {
-  for (const file of templates) {
-    for (const [id, r] of Object.entries(readTemplate(file).Resources)) {
-      if (r.Type !== 'AWS::Lambda::Function') continue;
-      if ('name' in which ? r.Properties?.FunctionName === which.name : id.startsWith(which.idPrefix)) {
-        return join(outdir, `asset.${String(r.Properties?.Code.S3Key).replace(/\.zip$/, '')}`);
-      }
-    }
-  }
-  throw new Error(`no function ${JSON.stringify(which)}`);
-}
-
-/** Loads a bundled handler in a fresh Node process and calls it once; prints the outcome as JSON. */
-function callBundle(asset: string, event: unknown, context: unknown, env: Record<string, string> = {}) {
-  const script = `
-    const { handler } = require(${JSON.stringify(join(asset, 'index.js'))});
-    handler(${JSON.stringify(event)}, ${JSON.stringify(context)}).then(
-      (value) => console.log(JSON.stringify({ value })),
-      (error) => console.log(JSON.stringify({ error: { name: error.name, message: error.message } })),
-    );`;
-  const result = spawnSync(process.execPath, ['-e', script], {
-    cwd: tmpdir(), // nothing of the repository's node_modules on the way
-    env: { PATH: process.env.PATH ?? '', ...env },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  const last = result.stdout.trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(last) as { value?: any; error?: { name: string; message: string } };
-  } catch {
-    throw new Error(`the bundle did not answer:\n${result.stdout}\n${result.stderr}`);
-  }
-}
 
 describe('npx cdk synth (offline, no credentials)', () => {
   it('succeeds', () => {
     expect(synth.status, `${synth.stdout}\n${synth.stderr}`).toBe(0);
-    expect(templates).toEqual(['DurableLambdaExamples.template.json']);
+    expect(synth.templates).toEqual([`${STACK}.template.json`]);
     console.log(`npx cdk synth: ${Math.round(synth.ms)} ms`);
   });
 
   it('bundled every function locally with esbuild, the durable ones with the backend shim', () => {
     expect(synth.stderr).not.toMatch(/docker/i);
-    const template = readTemplate(templates[0] as string);
-    const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    const functions = Object.values(readTemplate(synth, synth.templates[0] as string).Resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Function',
+    );
     expect(functions).toHaveLength(10);
     for (const fn of functions) {
-      const asset = join(outdir, `asset.${String(fn.Properties?.Code.S3Key).replace(/\.zip$/, '')}`);
+      const asset = join(synth.outdir, `asset.${String(fn.Properties?.Code.S3Key).replace(/\.zip$/, '')}`);
       expect(statSync(join(asset, 'index.js')).size, asset).toBeGreaterThan(1_000);
       // The reconciler imports the backend statically: only handlers need the shim.
       const variables = fn.Properties?.Environment?.Variables ?? {};
@@ -160,7 +77,7 @@ describe('npx cdk synth (offline, no credentials)', () => {
   it('makes durable function bundles that load the production backend at run time', () => {
     // No DURABLE_* variables: the production backend (bundled, reached through the shim) says so.
     const outcome = callBundle(
-      assetOf({ idPrefix: 'OrderSagaFunction' }),
+      assetOf(synth, 'OrderSagaFunction'),
       { orderId: 'o-1' },
       {
         functionName: 'order-saga',
@@ -174,7 +91,7 @@ describe('npx cdk synth (offline, no credentials)', () => {
 
   it('makes a reconciler bundle that builds its backend at the first invocation and names what is missing', () => {
     const outcome = callBundle(
-      assetOf({ idPrefix: 'DurableReconciler' }),
+      assetOf(synth, 'DurableReconciler'),
       {},
       { functionName: 'reconciler', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:reconciler' },
     );
@@ -184,7 +101,7 @@ describe('npx cdk synth (offline, no credentials)', () => {
 
   it('makes a control API bundle that answers HTTP requests', () => {
     const outcome = callBundle(
-      assetOf({ idPrefix: 'ControlApiFunction' }),
+      assetOf(synth, 'ControlApiFunction'),
       { version: '2.0', rawPath: '/v1/functions', requestContext: { http: { method: 'GET' } } },
       {},
       {
@@ -198,6 +115,15 @@ describe('npx cdk synth (offline, no credentials)', () => {
     );
     expect(outcome.value?.statusCode).toBe(200);
     expect(JSON.parse(outcome.value?.body)).toEqual({ functions: [{ name: 'checkout' }, { name: 'payments' }] });
+  });
+
+  it("ran CDK's built-in template validation, which found nothing", () => {
+    // The in-process CDK tests switch it off (support.ts): it can only print there. Here it runs as
+    // in every user's synth; a plugin that finds anything has its own entry in the report.
+    // The app's own count of validation runs, which the CLI always has it write.
+    const ran = performanceCounters(synth)['CloudFormationValidate.validate(cnt)'];
+    expect(ran, 'CloudFormationValidate.validate(cnt) in performance-counters.json').toBeGreaterThanOrEqual(1);
+    expect(report.pluginReports.map((r) => r.pluginName)).toEqual(['AwsSolutions']);
   });
 
   // cfn-lint is a Python tool no registry we can reach serves: this machine has it, and .ci/run puts
@@ -215,10 +141,11 @@ describe('npx cdk synth (offline, no credentials)', () => {
   it.skipIf(cfnLintMissing)(
     'writes templates that cfn-lint passes with no error and no warning',
     () => {
-      expect(templates.length).toBeGreaterThan(0);
+      expect(synth.templates.length).toBeGreaterThan(0);
       // W3005 (a DependsOn already implied by a GetAtt) is how CDK makes every Lambda function wait for
       // its role's policy: redundant for the role itself, harmless, and not ours to change.
-      const lint = spawnSync('cfn-lint', ['--ignore-checks', 'W3005', '--', ...templates.map((t) => join(outdir, t))], {
+      const files = synth.templates.map((t) => join(synth.outdir, t));
+      const lint = spawnSync('cfn-lint', ['--ignore-checks', 'W3005', '--', ...files], {
         encoding: 'utf8',
         timeout: CFN_LINT_TIMEOUT_MS,
       });
@@ -227,4 +154,154 @@ describe('npx cdk synth (offline, no credentials)', () => {
     },
     CFN_LINT_TIMEOUT_MS + 30_000,
   );
+});
+
+describe('cdk-nag AwsSolutions (registered by the app, infra/build-app.ts)', () => {
+  it('ran, and left no unacknowledged finding', () => {
+    // An unacknowledged finding fails the synth itself; the report says so too.
+    const nag = report.pluginReports.find((r) => r.pluginName === 'AwsSolutions');
+    expect(nag, 'the AwsSolutions plugin ran').toBeDefined();
+    expect(nag?.violations).toEqual([]);
+    expect(nag?.conclusion).toBe('success');
+    // Nothing reported outside the plugin either: no error or warning annotation anywhere.
+    expect(annotationsOf(synth, STACK)).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('has a written reason for each acknowledged finding, and only these kinds of finding', () => {
+    const suppressed = report.pluginReports.flatMap((r) => r.suppressedViolations ?? []);
+    expect(suppressed.length).toBeGreaterThan(0);
+    for (const finding of suppressed) {
+      expect(finding.reason?.length ?? 0, `${finding.acknowledgedId} needs a reason`).toBeGreaterThan(40);
+    }
+    const kinds = new Set(
+      suppressed.map((f) =>
+        (f.acknowledgedId ?? '').replace(/<[A-Za-z0-9]+(\.Arn)?>/g, '<ref>').replace(/^AwsSolutions::/, ''),
+      ),
+    );
+    expect([...kinds].sort()).toEqual([
+      // Every function: the runtime is pinned to nodejs22.x.
+      'AwsSolutions-IAM5[Resource::<ref>:*]', // lambda:InvokeFunction on a function's versions and aliases
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<ref>/*]', // schedules of one group
+      'AwsSolutions-L1',
+      'AwsSolutions-SQS3', // the failure destination queue is itself the end of the line
+    ]);
+  });
+
+  it('fails synthesis on a finding nobody acknowledged (the check is live)', async () => {
+    const { Stack, Validations } = await import('aws-cdk-lib');
+    const iam = await import('aws-cdk-lib/aws-iam');
+    const { AwsSolutionsChecks } = await import('cdk-nag');
+    const app = newApp();
+    const bad = new Stack(app, 'Bad');
+    const role = new iam.Role(bad, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).toThrow(/AwsSolutions-IAM5/);
+  }, 240_000);
+});
+
+describe('the examples app', () => {
+  const fnId = (name: string) =>
+    logicalId(
+      template,
+      'AWS::Lambda::Function',
+      name.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase()),
+    );
+  const fnProps = (name: string) => resources(template)[fnId(name)]?.Properties ?? {};
+
+  it('deploys every example as a durable function with a generated name, all sharing one table', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    const table = logicalId(template, 'AWS::DynamoDB::Table', 'RunsTable');
+    for (const name of EXAMPLES) {
+      const fn = fnProps(name);
+      expect(fn.FunctionName).toBeUndefined();
+      expect(fn.Runtime).toBe('nodejs22.x');
+      expect(fn.Environment.Variables.DURABLE_TABLE_NAME).toEqual({ Ref: table });
+      expect(fn.Environment.Variables.DURABLE_SCHEDULE_GROUP).toMatchObject({ Ref: expect.any(String) });
+    }
+    // One per example, and the reconciler's.
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', EXAMPLES.length + 1);
+    // Every example, the control API, the shared watchdog and reconciler (the demo services run in-process).
+    template.resourceCountIs('AWS::Lambda::Function', EXAMPLES.length + 3);
+  });
+
+  it('gives every example the URLs of exactly the services its code reads (requireEnv)', () => {
+    const entries: Record<string, string> = { payments: 'order-saga/payments.ts' };
+    for (const dir of readdirSync(join(REPO_ROOT, 'examples'))) {
+      if (EXAMPLES.includes(dir)) entries[dir] = `${dir}/handler.ts`;
+    }
+    const demoUrl = IN_PROCESS_SERVICES_URL;
+    for (const name of EXAMPLES) {
+      const source = readFileSync(join(REPO_ROOT, 'examples', entries[name] as string), 'utf8');
+      const read = [...source.matchAll(/requireEnv\('([A-Z_]+)'\)/g)].map((m) => m[1] as string);
+      expect([...new Set(read)].sort(), name).toEqual([...(EXAMPLE_SERVICES[name] ?? [])].sort());
+      const vars = fnProps(name).Environment.Variables as Record<string, unknown>;
+      for (const variable of read) expect(vars[variable], `${name} ${variable}`).toEqual(demoUrl);
+    }
+  });
+
+  it('lets the order saga start payments runs, and payments resume the saga', () => {
+    const saga = fnId('order-saga');
+    const payments = fnId('payments');
+    const invokes = (role: string) =>
+      (statementsOfRole(template, role) as Array<{ Action: unknown; Resource: unknown }>)
+        .filter((s) => s.Action === 'lambda:InvokeFunction')
+        .flatMap((s) => s.Resource as unknown[]);
+    expect(invokes(logicalId(template, 'AWS::IAM::Role', 'OrderSagaServiceRole'))).toContainEqual(arnOf(payments));
+    expect(invokes(logicalId(template, 'AWS::IAM::Role', 'PaymentsServiceRole'))).toContainEqual(arnOf(saga));
+    expect(invokes(logicalId(template, 'AWS::IAM::Role', 'CheckoutServiceRole'))).not.toContainEqual(arnOf(payments));
+  });
+
+  it('serves every example from the control API, behind IAM auth', () => {
+    const api =
+      resources(template)[logicalId(template, 'AWS::Lambda::Function', 'ControlApiFunction')]?.Properties ?? {};
+    const served = JSON.stringify(api.Environment.Variables.DURABLE_API_FUNCTIONS);
+    for (const name of EXAMPLES) expect(served).toContain(JSON.stringify({ Ref: fnId(name) }));
+    template.hasResourceProperties('AWS::Lambda::Url', {
+      AuthType: 'AWS_IAM',
+      TargetFunctionArn: arnOf(logicalId(template, 'AWS::Lambda::Function', 'ControlApiFunction')),
+    });
+  });
+
+  it('expects runs of each example to end in a time that fits what it waits for', () => {
+    const watchdog =
+      resources(template)[logicalId(template, 'AWS::Lambda::Function', 'DurableRunWatchdog')]?.Properties ?? {};
+    const join = watchdog.Environment.Variables.DURABLE_WATCHDOG_FUNCTIONS['Fn::Join'][1] as unknown[];
+    const thresholds: Record<string, number> = {};
+    for (let i = 1; i < join.length; i += 2) {
+      const ref = (join[i] as { Ref: string }).Ref;
+      const name = EXAMPLES.find((example) => fnId(example) === ref) as string;
+      thresholds[name] = Number(/"thresholdMs":(\d+)/.exec(join[i + 1] as string)?.[1]);
+    }
+    const hours = (h: number) => h * 3_600_000;
+    expect(thresholds).toEqual({
+      checkout: hours(2),
+      approval: hours(96),
+      'fan-out': hours(2),
+      'order-saga': hours(2),
+      payments: hours(1),
+      reminder: hours(240),
+      'report-job': hours(2),
+    });
+  });
+
+  it('reconciles the shared table once, for every example, every minute', () => {
+    const reconcilers = Object.entries(resources(template)).filter(
+      ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith('DurableReconciler'),
+    );
+    expect(reconcilers).toHaveLength(1);
+    const served = JSON.stringify(reconcilers[0]?.[1].Properties?.Environment.Variables.DURABLE_RECONCILER_FUNCTIONS);
+    for (const name of EXAMPLES) expect(served).toContain(JSON.stringify({ Ref: fnId(name) }));
+    const queue = arnOf(logicalId(template, 'AWS::SQS::Queue', 'DurableReconciler'));
+    for (const name of EXAMPLES) expect(fnProps(name).Environment.Variables.DURABLE_SCHEDULE_DLQ_ARN).toEqual(queue);
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+  });
+
+  it('removes everything with the stack (demo data)', () => {
+    for (const [id, r] of Object.entries(resources(template))) {
+      if (['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup', 'AWS::SQS::Queue'].includes(r.Type)) {
+        expect(r.DeletionPolicy, id).toBe('Delete');
+      }
+    }
+  });
 });
