@@ -10,7 +10,7 @@ import { startDevServer } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../browser/chromium';
+import { sharedChromium } from '../browser/chromium';
 
 const STEP_MS = 15_000;
 let browser: Browser;
@@ -62,14 +62,14 @@ beforeAll(async () => {
     db: join(dir, 'dev.sqlite'),
     log: () => {},
   });
-  browser = await launchChromium();
+  browser = await sharedChromium();
   page = await browser.newPage();
   page.setDefaultTimeout(STEP_MS);
   page.on('pageerror', (error) => pageErrors.push(error.message));
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await page?.close();
   await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

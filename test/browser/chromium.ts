@@ -39,3 +39,22 @@ export function launchChromium(): Promise<Browser> {
     ],
   });
 }
+
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The test worker's one Chromium, launched at the first call: the browser test files share a
+ * worker's modules (see vitest.config.mts), so the files a worker runs one after another reuse it
+ * (a launch costs ~2 CPU-s). Each file opens its page with `browser.newPage()`, a browser context of
+ * its own (cookies, storage, viewport), and closes that page, not the browser; playwright ends the
+ * browser with the worker.
+ */
+export function sharedChromium(): Promise<Browser> {
+  shared ??= launchChromium().then((browser) => {
+    browser.on('disconnected', () => {
+      shared = undefined;
+    });
+    return browser;
+  });
+  return shared;
+}

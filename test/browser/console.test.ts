@@ -16,7 +16,7 @@ import { parseCommandLine } from '../../packages/api/src/cli/args';
 import { runConsole } from '../../packages/api/src/cli/console';
 import { type SignedApiWorld, startSignedApiWorld, WORLD_REGION } from '../support/signed-api-world';
 import { TEST_CREDENTIALS } from '../support/sigv4-verifier';
-import { launchChromium } from './chromium';
+import { sharedChromium } from './chromium';
 
 const ARTIFACTS = resolve(import.meta.dirname, '../../.artifacts/browser');
 const STEP_MS = 15_000;
@@ -87,14 +87,14 @@ beforeAll(async () => {
     baseUrl: world.front.url,
     fetch: createSignedFetch({ region: WORLD_REGION, credentials: TEST_CREDENTIALS }),
   });
-  browser = await launchChromium();
+  browser = await sharedChromium();
   page = await browser.newPage({ viewport: { width: 1200, height: 860 } });
   page.setDefaultTimeout(STEP_MS);
   page.on('pageerror', (error) => pageErrors.push(error.message));
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await page?.close();
   for (const started of consoles) await started.stop();
   await world?.close();
 });

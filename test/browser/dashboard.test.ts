@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { startDevServer } from '@durable-lambda/local';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './chromium';
+import { sharedChromium } from './chromium';
 import { approval, doomed, flaky } from './fixtures';
 
 const ARTIFACTS = resolve(import.meta.dirname, '../../.artifacts/browser');
@@ -71,7 +71,7 @@ beforeAll(async () => {
     db: join(dir, 'dev.sqlite'),
     log: (line) => void serverLog.push(line),
   });
-  browser = await launchChromium();
+  browser = await sharedChromium();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.setDefaultTimeout(STEP_MS);
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -84,7 +84,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await page?.close();
   await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
