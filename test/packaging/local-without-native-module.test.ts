@@ -2,25 +2,24 @@
  * `@durable-lambda/local` where better-sqlite3 (its optional native dependency) is missing: the
  * main entry still imports, under ESM and CommonJS, and its test runner runs a handler; only the
  * first `SqliteStore` fails, with `SqliteUnavailableError` naming the package and the install
- * command. And its published declarations type-check for a consumer without @types/better-sqlite3.
+ * command. (That its published declarations type-check for a consumer without
+ * @types/better-sqlite3 is checked in the app pack-install.test.ts installs, with the other
+ * consumer programs: one TypeScript process for all.)
  *
  * Like dist-packages.test.ts, it reads what `npm run build` left in packages/<name>/dist. The
  * runtime checks run in child processes preloading fixtures/hide-better-sqlite3.mjs, which makes
  * better-sqlite3 unresolvable to both of Node's resolvers (each child first proves that it is);
- * the same script without it is the control. The type check runs in an app in the system's temp
- * folder whose node_modules links our packages and @types/node only.
+ * the same script without it is the control.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { stalePackages, withDependencies } from '../../scripts/stale-packages.mjs';
 import { type ProcessResult, runProcess, settleAll } from './support';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-/** Five Node processes and two type-checks take well under a minute on a loaded 2-core machine. */
+/** Five Node processes take well under a minute on a loaded 2-core machine. */
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 const HIDE = join(root, 'test', 'packaging', 'fixtures', 'hide-better-sqlite3.mjs');
 /** Child processes: no loaders or flags inherited from the test runner. */
@@ -104,64 +103,8 @@ const refusal = (mode: Mode, hidden: Hidden) => {
   return store;
 };
 
-/** Our packages that the local one pulls in, and the app whose node_modules has only them and @types/node. */
+/** Our packages that the local one pulls in. */
 const OUR_PACKAGES = [...withDependencies('local')];
-const app = mkdtempSync(join(tmpdir(), 'durable-no-sqlite-types-'));
-/** tsc's check of consumer programs, several in one process. */
-const checkTypes = join(root, 'test', 'packaging', 'fixtures', 'check-consumer-types.mjs');
-const typeChecks = new Map<string, ProcessResult>();
-
-function link(name: string, target: string): void {
-  const at = join(app, 'node_modules', name);
-  mkdirSync(dirname(at), { recursive: true });
-  symlinkSync(target, at, 'dir');
-}
-
-/** Links what the consumer may see; `preserveSymlinks` keeps tsc resolving from the app, not the repo. */
-function writeApp(): void {
-  for (const pkg of OUR_PACKAGES) link(`@durable-lambda/${pkg}`, join(root, 'packages', pkg));
-  const typesNode = join(root, 'node_modules', '@types', 'node');
-  link('@types/node', typesNode);
-  const nodeTypesDeps = JSON.parse(readFileSync(join(typesNode, 'package.json'), 'utf8')).dependencies ?? {};
-  for (const dep of Object.keys(nodeTypesDeps)) link(dep, join(root, 'node_modules', dep));
-  const compilerOptions = {
-    module: 'nodenext',
-    moduleResolution: 'nodenext',
-    target: 'es2022',
-    lib: ['es2023'],
-    types: ['node'],
-    strict: true,
-    noEmit: true,
-    skipLibCheck: false,
-    preserveSymlinks: true,
-  };
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'no-sqlite-types', private: true }, null, 2)}\n`);
-  writeFileSync(
-    join(app, 'entries.mts'),
-    `import * as local from '@durable-lambda/local';\nimport * as testing from '@durable-lambda/local/testing';\nexport const entries = [local, testing];\n`,
-  );
-  writeFileSync(
-    join(app, 'entries.cts'),
-    `import local = require('@durable-lambda/local');\nimport testing = require('@durable-lambda/local/testing');\nexport const entries = [local, testing];\n`,
-  );
-  // The control: in this app, a declaration that names better-sqlite3 cannot resolve it.
-  writeFileSync(
-    join(app, 'control.mts'),
-    `import type Database from 'better-sqlite3';\nexport type Db = Database.Database;\n`,
-  );
-  const programs = [
-    { name: 'tsconfig.json', files: ['entries.mts', 'entries.cts'], options: compilerOptions },
-    // No @types/node for the control: it only has to fail to resolve, and parsing those is the slow part.
-    { name: 'tsconfig.control.json', files: ['control.mts'], options: { ...compilerOptions, types: [] } },
-  ];
-  // A folder each (the script reads <folder>/tsconfig.json), files named from the app's root.
-  for (const { name, files, options } of programs) {
-    const folder = join(app, name === 'tsconfig.json' ? 'main' : 'control');
-    mkdirSync(folder, { recursive: true });
-    const tsconfig = { compilerOptions: options, files: files.map((file) => join('..', file)) };
-    writeFileSync(join(folder, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
-  }
-}
 
 beforeAll(async () => {
   const stale = stalePackages(OUR_PACKAGES);
@@ -171,7 +114,6 @@ beforeAll(async () => {
     );
   }
   expect(existsSync(HIDE)).toBe(true);
-  writeApp();
   await settleAll(
     [
       ...(['esm', 'cjs'] as const).flatMap((mode) => [
@@ -179,41 +121,10 @@ beforeAll(async () => {
         () => probe(mode, 'nothing'),
       ]),
       () => probe('esm', 'bindings'),
-      async () => {
-        // Both programs in one process; our declarations checked in full, as with tsc and
-        // skipLibCheck off (see the script). Its report as tsc --listFiles prints it: errors, files.
-        const projects = ['main', 'control'].map((name) => join(app, name));
-        const args = [checkTypes, join(app, 'node_modules', '@durable-lambda'), ...projects];
-        const result = await runProcess(process.execPath, args, { cwd: app, env: childEnv });
-        const reports = result.stdout
-          .split('\n')
-          .filter((line) => line.startsWith('{'))
-          .map((line) => JSON.parse(line) as { project: string; errors: string; files: string[] });
-        for (const [config, project] of [
-          ['tsconfig.json', projects[0]],
-          ['tsconfig.control.json', projects[1]],
-        ] as const) {
-          const found = reports.find((r) => r.project === project);
-          typeChecks.set(
-            config,
-            found
-              ? {
-                  status: found.errors === '' ? 0 : 2,
-                  stdout: `${found.errors}${found.files.join('\n')}\n`,
-                  stderr: '',
-                }
-              : result,
-          );
-        }
-      },
     ],
     3,
   );
 }, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  await rm(app, { recursive: true, force: true });
-});
 
 describe.each(['esm', 'cjs'] as const)('the main entry, loaded as %s, with better-sqlite3 unresolvable', (mode) => {
   it('cannot reach better-sqlite3 from either resolver (the premise of the test)', () => {
@@ -250,25 +161,5 @@ describe('the main entry where better-sqlite3 is installed but its addon cannot 
     expect(store).toMatchObject({ name: 'SqliteUnavailableError', code: 'sqlite_unavailable', isExported: true });
     expect(store.message).toContain('better-sqlite3, which is installed but does not load here');
     expect(store.message).toContain('`npm rebuild better-sqlite3`');
-  });
-});
-
-describe('the published declarations, for a consumer without @types/better-sqlite3', () => {
-  it('cannot resolve better-sqlite3 in the consumer app (the premise of the test)', () => {
-    const control = typeChecks.get('tsconfig.control.json');
-    expect(control?.status, describeRun(control)).not.toBe(0);
-    expect(control?.stdout).toContain("Cannot find module 'better-sqlite3'");
-  });
-
-  it('type-check, ESM and CommonJS, both entries, with skipLibCheck off, and never load its types', () => {
-    const result = typeChecks.get('tsconfig.json');
-    expect(result?.status, describeRun(result)).toBe(0);
-    const files = (result?.stdout ?? '').split('\n').map((line) => line.trim());
-    for (const dist of ['index.d.ts', 'index.d.cts', 'testing.d.ts', 'testing.d.cts']) {
-      expect(files, `loads dist/${dist}`).toContain(
-        join(app, 'node_modules', '@durable-lambda', 'local', 'dist', dist),
-      );
-    }
-    expect(files.filter((file) => file.includes('better-sqlite3'))).toEqual([]);
   });
 });

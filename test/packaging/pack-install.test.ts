@@ -1,40 +1,45 @@
 /**
- * The packages as a user gets them: `npm pack` of every package (its `prepack` copies the LICENSE in),
- * the tarballs installed together into an app in the system's temp folder, outside this repository
- * (the registry's layout: our packages only from the tarballs, the rest from the npm cache, optional
- * dependencies left out, so no native module), and the READMEs' examples run there: the handler
- * tests under `node:test` and Jest, as ESM and as CommonJS, compiled by tsc against the published
- * declarations, and the scripts checked against the output their comments promise.
+ * The packages as a user gets them (installed-app.ts: `npm pack` of every package, its `prepack`
+ * copying the LICENSE in, the tarballs installed together into an app outside this repository, the
+ * registry's way, no native module), and the READMEs' examples run there: the handler tests under
+ * `node:test` and Jest, as ESM and as CommonJS, compiled by tsc against the published declarations,
+ * and the scripts checked against the output their comments promise. There too, every entry of
+ * every package is loaded with require() and import(), and type-checked as a strict consumer does,
+ * ESM and CommonJS, nodenext and node10 (consumer-programs.ts), with only what the packages install:
+ * no @types/better-sqlite3 among it.
  *
- * The tools (tsc, Jest, @types/node) sit one folder up, as a workspace root would hoist them: links
- * to this repository's copies, with their own optional dependencies (Jest's resolver needs its
- * native binding). Installing them afresh took a second npm install of ~300 packages per run.
- *
- * Everything slow (pack, install, compile, run) happens once, side by side where it can, in
+ * Everything slow (pack, install, load, compile, run) happens once, side by side where it can, in
  * `beforeAll`; the tests then read what it left. It reads dist: `npm run build` first (`npm test`
  * does), so no pack rebuilds a package under another test's feet.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stalePackages } from '../../scripts/stale-packages.mjs';
-import { type ReadmeExample, readmeExamples } from './readme-examples';
-import { PACKAGES, type Pkg, type ProcessResult, packageEntries, runProcess, settleAll } from './support';
+import {
+  builtExample,
+  type Entry,
+  examplesFor,
+  type Program,
+  readTypeChecks,
+  SYSTEMS,
+  type TypeCheck,
+  writePrograms,
+} from './consumer-programs';
+import { childEnv, describeRun, foreignPeers, install, pack, run, type Tarball } from './installed-app';
+import { readmeExamples } from './readme-examples';
+import { PACKAGES, type Pkg, type ProcessResult, packageEntries, settleAll } from './support';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Pack, install, compile and run take one to three minutes on a loaded 2-core machine. */
 const SETUP_TIMEOUT_MS = 20 * 60_000;
-/** A single child process (one npm install, one test file) gets this long before it is killed. */
-const PROCESS_TIMEOUT_MS = 10 * 60_000;
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 /** tsc's check and emit of consumer projects, several in one process. */
 const checkTypes = fileURLToPath(new URL('./fixtures/check-consumer-types.mjs', import.meta.url));
-/** The tools above the app: this repository's own copies (see `linkTools`). */
-const APP_TOOLS = ['typescript', '@types/node', 'jest', '@jest/globals'];
 const EXAMPLES = readmeExamples(root, [
   'packages/sdk/README.md',
   'packages/local/README.md',
@@ -42,169 +47,81 @@ const EXAMPLES = readmeExamples(root, [
   'packages/protocol/README.md',
 ]);
 
-/** Child processes: no loaders or flags inherited from the test runner, no repository above them. */
-const childEnv: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
-const run = (command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = childEnv) =>
-  runProcess(command, args, { cwd, env, timeoutMs: PROCESS_TIMEOUT_MS });
-const describeRun = (result: ProcessResult | undefined) =>
-  result ? `exit ${result.status}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}` : 'not run';
-
-const work = mkdtempSync(join(tmpdir(), 'durable-pack-'));
-const tarballs = join(work, 'tarballs');
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'durable-pack-')));
 const app = join(work, 'app');
+/** Where an installed package of ours lives in the app. */
+const installed = (pkg: Pkg) => join(app, 'node_modules', '@durable-lambda', pkg);
 
-interface Tarball {
-  file: string;
-  /** The files it holds, relative to its package folder. */
-  files: string[];
-  /** Its package.json, as packed. */
-  manifest: Record<string, unknown> & {
-    name: string;
-    version: string;
-    exports: Record<string, unknown>;
-    dependencies?: Record<string, string>;
-  };
-}
-const packed = new Map<Pkg, Tarball>();
+let packed = new Map<Pkg, Tarball>();
 const results = new Map<string, ProcessResult>();
+let typeChecks = new Map<Program, TypeCheck>();
+
+/** Every entry of every package, from the packed manifests. */
+const entriesOf = (tarballs: ReadonlyMap<Pkg, Tarball>): Entry[] =>
+  PACKAGES.flatMap((pkg) =>
+    packageEntries((tarballs.get(pkg) as Tarball).manifest).map((entry) => ({ pkg, ...entry })),
+  );
+
+/** What loading an entry in a fresh Node process showed. */
+interface Probe {
+  /** The file Node loaded for the entry, symlinks resolved. */
+  file: string;
+  /** The entry's export names, sorted. */
+  names: string[];
+}
+const probes = new Map<string, Probe>();
 const loads = new Map<string, ProcessResult>();
 
-/** The two module systems the examples are compiled to: a folder each, with its package.json `type`. */
-const SYSTEMS = [
-  { name: 'esm', type: 'module' },
-  { name: 'cjs', type: 'commonjs' },
-] as const;
-type System = (typeof SYSTEMS)[number]['name'];
-/** Scripts may use top-level await: ESM only. Tests and the modules they import: both. */
-const examplesFor = (system: System) => EXAMPLES.filter((e) => system === 'esm' || e.kind !== 'script');
-const built = (system: System, example: ReadmeExample) =>
-  join(app, system, 'build', example.file.replace(/\.ts$/, '.js'));
-
-async function pack(): Promise<void> {
-  mkdirSync(tarballs, { recursive: true });
-  const result = await run(
-    'npm',
-    ['pack', '--json', '--pack-destination', tarballs, ...PACKAGES.flatMap((pkg) => ['-w', `packages/${pkg}`])],
-    root,
+/**
+ * Loads every entry of every package in the app, with require() and with import(), a fresh Node
+ * process each: an entry must load alone, not because another one loaded something first.
+ */
+async function loadEntries(entries: readonly Entry[]): Promise<void> {
+  const scripts = {
+    cjs: (id: string) => `const m = require(${JSON.stringify(id)});
+      const file = require('node:fs').realpathSync(require.resolve(${JSON.stringify(id)}));
+      process.stdout.write(JSON.stringify({ file, names: Object.keys(m).sort() }));`,
+    esm: (id: string) => `import { realpathSync } from 'node:fs';
+      import { fileURLToPath } from 'node:url';
+      const m = await import(${JSON.stringify(id)});
+      const file = realpathSync(fileURLToPath(import.meta.resolve(${JSON.stringify(id)})));
+      process.stdout.write(JSON.stringify({ file, names: Object.keys(m).sort() }));`,
+  };
+  const jobs = entries.flatMap(({ id }) =>
+    (['cjs', 'esm'] as const).map((system) => async () => {
+      const args = system === 'cjs' ? ['-e', scripts.cjs(id)] : ['--input-type=module', '-e', scripts.esm(id)];
+      const result = await run(process.execPath, args, app);
+      loads.set(`${system}:${id}`, result);
+      if (result.status === 0) probes.set(`${system}:${id}`, JSON.parse(result.stdout) as Probe);
+    }),
   );
-  if (result.status !== 0) throw new Error(`npm pack failed: ${describeRun(result)}`);
-  const listed = JSON.parse(result.stdout) as Array<{ name: string; filename: string; files: { path: string }[] }>;
-  for (const pkg of PACKAGES) {
-    const entry = listed.find((item) => item.name === `@durable-lambda/${pkg}`);
-    if (!entry) throw new Error(`npm pack did not pack @durable-lambda/${pkg}`);
-    const file = join(tarballs, entry.filename);
-    const unpacked = join(work, 'unpacked', pkg);
-    mkdirSync(unpacked, { recursive: true });
-    const tar = await run('tar', ['-xzf', file, '-C', unpacked], work);
-    if (tar.status !== 0) throw new Error(`tar -xzf ${file} failed: ${describeRun(tar)}`);
-    packed.set(pkg, {
-      file,
-      files: entry.files.map((f) => f.path),
-      manifest: readJson(join(unpacked, 'package', 'package.json')),
-    });
-  }
+  await settleAll(jobs, 4);
 }
+const probed = (id: string, system: 'cjs' | 'esm') => {
+  const found = probes.get(`${system}:${id}`);
+  if (!found) throw new Error(`${system} ${id} did not load: ${describeRun(loads.get(`${system}:${id}`))}`);
+  return found;
+};
 
-/** npm install in `dir` (a fresh package.json named `name`), of `specs`, with `flags`. */
-async function npmInstall(key: string, dir: string, name: string, flags: string[], specs: string[]): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name, private: true }, null, 2)}\n`);
-  const args = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...flags, ...specs];
-  const result = await run('npm', args, dir);
-  results.set(key, result);
-  if (result.status !== 0) throw new Error(`npm install in ${dir} failed: ${describeRun(result)}`);
-}
-
-/**
- * The tools one folder up, as a workspace root hoists them: links to this repository's own copies
- * (the versions it uses, with their dependencies and Jest's native resolver binding where the
- * repository installed them). Nothing of ours comes through them: the app's imports of
- * `@durable-lambda/*` resolve from the app's own node_modules, filled from the tarballs only.
- */
-function linkTools(): void {
-  for (const name of APP_TOOLS) {
-    const target = join(root, 'node_modules', name);
-    if (!existsSync(join(target, 'package.json'))) throw new Error(`${name} is not installed in ${root}/node_modules`);
-    const link = join(work, 'node_modules', name);
-    mkdirSync(dirname(link), { recursive: true });
-    symlinkSync(target, link, 'dir');
-  }
-}
-
-/** Our tarballs into the app (no optional dependency), and the tools one folder up. */
-async function install(): Promise<void> {
-  linkTools();
-  const tarballFiles = PACKAGES.map((pkg) => packed.get(pkg)?.file ?? '');
-  await npmInstall('install', app, 'pack-test-app', ['--omit=optional'], tarballFiles);
-}
-
-/**
- * A file importing every entry but the CDK one, so tsc checks their published declarations as a
- * strict consumer does (skipLibCheck off), with only what the packages install. The CDK's declarations, which pull in aws-cdk-lib's, are checked by
- * dist-packages.test.ts.
- */
-function entriesSource(): string {
-  const ids = PACKAGES.filter((pkg) => pkg !== 'cdk').flatMap((pkg) =>
-    packageEntries((packed.get(pkg) as Tarball).manifest).map((entry) => entry.id),
-  );
-  const lines = ids.map((id, index) => `import * as entry${index} from '${id}';`);
-  return `${lines.join('\n')}\nexport const entries = [${ids.map((_, index) => `entry${index}`).join(', ')}];\n`;
-}
-
-/**
- * Both systems' programs in one process (fixtures/check-consumer-types.mjs: tsc's check and emit,
- * with our installed declarations checked in full where the ESM program has skipLibCheck off).
- */
-async function compileExamples(): Promise<void> {
-  const dirs = SYSTEMS.map((system) => {
-    const dir = join(app, system.name);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: system.type }, null, 2)}\n`);
-    const tsconfig = {
-      compilerOptions: {
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        lib: ['es2023'],
-        types: ['node'],
-        strict: true,
-        // The ESM program checks the published declarations (entries.ts imports them all); the
-        // CommonJS one only the examples (dist-packages.test.ts checks the .d.cts declarations).
-        skipLibCheck: system.name === 'cjs',
-        outDir: 'build',
-        rootDir: '.',
-      },
-      include: ['*.ts'],
-    };
-    writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
-    for (const example of examplesFor(system.name)) writeFileSync(join(dir, example.file), example.source);
-    if (system.name === 'esm') writeFileSync(join(dir, 'entries.ts'), entriesSource());
-    return dir;
-  });
-  const result = await run(process.execPath, [checkTypes, join(app, 'node_modules', '@durable-lambda'), ...dirs], app);
-  const reports = result.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { project: string; errors: string });
-  SYSTEMS.forEach((system, index) => {
-    const report = reports.find((r) => r.project === dirs[index]);
-    results.set(
-      `tsc:${system.name}`,
-      report ? { status: report.errors === '' ? 0 : 1, stdout: report.errors, stderr: '' } : result,
-    );
-  });
+/** The type programs (consumer-programs.ts), in one process; they emit the examples too. */
+async function compile(entries: readonly Entry[]): Promise<void> {
+  const names = (entry: Entry) => probes.get(`cjs:${entry.id}`)?.names ?? [];
+  const args = writePrograms(app, entries, names, EXAMPLES);
+  typeChecks = readTypeChecks(app, await run(process.execPath, [checkTypes, ...args], app));
 }
 
 async function runExamples(): Promise<void> {
   const jest = join(work, 'node_modules', 'jest', 'bin', 'jest.js');
   const jobs = SYSTEMS.flatMap((system) =>
-    examplesFor(system.name)
+    examplesFor(EXAMPLES, system.name)
       .filter((example) => example.kind !== 'module')
       .map((example) => async () => {
-        const file = built(system.name, example);
+        const file = builtExample(app, system.name, example);
         const cwd = dirname(file);
         const key = `${system.name}:${example.file}`;
-        if (example.kind === 'script') {
+        if (!existsSync(file)) {
+          results.set(key, { status: null, stdout: '', stderr: `${file} was not emitted (see the tsc test)` });
+        } else if (example.kind === 'script') {
           results.set(key, await run(process.execPath, [file], cwd));
         } else if (example.kind === 'node-test') {
           results.set(key, await run(process.execPath, ['--test', file], cwd));
@@ -218,23 +135,6 @@ async function runExamples(): Promise<void> {
   await settleAll(jobs, 2);
 }
 
-/** Loads every entry of every package in the app, with require() and with import(). */
-async function loadEntries(): Promise<void> {
-  const jobs = PACKAGES.flatMap((pkg) =>
-    packageEntries((packed.get(pkg) as Tarball).manifest).flatMap((entry) => [
-      async () => {
-        const script = `const m = require(${JSON.stringify(entry.id)}); console.log(Object.keys(m).length);`;
-        loads.set(`cjs:${entry.id}`, await run(process.execPath, ['-e', script], app));
-      },
-      async () => {
-        const script = `const m = await import(${JSON.stringify(entry.id)}); console.log(Object.keys(m).length);`;
-        loads.set(`esm:${entry.id}`, await run(process.execPath, ['--input-type=module', '-e', script], app));
-      },
-    ]),
-  );
-  await settleAll(jobs, 4);
-}
-
 beforeAll(async () => {
   const stale = stalePackages(PACKAGES);
   if (stale.length > 0) {
@@ -242,9 +142,13 @@ beforeAll(async () => {
       `the dist of ${stale.join(', ')} is missing or older than its sources: run \`npm run build\` first`,
     );
   }
-  await pack();
-  await install();
-  await Promise.all([compileExamples().then(runExamples), loadEntries()]);
+  packed = await pack(root, work);
+  results.set('install', await install(root, work, packed));
+  const entries = entriesOf(packed);
+  // The type programs import each entry's runtime exports by name: the probes' names.
+  await loadEntries(entries);
+  await compile(entries);
+  await runExamples();
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -373,32 +277,83 @@ describe('an app outside the repository, installed from the tarballs', () => {
         ).toBe(true);
       }
     }
-    const addons = closure.flatMap((dir) => addonsIn(join(app, dir)));
+    // The peers are not in the app (installed with --omit=peer): their copies are linked one folder
+    // up, and Node resolves what they import from where the links point, this repository.
+    const folderOf = (dir: string) => [app, work, root].map((at) => join(at, dir)).find((at) => existsSync(at)) ?? dir;
+    for (const dir of closure) expect(existsSync(folderOf(dir)), `${dir} is installed`).toBe(true);
+    const addons = closure.flatMap((dir) => addonsIn(folderOf(dir)));
     expect(addons).toEqual([]);
   });
 
-  it.each(
-    PACKAGES.flatMap((pkg) =>
-      packageEntries(readJson(join(root, 'packages', pkg, 'package.json'))).map((entry) => [entry.id] as const),
-    ),
-  )('loads %s with require() and import() (the optional better-sqlite3 left out: no entry loads it)', (id) => {
-    for (const system of ['cjs', 'esm']) {
-      const result = loads.get(`${system}:${id}`);
-      expect(result?.status, `${system} ${id}: ${describeRun(result)}`).toBe(0);
-      expect(Number(result?.stdout.trim())).toBeGreaterThan(0);
+  it('resolved the peer dependencies a consumer provides, and the copies one folder up are the versions npm chose', () => {
+    const lock = readJson(join(app, 'package-lock.json')) as {
+      packages: Record<string, { version?: string; peer?: boolean }>;
+    };
+    const peers = foreignPeers(packed);
+    expect(peers).toEqual(expect.arrayContaining(['aws-cdk-lib', 'constructs']));
+    for (const name of peers) {
+      const locked = lock.packages[`node_modules/${name}`];
+      expect(locked, `the lockfile resolves ${name}`).toMatchObject({ peer: true });
+      expect(readJson(join(work, 'node_modules', name, 'package.json')).version, name).toBe(locked?.version);
+      expect(existsSync(join(app, 'node_modules', name)), `${name} left out of the app`).toBe(false);
     }
   });
+
+  describe.each(
+    PACKAGES.flatMap((pkg) =>
+      packageEntries(readJson(join(root, 'packages', pkg, 'package.json'))).map(
+        (entry) => [entry.id, { pkg, ...entry }] as const,
+      ),
+    ),
+  )('%s, loaded in a fresh Node process (the optional better-sqlite3 left out: no entry loads it)', (id, entry) => {
+    it(`require() loads dist/${entry.dist}.cjs and import() loads dist/${entry.dist}.js of the installed package`, () => {
+      expect(probed(id, 'cjs').file).toBe(join(installed(entry.pkg), 'dist', `${entry.dist}.cjs`));
+      expect(probed(id, 'esm').file).toBe(join(installed(entry.pkg), 'dist', `${entry.dist}.js`));
+    });
+
+    it('exposes the same non-empty set of exports to CommonJS and ESM consumers', () => {
+      const esm = probed(id, 'esm').names;
+      expect(probed(id, 'cjs').names).toEqual(esm);
+      expect(esm.length, `${id} exports nothing at runtime`).toBeGreaterThan(0);
+    });
+  });
+
+  it.each([
+    ['consumers', ['d.ts', 'd.cts']],
+    ['node10', ['d.cts']],
+  ] as const)(
+    '%s: resolves every entry through node_modules to its installed dist types, and they check with tsc',
+    (program, declarations) => {
+      const { status, stdout, files } = typeChecks.get(program) ?? { status: null, stdout: 'not run', files: [] };
+      expect(status, `tsc on ${program} failed:\n${stdout}`).toBe(0);
+      for (const entry of entriesOf(packed)) {
+        for (const extension of declarations) {
+          const expected = join(installed(entry.pkg), 'dist', `${entry.dist}.${extension}`);
+          expect(files, `${program} should load ${expected}`).toContain(expected);
+        }
+      }
+      // Published sources and this repository's are both out of a consumer's reach.
+      const sources = files.filter(
+        (file) =>
+          /[\\/]@durable-lambda[\\/][^\\/]+[\\/]src[\\/]/.test(file) || file.startsWith(join(root, 'packages') + sep),
+      );
+      expect(sources, `${program} must not see package sources`).toEqual([]);
+    },
+  );
 
   it.each(SYSTEMS.map((system) => [system.name] as const))(
     'compiles the READMEs’ examples as %s with tsc',
     (system) => {
-      const result = results.get(`tsc:${system}`);
+      const result = typeChecks.get('consumers');
       expect(result?.status, describeRun(result)).toBe(0);
+      for (const example of examplesFor(EXAMPLES, system)) {
+        expect(existsSync(builtExample(app, system, example)), `${example.file} emitted`).toBe(true);
+      }
     },
   );
 
   const runnable = SYSTEMS.flatMap((system) =>
-    examplesFor(system.name)
+    examplesFor(EXAMPLES, system.name)
       .filter((example) => example.kind !== 'module')
       .map((example) => [example.readme, example.file, example.kind, system.name, example] as const),
   );
@@ -418,5 +373,24 @@ describe('an app outside the repository, installed from the tarballs', () => {
       expect(result?.stdout).toMatch(/# pass [1-9]/);
       expect(result?.stdout).toContain('# fail 0');
     }
+  });
+});
+
+describe('the published declarations, for a consumer without @types/better-sqlite3', () => {
+  it('cannot resolve better-sqlite3 in the consumer app (the premise of the test)', () => {
+    const { resolved } = typeChecks.get('consumers') ?? { resolved: {} };
+    expect(resolved).toEqual({
+      'better-sqlite3': null,
+      '@durable-lambda/local': join(installed('local'), 'dist', 'index.d.cts'),
+    });
+  });
+
+  it('type-check, ESM and CommonJS, every entry, with skipLibCheck off, and never load its types', () => {
+    const result = typeChecks.get('consumers');
+    expect(result?.status, describeRun(result)).toBe(0);
+    for (const dist of ['index.d.ts', 'index.d.cts', 'testing.d.ts', 'testing.d.cts']) {
+      expect(result?.files, `loads dist/${dist}`).toContain(join(installed('local'), 'dist', dist));
+    }
+    expect(result?.files.filter((file) => file.includes('better-sqlite3'))).toEqual([]);
   });
 });
