@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';

@@ -1,4 +1,4 @@
-import type { Duration } from 'aws-cdk-lib';
+import type { Duration } from 'aws-cdk-lib/core';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { DurableFunction } from './durable-function';
 import type { DurableFunctionAlarms } from './durable-function-props';

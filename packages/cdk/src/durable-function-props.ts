@@ -1,4 +1,4 @@
-import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib/core';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';

@@ -1,4 +1,4 @@
-import { Duration, Lazy, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Stack, Token } from 'aws-cdk-lib/core';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';

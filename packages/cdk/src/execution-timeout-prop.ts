@@ -1,4 +1,4 @@
-import { type Duration, Lazy, type Stack } from 'aws-cdk-lib';
+import { type Duration, Lazy, type Stack } from 'aws-cdk-lib/core';
 
 /**
  * The variable of a function's own execution timeout, whole seconds (`EXECUTION_TIMEOUT_ENV` of

@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib/core';
 import type { IConstruct } from 'constructs';
 
 /**

@@ -1,4 +1,4 @@
-import { Aspects, type CfnResource, type IAspect, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Aspects, type CfnResource, type IAspect, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 

@@ -1,4 +1,4 @@
-import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';

@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib/core';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
