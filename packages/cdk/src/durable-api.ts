@@ -1,9 +1,9 @@
-import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import type { DurableFunction } from './durable-function';
 import { API_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';

@@ -1,5 +1,5 @@
-import type { Duration } from 'aws-cdk-lib/core';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type { Duration } from 'aws-cdk-lib/core';
 import type { DurableFunction } from './durable-function';
 import type { DurableFunctionAlarms } from './durable-function-props';
 import { WATCHDOG_PERIOD } from './run-watchdog';

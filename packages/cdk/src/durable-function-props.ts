@@ -1,8 +1,8 @@
-import type { Duration, RemovalPolicy } from 'aws-cdk-lib/core';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib/core';
 import type { DurableFunction } from './durable-function';
 import type { IDurableTable } from './durable-table';
 

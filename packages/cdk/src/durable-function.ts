@@ -1,4 +1,3 @@
-import { Duration, Lazy, RemovalPolicy, Stack, Token } from 'aws-cdk-lib/core';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -6,6 +5,7 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Duration, Lazy, RemovalPolicy, Stack, Token } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { createFunctionAlarms } from './durable-function-alarms';
 import { durableFunctionCode } from './durable-function-code';

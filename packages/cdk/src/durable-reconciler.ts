@@ -1,4 +1,3 @@
-import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -8,6 +7,7 @@ import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';

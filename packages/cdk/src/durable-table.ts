@@ -1,7 +1,7 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import { Construct, type IConstruct } from 'constructs';
 
 /**

@@ -1,5 +1,5 @@
-import { Aspects, type CfnResource, type IAspect, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Aspects, type CfnResource, type IAspect, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import type { IConstruct } from 'constructs';
 
 /**

@@ -1,10 +1,10 @@
-import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { grantTable, type IDurableTable, indexArn } from './durable-table';
 import { runtimeFile } from './paths';

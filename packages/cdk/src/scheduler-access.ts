@@ -1,6 +1,6 @@
-import { Stack } from 'aws-cdk-lib/core';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { Stack } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
 
 /**

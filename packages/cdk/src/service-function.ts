@@ -1,8 +1,8 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
 import { acknowledge, REASONS } from './nag';
 

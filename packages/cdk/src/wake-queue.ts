@@ -1,8 +1,8 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { acknowledge, REASONS } from './nag';
 
