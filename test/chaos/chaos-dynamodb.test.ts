@@ -5,12 +5,14 @@ import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../
 import { CHAOS_FAULTS, ChaosTotals, envCount, runSeed, seeds } from './harness';
 
 /**
- * 40 runs by default: ~400 faults of every kind on the DynamoDB store's conditional writes, lost
- * responses and leases, at ~15 CPU-s here and ~30 in DynamoDB Local (100 runs cost 2.5 times that,
- * an eighth of `npm test`). The engine's logic under faults gets its 1,000 runs in chaos-memory.
+ * 24 runs by default: ~220 faults of every kind on the DynamoDB store's conditional writes, lost
+ * responses and leases, at ~1.3 CPU-s a run here and in DynamoDB Local together (each request costs
+ * both sides; 40 runs were a tenth of `npm test`'s CPU). The engine's logic under faults gets its 500
+ * runs in chaos-memory, and each DynamoDB fault path has its own test (dynamodb-lost-responses,
+ * the crash tests).
  * A longer run: DURABLE_CHAOS_DYNAMODB_RUNS=300 (passed with 0 violations) or 1000.
  */
-const RUNS = envCount('DURABLE_CHAOS_DYNAMODB_RUNS', 40);
+const RUNS = envCount('DURABLE_CHAOS_DYNAMODB_RUNS', 24);
 /** Seeds run at once: each has its own driver and virtual clock, and decisions are keyed by place. */
 const CONCURRENCY = envCount('DURABLE_CHAOS_DYNAMODB_CONCURRENCY', 8);
 /** Seeds apart from the memory suite's, so a failing seed names one suite. */
