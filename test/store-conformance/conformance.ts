@@ -28,6 +28,7 @@ import {
   T0,
   withDueAt,
 } from './fixtures';
+import { describeMeterConformance } from './meter-conformance';
 import { describeOperationPageConformance } from './operation-page-conformance';
 import { describeOutsideEventConformance } from './outside-event-conformance';
 import { describePayloadConformance } from './payload-conformance';
@@ -50,6 +51,7 @@ export function describeStoreConformance(
   describeOutsideEventConformance(name, setup, options);
   describeOperationPageConformance(name, setup, options);
   describeReplayLoadConformance(name, setup, options);
+  describeMeterConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

@@ -17,6 +17,7 @@ import { systemClock } from './ports';
 import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
 import { loadReplayOperations } from './replay-scope';
 import { runIdFor } from './run-ids';
+import { wallClockMeter } from './run-meter';
 import { runQueryLimit } from './run-query';
 import { EngineSession } from './session';
 import { callbackTimeout, settleDue } from './transitions';
@@ -227,6 +228,8 @@ export class Engine implements DurableBackend {
       retentionMs: this.retentionMs,
       remainingTimeMs,
       faultRetryMs: this.faultRetryMs,
+      // Invocations and real duration; a host that measures more replaces it (`meterWith`).
+      meter: wallClockMeter(),
       ids: {
         callbackId: (operationId) => issueCallbackId(runId, operationId),
         childRunId: (operationId) => runIdFor(childRunKey(runId, operationId)),

@@ -21,6 +21,7 @@ import {
   type Store,
 } from './ports';
 import { replaysChildren } from './replay-scope';
+import { addToMeter, meterEntries, type RunMeterIncrement } from './run-meter';
 import { decodeRunCursor, encodeRunCursor, runOfFunction, runQueryLimit } from './run-query';
 
 /**
@@ -153,6 +154,8 @@ export class MemoryStore implements Store {
     if (!run || run.fence !== fence) throw new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
     for (const op of write.operations) checkOperationPayloads(op);
     if (write.run) checkRunPayloads(write.run);
+    // A bad increment is refused before anything is written.
+    if (write.run?.meter) meterEntries(write.run.meter);
     const ops = this.operations.get(runId) ?? new Map<string, Operation>();
     for (const op of write.operations) this.keep(runId, ops, op);
     this.operations.set(runId, ops);
@@ -309,10 +312,12 @@ export class MemoryStore implements Store {
   }
 }
 
-/** Applies a {@link RunPatch} in place; `null` deletes. */
+/** Applies a {@link RunPatch} in place; `null` deletes, `meter` is added to the run's meter. */
 export function applyPatch(run: RunRecord, patch: RunPatch): void {
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete (run as unknown as Record<string, unknown>)[key];
+    if (key === 'meter') {
+      if (value !== undefined) run.meter = addToMeter(run.meter, value as RunMeterIncrement);
+    } else if (value === null) delete (run as unknown as Record<string, unknown>)[key];
     else if (value !== undefined) (run as unknown as Record<string, unknown>)[key] = value;
   }
 }

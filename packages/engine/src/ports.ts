@@ -1,5 +1,6 @@
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
 import type { RunAction } from './run-audit';
+import type { RunMeter, RunMeterIncrement } from './run-meter';
 
 /** Where a run stands as a whole. */
 export type RunStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'STOPPED' | 'CANCELLED';
@@ -64,6 +65,11 @@ export interface RunRecord {
   childrenOpen?: boolean;
   /** Operator actions on the run (who, when, what), oldest first, the last 100 (see `run-audit.ts`). */
   actions?: RunAction[];
+  /**
+   * What the run consumed (see `run-meter.ts`): absent until an invocation recorded its own. Only
+   * ever added to, by {@link RunPatch.meter}.
+   */
+  meter?: RunMeter;
 }
 
 /**
@@ -122,6 +128,12 @@ export type RunPatch = {
     | 'deadlineAt'
     | 'childrenOpen'
     | 'actions']?: RunRecord[K] | null;
+} & {
+  /**
+   * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes
+   * that race never lose counts; a field absent from the meter and the increment stays absent).
+   */
+  meter?: RunMeterIncrement;
 };
 
 /** A query for runs, newest first. */

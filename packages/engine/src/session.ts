@@ -6,8 +6,9 @@ import {
   type Operation,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
-import { type Clock, dueAtOf, type RunPatch, type RunRecord, type Store, type Waker } from './ports';
+import { type Clock, dueAtOf, type RunPatch, type RunRecord, type Store, type WakeRequest, type Waker } from './ports';
 import { loadReplayOperations } from './replay-scope';
+import type { InvocationMeter } from './run-meter';
 import { applyUpdate, type IdIssuer, nextDue, settleDue, type UpdateLimits } from './transitions';
 
 /** What a session tells the engine about, and asks of it. */
@@ -38,6 +39,11 @@ export interface SessionDeps {
   faultRetryMs: number;
   ids: IdIssuer;
   hooks: SessionHooks;
+  /**
+   * Measures the invocation for the run's meter, asked when the last write is built; absent: the
+   * invocation records nothing (see {@link EngineSession.meterWith}).
+   */
+  meter?: InvocationMeter;
 }
 
 /**
@@ -65,6 +71,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   /** Ids time changed since {@link takeSettledByTime} last looked (one per wait or retry, so small). */
   private settledByTime: string[] = [];
   private ended = false;
+  private meter: InvocationMeter | undefined;
 
   constructor(
     private run: RunRecord,
@@ -74,6 +81,16 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   ) {
     for (const op of operations) this.put(op);
     this.settleDue();
+    this.meter = deps.meter;
+  }
+
+  /**
+   * Measures this invocation with `meter` instead of the one it was opened with: a host that
+   * counts more than the engine can (the AWS adapter: DynamoDB capacity, Scheduler, SQS, memory)
+   * hands its own. Its answer is added to the run's meter by the invocation's last write.
+   */
+  meterWith(meter: InvocationMeter): void {
+    this.meter = meter;
   }
 
   get invocation(): DurableInvocation {
@@ -211,7 +228,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       const due = childrenStarted
         ? waitDue
         : Math.min(waitDue ?? Number.POSITIVE_INFINITY, now + this.deps.faultRetryMs);
-      const released = this.released(due);
+      const released = this.metered(
+        this.released(due),
+        due === undefined ? undefined : { ...this.target(), at: due, reason: 'due' },
+      );
       await this.commit([], released);
       if (due !== undefined)
         await this.bestEffort(this.deps.waker.wakeAt({ ...this.target(), at: due, reason: 'due' }));
@@ -221,7 +241,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     }
     const execution = this.ops.get('0');
     const finished: Operation | undefined = execution && { ...execution, Status: output.Status, EndTimestamp: now };
-    const patch: RunPatch = {
+    const patch: RunPatch = this.metered({
       status: output.Status,
       endedAt: now,
       leaseExpiresAt: null,
@@ -231,7 +251,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       ...(output.Result === undefined ? {} : { result: output.Result }),
       ...(output.Error === undefined ? {} : { error: output.Error }),
       ...(this.deps.retentionMs === undefined ? {} : { expiresAt: now + this.deps.retentionMs }),
-    };
+    });
     await this.commit(finished ? [finished] : [], patch);
     await this.cancelSafetyWakeUp();
     if (this.run.parent) {
@@ -259,6 +279,16 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       ...(handled ? { handledEventSeq } : {}),
       dueAt: dueAtOf(after) ?? null,
     };
+  }
+
+  /**
+   * `patch` with the invocation's consumption (its meter's answer) to add to the run: called once,
+   * for the invocation's last write; `wake` is the wake-up asked for right after it.
+   */
+  private metered(patch: RunPatch, wake?: WakeRequest): RunPatch {
+    const meter = this.meter;
+    this.meter = undefined;
+    return meter ? { ...patch, meter: meter.settle(wake) } : patch;
   }
 
   /** Awaits an outside call whose failure the due index already covers (left to the reconciler). */
@@ -333,7 +363,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // wake-up, else the reconciler); if only the wake-up fails, it is due at `at` (reconciler).
     const at = this.now() + this.deps.faultRetryMs;
     try {
-      await this.commit([], this.released(at, false));
+      await this.commit([], this.metered(this.released(at, false), { ...this.target(), at, reason: 'due' }));
     } catch {
       return;
     }

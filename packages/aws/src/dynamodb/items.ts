@@ -22,6 +22,7 @@ import {
   TTL,
   ttlSeconds,
 } from './layout';
+import { runMeterFromItem } from './run-meter';
 
 /** The attributes of a run item that are fields of the {@link RunRecord}. */
 const RUN_FIELDS = [
@@ -185,6 +186,9 @@ export function runFromItem(item: Record<string, unknown>, pool: ChunkPool | und
     if (!pool) throw new Error(`chunks of ${String(item[PK])} were not read`);
     run[field] = pool.join(String(item[PK]), ref);
   }
+  // Run meter hook: its attributes, read back as `meter` (see run-meter.ts).
+  const meter = runMeterFromItem(item);
+  if (meter) run.meter = meter;
   return run as unknown as RunRecord;
 }
 

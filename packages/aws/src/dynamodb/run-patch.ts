@@ -1,8 +1,9 @@
-import type { RunPatch, RunRecord } from '@durable-lambda/engine';
+import type { RunMeterIncrement, RunPatch, RunRecord } from '@durable-lambda/engine';
 import type { ChunkItem } from './chunks';
 import type { Expressions } from './expressions';
 import { type ItemLimits, LARGE_RUN_FIELDS, type LargeRunField, prepareRunField, refAttribute } from './items';
 import { DUE_SHARD, dueShard, runPk, TTL, ttlSeconds } from './layout';
+import { addRunMeter } from './run-meter';
 
 /** Run fields besides the large ones that a {@link RunPatch} may set or remove. */
 const PATCHABLE = new Set<string>([
@@ -49,6 +50,11 @@ export function applyRunPatch(
     }
     if (key === 'dueAt') {
       setDueAt(e, runId, value as number | null);
+      continue;
+    }
+    // Run meter hook: an increment, ADDed (see run-meter.ts).
+    if (key === 'meter') {
+      addRunMeter(e, value as RunMeterIncrement);
       continue;
     }
     if (!PATCHABLE.has(key)) throw new Error(`run patch: ${key} is not a field a commit may change`);

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { dueAtOf, type RevisionBase, type RunPatch, type RunRecord, type RunStatus } from '@durable-lambda/engine';
+import {
+  addToMeter,
+  dueAtOf,
+  type RevisionBase,
+  type RunPatch,
+  type RunRecord,
+  type RunStatus,
+} from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { failedConditionAt } from './errors';
 import { Expressions } from './expressions';
@@ -126,6 +133,8 @@ export async function reviseRun(
       if (value === null) delete revised[key];
       else revised[key] = structuredClone(value);
     }
+    // Run meter hook: the meter is an increment (run-meter.ts).
+    if (patch.meter) revised.meter = addToMeter(before.meter, patch.meter);
     const result = withDueAt(revised as unknown as RunRecord);
     // Marks the revision, so a retry of it after a lost response (which finds the fence moved)
     // knows its own write.
