@@ -1,6 +1,7 @@
 /**
- * Modelled wake-up lateness (seeded, no I/O): how late a wait resumes under each delivery
- * mechanism, from each service's documented behaviour. Assumptions (docs/performance.md cites them):
+ * Modelled wake-up lateness and hold (seeded, no I/O): how late a wait resumes under each delivery
+ * mechanism, and how long the receiving invocation holds a message that came early (billed Lambda
+ * time), from each service's documented behaviour. Assumptions (docs/performance.md cites them):
  *
  * - EventBridge Scheduler, flexible time window OFF: "All schedule types on EventBridge Scheduler
  *   invoke their targets with 60 second precision ... set to run at 1:00, it will invoke the target
@@ -9,36 +10,42 @@
  *   never early, up to a minute late).
  * - SQS message timer: DelaySeconds is an integer of 0..900 s; the message is invisible until
  *   then, and Lambda's SQS event source (long polling) hands it on: a poll-and-invoke latency,
- *   lognormal with median 100 ms and p99 ≈ 1 s (an assumption: AWS publishes no latency figure
- *   for the event source mapping).
+ *   lognormal with median 100 ms and p99 1 s. The median is what the one public measurement found
+ *   (github.com/lukehoban/lambdaperf: ~125 ms from one SQS-triggered invocation to the next,
+ *   its own SendMessage and a DynamoDB write included, flat over 500 events but for one stall of
+ *   a few seconds); the p99 is an assumption, pessimistic on purpose: AWS publishes no latency
+ *   figure for the event source mapping.
  * - In-process sleep (waits ≤ inProcessWaitMs, 5 s by default): lateness ~ 0 (timer jitter).
  *
- * What ships (`OnTimeWaker`, `WakeQueueReceiver` in packages/aws), modelled as `built`:
+ * What ships (`OnTimeWaker`, `SqsDelayWaker`, `WakeQueueReceiver` in packages/aws), modelled with
+ * the production `delaySecondsFor`, so a change of rounding there moves these figures:
  * - waits ≤ inProcessWaitMs: in-process sleep;
  * - waits ≤ 15 min: the closing invocation sends the message a little after the wait started (its
- *   last writes: 10-100 ms, uniform), DelaySeconds = the rest rounded down to the second (the
- *   default `DelayRounding`; `nearest` is modelled too); the receiving invocation holds a message
+ *   last writes: 10-100 ms, uniform), a fixed-phase send; the receiving invocation holds a message
  *   found early (≤ 2 s) until due, so it is never early;
  * - longer: a schedule at (due − 10 min, rounded up to the second), late by the Scheduler model;
- *   its delivery computes what is left and sends one SQS message for it (rounded the same way),
- *   delivered and held as above. A Scheduler fire later than 10 min (retries of a
- *   throttled delivery) is not modelled.
+ *   its delivery computes what is left and sends one SQS message for it (a random-phase send),
+ *   delivered and held as above. A Scheduler fire later than 10 min (retries of a throttled
+ *   delivery) is not modelled. Cold starts are not modelled on either side (they delay any
+ *   mechanism's resume alike, and shorten a hold).
  */
-
+import {
+  type DelayRounding,
+  delaySecondsFor,
+  HOP_HOLD_BUDGET_MS,
+  type SendPhase,
+} from '../../packages/aws/src/sqs-delay-waker';
 // The fault injector's PRNG (mulberry32): the same seed prints the same figures on every run.
 import { mulberry32 } from '../../packages/local/src/faults/seeded-random';
 
-/**
- * The mechanisms modelled: Scheduler alone (the reference), what ships (`built`: delays rounded
- * down), and what ships with `DURABLE_WAKE_DELAY_ROUNDING=nearest`.
- */
-export type WakeMechanism = 'scheduler' | 'built' | 'built-nearest';
+/** Scheduler alone (the reference), or what ships with one of the SQS delay roundings. */
+export type WakeMechanism = 'scheduler' | DelayRounding;
 
-const SQS_MAX_DELAY_S = 900;
 /** `SCHEDULER_HOP_LEAD_MS` of packages/aws/src/on-time-waker.ts, in seconds. */
 const HOP_LEAD_S = 600;
 /** The SDK's default `inProcessWaitMs`, in seconds. */
 const IN_PROCESS_S = 5;
+const SQS_MAX_DELAY_S = 900;
 
 /** Lognormal poll-and-invoke latency of Lambda's SQS event source, seconds (median 0.1 s, p99 ~1 s). */
 function sqsPollLatency(random: () => number): number {
@@ -54,40 +61,114 @@ function schedulerLateness(random: () => number): number {
   return random() * 60;
 }
 
-/** When an SQS message sent at `sentAt` for `due` is handled: visible, polled, held until due if early. */
-function sqsHandled(sentAt: number, due: number, random: () => number, nearest: boolean): number {
-  const seconds = due - sentAt;
-  const delay = Math.min(SQS_MAX_DELAY_S, Math.max(0, nearest ? Math.round(seconds) : Math.floor(seconds)));
-  const received = sentAt + delay + sqsPollLatency(random);
-  return Math.max(received, due);
+/** One modelled wake-up: seconds late, and seconds its receiving invocation held it (billed). */
+export interface WakeDraw {
+  late: number;
+  hold: number;
 }
 
-/** Seconds late a wake-up after a wait of `waitS` seconds resumes under `mechanism`. */
-export function lateness(mechanism: WakeMechanism, waitS: number, random: () => number): number {
+/** An SQS message sent at `sentAt` for `due`: visible after its whole-second delay, polled, held until due if early. */
+function sqsDelivered(
+  sentAt: number,
+  due: number,
+  random: () => number,
+  rounding: DelayRounding,
+  phase: SendPhase,
+  holdBudgetMs: number,
+): WakeDraw {
+  const delay = delaySecondsFor(due * 1000, sentAt * 1000, rounding, phase, holdBudgetMs);
+  const received = sentAt + delay + sqsPollLatency(random);
+  return { late: Math.max(0, received - due), hold: Math.max(0, due - received) };
+}
+
+/**
+ * One wake-up after a wait of `waitS` seconds under `mechanism`. `holdBudgetMs`: the adaptive
+ * rounding's budget for a random-phase send (the shipped one by default; the bench tries others).
+ */
+export function draw(
+  mechanism: WakeMechanism,
+  waitS: number,
+  random: () => number,
+  holdBudgetMs = HOP_HOLD_BUDGET_MS,
+): WakeDraw {
   // The wait starts at an arbitrary phase (sub-second part matters to SQS's whole seconds).
   const start = random() * 3600;
   const due = start + waitS;
-  if (mechanism === 'scheduler') return schedulerLateness(random);
-  if (waitS <= IN_PROCESS_S) return 0;
+  if (mechanism === 'scheduler') return { late: schedulerLateness(random), hold: 0 };
+  if (waitS <= IN_PROCESS_S) return { late: 0, hold: 0 };
   if (waitS <= SQS_MAX_DELAY_S) {
     const sentAt = start + 0.01 + random() * 0.09;
-    return sqsHandled(sentAt, due, random, mechanism === 'built-nearest') - due;
+    return sqsDelivered(sentAt, due, random, mechanism, 'fixed', holdBudgetMs);
   }
   const scheduled = Math.ceil(due - HOP_LEAD_S);
   const hop = scheduled + schedulerLateness(random);
-  if (hop >= due) return hop - due;
-  return sqsHandled(hop, due, random, mechanism === 'built-nearest') - due;
+  if (hop >= due) return { late: hop - due, hold: 0 };
+  return sqsDelivered(hop, due, random, mechanism, 'random', holdBudgetMs);
 }
 
-/** p50, p99 and max lateness (seconds) of `samples` seeded draws. */
+/** Seconds late a wake-up after a wait of `waitS` seconds resumes under `mechanism`. */
+export const lateness = (mechanism: WakeMechanism, waitS: number, random: () => number): number =>
+  draw(mechanism, waitS, random).late;
+
+/** What `samples` seeded draws add up to: lateness p50, p99 and max, and the mean hold (seconds). */
+export interface WakeStats {
+  p50: number;
+  p99: number;
+  max: number;
+  meanHold: number;
+}
+
+/** p50, p99 and max lateness and the mean hold (seconds) of `samples` seeded draws. */
 export function latenessStats(
   mechanism: WakeMechanism,
   waitS: number,
   samples: number,
   seed: number,
-): { p50: number; p99: number; max: number } {
+  holdBudgetMs = HOP_HOLD_BUDGET_MS,
+): WakeStats {
   const random = mulberry32(seed);
-  const xs = Array.from({ length: samples }, () => lateness(mechanism, waitS, random)).sort((a, b) => a - b);
-  const at = (q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-  return { p50: at(0.5), p99: at(0.99), max: xs[xs.length - 1]! };
+  const draws = Array.from({ length: samples }, () => draw(mechanism, waitS, random, holdBudgetMs));
+  const late = draws.map((d) => d.late).sort((a, b) => a - b);
+  const at = (q: number) => late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
+  const meanHold = draws.reduce((sum, d) => sum + d.hold, 0) / samples;
+  return { p50: at(0.5), p99: at(0.99), max: late[late.length - 1]!, meanHold };
+}
+
+/** The waits the lateness target covers (30 s to a year) and the rows print, seconds. */
+export const MODELLED_WAITS: ReadonlyArray<readonly [string, number]> = [
+  ['1 s', 1],
+  ['30 s', 30],
+  ['5 min', 300],
+  ['15 min', 900],
+  ['1 h', 3600],
+  ['1 day', 86_400],
+  ['1 year', 365 * 86_400],
+];
+
+/** The seed every modelled figure uses. */
+export const MODEL_SEED = 14;
+
+/**
+ * The adaptive rounding's hold budget that holds least while every wait from 30 s to a year
+ * stays within 1 s at p99, tried in tenths of a second (what `HOP_HOLD_BUDGET_MS` should be):
+ * returns the budget and, per budget tried, its worst p99 and its mean hold at a 1-hour wait.
+ */
+export function cheapestHoldBudget(samples: number): {
+  budgetMs: number | undefined;
+  tried: Array<{ budgetMs: number; worstP99: number; holdAt1h: number }>;
+} {
+  const tried = [];
+  for (let budgetMs = 0; budgetMs <= 1000; budgetMs += 100) {
+    const stats = new Map(
+      MODELLED_WAITS.filter(([, s]) => s >= 30).map(([, s]) => [
+        s,
+        latenessStats('adaptive', s, samples, MODEL_SEED, budgetMs),
+      ]),
+    );
+    const worstP99 = Math.max(...[...stats.values()].map((x) => x.p99));
+    tried.push({ budgetMs, worstP99, holdAt1h: stats.get(3600)?.meanHold ?? Number.NaN });
+  }
+  const fitting = tried.filter((t) => t.worstP99 <= 1);
+  const best = fitting.sort((a, b) => a.holdAt1h - b.holdAt1h)[0];
+  return { budgetMs: best?.budgetMs, tried: tried.sort((a, b) => a.budgetMs - b.budgetMs) };
 }

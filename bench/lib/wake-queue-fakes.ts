@@ -4,7 +4,7 @@
  * it then, as Lambda's event source would, one message per invocation), and the backend the
  * deployed function runs: the engine behind the production `WakeQueueReceiver`.
  */
-import { WakeQueueReceiver } from '@durable-lambda/aws';
+import { type WakeHint, WakeQueueReceiver } from '@durable-lambda/aws';
 import type { Engine, Invoker, WakeRequest } from '@durable-lambda/engine';
 import type { DurableBackend } from '@durable-lambda/protocol';
 
@@ -87,16 +87,20 @@ export class FakeSqs {
  */
 export function queueReceivingBackend(options: {
   engine: Engine;
-  rearm(request: WakeRequest): Promise<void>;
+  rearm(request: WakeRequest, hint?: WakeHint): Promise<void>;
   invoker: Invoker;
+  /** This function's name, for a wake-up that does not say whose it is. */
   functionName: string;
+  /** Whether a run's recorded function name is one this world plays (default: `functionName`'s). */
+  isOwn?: (name: string) => boolean;
   clock: { now(): number; advanceTo(t: number): void };
 }): DurableBackend {
   const { engine, clock } = options;
+  const isOwn = options.isOwn ?? ((name: string) => name.split(':')[0] === options.functionName);
   const receiver = new WakeQueueReceiver({
-    rearm: (request) => options.rearm(request),
+    rearm: (request, hint) => options.rearm(request, hint),
     forward: (name, event) => options.invoker.invoke(name, event),
-    isOwn: (name) => name.split(':')[0] === options.functionName,
+    isOwn,
     ownName: () => options.functionName,
     now: () => clock.now(),
     sleep: async (ms) => clock.advanceTo(clock.now() + ms),

@@ -14,8 +14,9 @@ import {
   ProductionBackend,
   readProductionConfig,
 } from '@durable-lambda/aws';
+import { runIdFor } from '@durable-lambda/engine';
 import { withDurableExecution } from '@durable-lambda/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
 import { until } from '../support/harness';
 import { awsError, type CapturedRequest, FakeAwsServer, type FakeResponse } from './fake-aws-server';
@@ -115,8 +116,8 @@ const sqsEvent = (body: string, messageId = `m-${++seq}`) => ({
   ],
 });
 
-function orders() {
-  const backend = new ProductionBackend(readProductionConfig(environment));
+function orders(extra: Record<string, string> = {}) {
+  const backend = new ProductionBackend(readProductionConfig({ ...environment, ...extra }));
   const handler = withDurableExecution(
     async (event: { order: number }, ctx) => {
       const reserved = await ctx.step('reserve', async () => `reserved ${event.order}`);
@@ -170,6 +171,32 @@ describe('on-time wake-ups on DynamoDB Local', () => {
     // The whole run: two invocations, no Scheduler call (no lease safety schedule), no invoke.
     expect(schedulerCalls()).toEqual([]);
     expect(invokes()).toEqual([]);
+  }, 60_000);
+
+  it('re-arms a Scheduler hop by its random phase (up past 0.7 s of hold), a queue message rounded down; DURABLE_WAKE_DELAY_ROUNDING=down opts out', async () => {
+    // Only Date is faked, so each send's delay is computed at a known instant; I/O runs as usual.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const now = Date.UTC(2026, 5, 1, 12, 0, 0, 0);
+      vi.setSystemTime(now);
+      const runId = runIdFor('hop-phase');
+      const hop = (at: number) => ({ durableLambda: { action: 'wake', runId, at, functionName: 'orders' } });
+      for (const extra of [{}, { DURABLE_WAKE_DELAY_ROUNDING: 'down' }] as Record<string, string>[]) {
+        const { handler } = orders(extra);
+        // Scheduler's delivery of a wait's hop, 9 minutes and a fraction ahead: re-armed, nothing opened.
+        expect(await handler(hop(now + 540_900), lambda())).toEqual({ Status: 'PENDING', runId, rearmed: true });
+        expect(await handler(hop(now + 540_400), lambda())).toEqual({ Status: 'PENDING', runId, rearmed: true });
+        // The same due time arriving early from the queue: a send made as a wait started.
+        expect(await handler(sqsEvent(JSON.stringify(hop(now + 540_900))), lambda())).toEqual({
+          batchItemFailures: [],
+        });
+      }
+      expect(sends().map((s) => s.DelaySeconds)).toEqual([541, 540, 540, 540, 540, 540]);
+      expect(await store.getRun(runId)).toBeUndefined();
+      expect(schedulerCalls()).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   }, 60_000);
 
   it('hands an SQS wake-up of a run pinned to another version to that version, unopened', async () => {

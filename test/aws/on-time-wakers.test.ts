@@ -8,7 +8,9 @@ import { createHash } from 'node:crypto';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import {
+  DELAY_ROUNDINGS,
   delaySecondsFor,
+  HOP_HOLD_BUDGET_MS,
   OnTimeWaker,
   readProductionConfig,
   SCHEDULER_HOP_LEAD_MS,
@@ -124,15 +126,42 @@ describe('OnTimeWaker: each wake-up by the mechanism that keeps it on time', () 
     expect(signed).toMatch(/Credential=AKIDFAKEFAKEFAKE\/\d{8}\/us-east-1\/sqs\/aws4_request/);
   });
 
-  it('rounds DelaySeconds down by default (nearest when asked), within 0-900', () => {
+  it('rounds DelaySeconds down by default for a send made as the wait starts (nearest when asked), within 0-900', () => {
     expect(delaySecondsFor(NOW + 29_999, NOW)).toBe(29);
     expect(delaySecondsFor(NOW + 30_000, NOW)).toBe(30);
+    expect(delaySecondsFor(NOW + 29_999, NOW, 'adaptive', 'fixed')).toBe(29);
     expect(delaySecondsFor(NOW + 29_501, NOW, 'nearest')).toBe(30);
     expect(delaySecondsFor(NOW + 29_499, NOW, 'nearest')).toBe(29);
-    for (const rounding of ['down', 'nearest'] as const) {
-      expect(delaySecondsFor(NOW - 5_000, NOW, rounding)).toBe(0);
-      expect(delaySecondsFor(NOW + 3_600_000, NOW, rounding)).toBe(900);
+    for (const rounding of DELAY_ROUNDINGS) {
+      for (const phase of ['fixed', 'random'] as const) {
+        expect(delaySecondsFor(NOW - 5_000, NOW, rounding, phase)).toBe(0);
+        expect(delaySecondsFor(NOW + 3_600_000, NOW, rounding, phase)).toBe(900);
+      }
     }
+  });
+
+  it('rounds a send at a random point of the second down only when at most 0.7 s is left to hold (adaptive)', () => {
+    expect(HOP_HOLD_BUDGET_MS).toBe(700);
+    // 540.7 s: 0.7 s to hold if rounded down, within the budget.
+    expect(delaySecondsFor(NOW + 540_700, NOW, 'adaptive', 'random')).toBe(540);
+    // 540.701 s: rounded up (visible 0.299 s late, the poll latency on top) rather than hold 0.701 s.
+    expect(delaySecondsFor(NOW + 540_701, NOW, 'adaptive', 'random')).toBe(541);
+    expect(delaySecondsFor(NOW + 540_999, NOW, 'adaptive', 'random')).toBe(541);
+    expect(delaySecondsFor(NOW + 540_000, NOW, 'adaptive', 'random')).toBe(540);
+    // The opt-in roundings do not look at the phase.
+    expect(delaySecondsFor(NOW + 540_999, NOW, 'down', 'random')).toBe(540);
+    expect(delaySecondsFor(NOW + 540_600, NOW, 'nearest', 'random')).toBe(541);
+    expect(delaySecondsFor(NOW + 540_400, NOW, 'nearest', 'fixed')).toBe(540);
+    // Another budget (what the bench's model tries).
+    expect(delaySecondsFor(NOW + 540_300, NOW, 'adaptive', 'random', 200)).toBe(541);
+  });
+
+  it('sends a wake-up hinted at a random phase with the adaptive rounding, the rest rounded down', async () => {
+    const { waker } = setup();
+    await waker.wakeAt(request({ at: NOW + 540_900 }), { phase: 'random' });
+    await waker.wakeAt(request({ at: NOW + 540_900 }));
+    await waker.wakeAt(request({ at: NOW + 540_500 }), { phase: 'random' });
+    expect(sends().map((s) => s.DelaySeconds)).toEqual([541, 540, 540]);
   });
 
   it('takes the rounding from DURABLE_WAKE_DELAY_ROUNDING, and names the variable when it is wrong', () => {
@@ -145,8 +174,12 @@ describe('OnTimeWaker: each wake-up by the mechanism that keeps it on time', () 
     };
     expect(readProductionConfig(env).wakeDelayRounding).toBeUndefined();
     expect(readProductionConfig({ ...env, DURABLE_WAKE_DELAY_ROUNDING: 'nearest' }).wakeDelayRounding).toBe('nearest');
+    expect(readProductionConfig({ ...env, DURABLE_WAKE_DELAY_ROUNDING: 'down' }).wakeDelayRounding).toBe('down');
+    expect(readProductionConfig({ ...env, DURABLE_WAKE_DELAY_ROUNDING: 'adaptive' }).wakeDelayRounding).toBe(
+      'adaptive',
+    );
     expect(() => readProductionConfig({ ...env, DURABLE_WAKE_DELAY_ROUNDING: 'up' })).toThrow(
-      /DURABLE_WAKE_DELAY_ROUNDING must be down or nearest/,
+      /DURABLE_WAKE_DELAY_ROUNDING must be adaptive or down or nearest/,
     );
     expect(
       () =>
@@ -155,7 +188,7 @@ describe('OnTimeWaker: each wake-up by the mechanism that keeps it on time', () 
           client: { send: async () => ({}) },
           rounding: 'up' as never,
         }),
-    ).toThrow(/rounding must be down or nearest/);
+    ).toThrow(/rounding must be adaptive or down or nearest/);
   });
 
   it('schedules a longer wait ahead of its due time, with the due time in the event, named for the due second', async () => {
@@ -230,7 +263,7 @@ function receiver(now: () => number) {
   const opened: WakeEvent[] = [];
   const closes: unknown[] = [];
   const receive = new WakeQueueReceiver({
-    rearm: (r) => waker.wakeAt(r),
+    rearm: (r, hint) => waker.wakeAt(r, hint),
     forward: (name, event) => invoker.invoke(name, event),
     isOwn: (name) => name.split(':')[0] === 'orders',
     ownName: () => 'orders',
@@ -313,6 +346,17 @@ describe('WakeQueueReceiver: what arrives from the queue', () => {
     // A plain wake event (no due time) is not the receiver's: the backend opens it as before.
     expect(await r.receive.receive(wakeEvent(RUN), r.open)).toBeUndefined();
     expect(await r.receive.receive({ some: 'start event' }, r.open)).toBeUndefined();
+  });
+
+  it('re-arms a hop at its random phase (rounded up past 0.7 s of hold), a message from the queue always rounded down', async () => {
+    const r = receiver(() => NOW);
+    // Scheduler hops, delivered straight to the function.
+    await r.receive.receive(timed(NOW + 540_900), r.open);
+    await r.receive.receive(timed(NOW + 540_400), r.open);
+    // The same due times arriving early from the queue (its message was sent as a wait started).
+    await r.receive.receive({ Records: [record('a', timed(NOW + 540_900))] }, r.open);
+    expect(sends().map((s) => s.DelaySeconds)).toEqual([541, 540, 540]);
+    expect(r.opened).toEqual([]);
   });
 
   it('answers a batch message by message: failures only for what could not be re-armed, handed on or read', async () => {

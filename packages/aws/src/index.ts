@@ -100,11 +100,14 @@ export {
   DELAY_ROUNDINGS,
   type DelayRounding,
   delaySecondsFor,
+  HOP_HOLD_BUDGET_MS,
   lazySqsClient,
+  type SendPhase,
   SQS_MAX_DELAY_SECONDS,
   type SqsCommand,
   SqsDelayWaker,
   type SqsDelayWakerOptions,
+  type WakeHint,
 } from './sqs-delay-waker';
 export {
   PINNING_ENV,

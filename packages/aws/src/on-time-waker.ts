@@ -1,6 +1,6 @@
 import { type Clock, systemClock, type WakeRequest, type Waker } from '@durable-lambda/engine';
 import type { SchedulerWaker } from './scheduler-waker';
-import { SQS_MAX_DELAY_SECONDS, type SqsDelayWaker } from './sqs-delay-waker';
+import { SQS_MAX_DELAY_SECONDS, type SqsDelayWaker, type WakeHint } from './sqs-delay-waker';
 
 /**
  * What stands behind an invocation's lease (the engine asks for a `lease` wake-up at the lease's
@@ -99,11 +99,15 @@ export class OnTimeWaker implements Waker {
     return delay < SQS_MAX_DELAY_SECONDS * 1000 + 500 ? 'queue' : 'scheduler+hop';
   }
 
-  /** Sends the wake-up by its {@link route}. */
-  async wakeAt(request: WakeRequest): Promise<void> {
+  /**
+   * Sends the wake-up by its {@link route}. `hint` says where the send falls against the due
+   * time's second (the receiver of a Scheduler hop says `random`); it decides an SQS delay's
+   * rounding (see `DelayRounding`).
+   */
+  async wakeAt(request: WakeRequest, hint: WakeHint = {}): Promise<void> {
     const route = this.route(request);
     if (route === 'none') return;
-    if (route === 'queue') return this.queue?.wakeAt(request);
+    if (route === 'queue') return this.queue?.wakeAt(request, hint);
     if (route === 'scheduler+hop') return this.scheduler.wakeAt(request, { leadMs: this.hopLeadMs });
     return this.scheduler.wakeAt(request);
   }

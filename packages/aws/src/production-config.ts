@@ -29,9 +29,10 @@ export const PRODUCTION_ENV = {
    */
   wakeQueueUrl: 'DURABLE_WAKE_QUEUE_URL',
   /**
-   * Optional: how an SQS wake-up's delay becomes whole seconds, `down` (default: visible up to a
-   * second early and held in-process until due, ~0.06 s late at p99, ~0.8 s of billed hold per
-   * wake-up) or `nearest` (half the hold, ~1.07 s late at p99). See `DelayRounding`.
+   * Optional: how an SQS wake-up's delay becomes whole seconds: `adaptive` (default: within 1 s at
+   * p99 for every wait, ~0.79 s of billed hold per wake-up within 15 minutes, ~0.16 s beyond),
+   * `down` (p99 0.64 s beyond 15 minutes for ~0.37 s of hold) or `nearest` (the least hold, ~1.07-
+   * 1.13 s late at p99). See `DelayRounding`.
    */
   wakeDelayRounding: 'DURABLE_WAKE_DELAY_ROUNDING',
   /**

@@ -138,7 +138,9 @@ export class ProductionBackend implements DurableBackend {
     const waker = wiring.waker ? wiring.waker(onTime) : onTime;
     this.waker = waker;
     this.wakeUps = new WakeQueueReceiver({
-      rearm: (request) => waker.wakeAt(request),
+      // The hint (a hop's random phase) reaches the SQS delay's rounding; a wrapped waker (the
+      // reconciler's gate) takes the request alone, rounded as a fixed-phase send.
+      rearm: (request, hint) => (waker === onTime ? onTime.wakeAt(request, hint) : waker.wakeAt(request)),
       forward: (functionName, event) => invoker.invoke(functionName, event),
       isOwn: (functionName) => this.isOwn(functionName),
       ownName: () => this.code?.own.name ?? process.env.AWS_LAMBDA_FUNCTION_NAME ?? '',

@@ -1,5 +1,6 @@
 import { isWakeEvent, type WakeEvent, type WakeRequest } from '@durable-lambda/engine';
 import type { DurableBackend, InvocationOutput } from '@durable-lambda/protocol';
+import type { WakeHint } from './sqs-delay-waker';
 import {
   batchResponse,
   isSqsEvent,
@@ -14,8 +15,12 @@ type Opened = Awaited<ReturnType<DurableBackend['open']>>;
 
 /** What the receiving side of the wake-up queue needs. */
 export interface WakeQueueReceiverOptions {
-  /** Sends a wake-up again (the production waker: SQS within 15 minutes, else Scheduler + hop). */
-  rearm(request: WakeRequest): Promise<void>;
+  /**
+   * Sends a wake-up again (the production waker: SQS within 15 minutes, else Scheduler + hop).
+   * `hint.phase` is `random` for a Scheduler hop delivered straight to the function (it fires
+   * anywhere in its minute), which lets the SQS delay hold less (see `DelayRounding`).
+   */
+  rearm(request: WakeRequest, hint?: WakeHint): Promise<void>;
   /** Hands a due wake-up to its function's own invocation (an asynchronous Lambda invoke). */
   forward(functionName: string, event: WakeEvent): Promise<void>;
   /** Whether `functionName` (a run's recorded name) is this function, so its wake-up opens here. */
@@ -66,7 +71,8 @@ export class WakeQueueReceiver {
     const { at, functionName } = wakeTiming(event);
     if (at === undefined) return undefined;
     const runId = event.durableLambda.runId;
-    if (await this.rearmedIfEarly(event, at)) {
+    // Delivered straight to the function, not by the queue: a Scheduler hop, at a random phase.
+    if (await this.rearmedIfEarly(event, at, 'random')) {
       return { response: { Status: 'PENDING', runId, rearmed: true } };
     }
     if (functionName !== undefined && !this.options.isOwn(functionName)) {
@@ -128,11 +134,15 @@ export class WakeQueueReceiver {
     };
   }
 
-  /** Re-arms a wake-up found more than `holdWithinMs` early (true); holds one less early until due. */
-  private async rearmedIfEarly(wake: WakeEvent, at: number): Promise<boolean> {
+  /**
+   * Re-arms a wake-up found more than `holdWithinMs` early (true); holds one less early until due.
+   * `phase`: where its re-arm's send falls against its due time (a hop's: random).
+   */
+  private async rearmedIfEarly(wake: WakeEvent, at: number, phase?: 'random'): Promise<boolean> {
     const early = at - this.options.now();
     if (early > this.holdWithinMs) {
-      await this.options.rearm(this.request(wake, at));
+      const request = this.request(wake, at);
+      await (phase ? this.options.rearm(request, { phase }) : this.options.rearm(request));
       return true;
     }
     if (early > 0) await this.options.sleep(early);
