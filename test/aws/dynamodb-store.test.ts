@@ -95,10 +95,8 @@ const chunkCount = async (runId: string) =>
   (await rawItems(runId)).filter((item) => String(item.sk).startsWith('CHUNK#')).length;
 
 describe('DynamoDbStore: requests per operation', () => {
-  it('the hot path is one request each: create, lease, load, one-op commit, release, outside event', async () => {
-    expect(await requests(() => store.createRun(runRecord('r1'), executionOp()))).toEqual({
-      TransactWriteItemsCommand: 1,
-    });
+  it('the hot path is one request each and no transaction: create, lease, load, commit, release, outside event', async () => {
+    expect(await requests(() => store.createRun(runRecord('r1'), executionOp()))).toEqual({ PutItemCommand: 1 });
     let fence = 0;
     expect(
       await requests(async () => {
@@ -107,45 +105,54 @@ describe('DynamoDbStore: requests per operation', () => {
     ).toEqual({ UpdateItemCommand: 1 });
     expect(await requests(() => store.loadOperations('r1'))).toEqual({ QueryCommand: 1 });
     expect(await requests(() => store.commit('r1', fence, { operations: [stepOp('1', '"a"')] }))).toEqual({
-      TransactWriteItemsCommand: 1,
+      UpdateItemCommand: 1,
     });
     expect(
       await requests(() =>
         store.commit('r1', fence, { operations: [callbackOp('2')], run: { nextWakeAt: null, handledEventSeq: 0 } }),
       ),
-    ).toEqual({ TransactWriteItemsCommand: 1 });
+    ).toEqual({ UpdateItemCommand: 1 });
     expect(
       await requests(() =>
         store.commit('r1', fence, { operations: [], run: { leaseExpiresAt: null, nextWakeAt: T0 } }),
       ),
     ).toEqual({ UpdateItemCommand: 1 });
+    // An outside writer reads the entry it changes, then swaps it: no transaction either.
     const done: Operation = { ...callbackOp('2'), Status: 'SUCCEEDED' };
     expect(await requests(() => store.writeOutsideEvent('r1', done, { Status: 'STARTED' }, true))).toEqual({
-      TransactWriteItemsCommand: 1,
+      GetItemCommand: 1,
+      UpdateItemCommand: 1,
     });
     expect(await requests(() => store.getRun('r1'))).toEqual({ GetItemCommand: 1 });
     expect(await requests(() => store.getOperation('r1', '2'))).toEqual({ GetItemCommand: 2 });
+    expect(await store.getOperation('r1', '2')).toEqual(done);
   });
 
-  it('a lapsed lease costs one more update; a stale commit one failed transaction', async () => {
+  it('a lapsed lease costs one more update; a stale commit one refused update', async () => {
     const stale = await leased();
     t = T0 + 60_000;
     expect(await requests(() => store.acquireLease('r1', t, t + 60_000, 'token-2'))).toEqual({ UpdateItemCommand: 2 });
     expect(
       await requests(() => store.commit('r1', stale, { operations: [stepOp('1', '1')] }).catch(() => undefined)),
-    ).toEqual({ TransactWriteItemsCommand: 1 });
+    ).toEqual({ UpdateItemCommand: 1 });
   });
 
-  it('more than 99 operations go in several fenced transactions; large values add one chunk batch', async () => {
+  it('operations past the room of the run item go in fenced transactions; large values add one chunk batch', async () => {
     const fence = await leased();
+    // 42 entries fit the run item (the EXECUTION is one of them); the other 109 are items, in two
+    // transactions of at most 99 with the run item.
     const ops = Array.from({ length: 150 }, (_, i) => stepOp(String(i + 1), `"${i}"`));
     expect(await requests(() => store.commit('r1', fence, { operations: ops }))).toEqual({
       TransactWriteItemsCommand: 2,
     });
-    expect(await requests(() => store.commit('r1', fence, { operations: [stepOp('151', payload(5 * MB))] }))).toEqual({
-      BatchWriteItemCommand: 1,
-      TransactWriteItemsCommand: 1,
-    });
+    expect(await store.loadOperations('r1')).toHaveLength(151);
+    // A 5 MB result moves into chunks and its entry keeps the reference; the finished entries that
+    // make the run item kilobytes larger move out to items first (one PutItem each), making room.
+    const counts = await requests(() => store.commit('r1', fence, { operations: [stepOp('151', payload(5 * MB))] }));
+    expect(counts).toMatchObject({ BatchWriteItemCommand: 1, UpdateItemCommand: 1 });
+    expect(counts.PutItemCommand).toBeGreaterThan(0);
+    expect(counts.TransactWriteItemsCommand).toBeUndefined();
+    expect(await store.loadOperations('r1')).toHaveLength(152);
     expect(await requests(() => store.getOperation('r1', '151'))).toEqual({
       GetItemCommand: 2,
       BatchGetItemCommand: 1,
@@ -226,11 +233,14 @@ describe('DynamoDbStore: layout', () => {
   });
 
   it('gives the run item the retention as ttl (seconds), and other items a ceiling', async () => {
-    await store.createRun(runRecord('r1', { expiresAt: T0 + 1_500 }), executionOp());
+    const input = JSON.stringify(payload(MB, 'in'));
+    await store.createRun(runRecord('r1', { expiresAt: T0 + 1_500, input }), executionOp(input));
     const items = await rawItems('r1');
     expect(items.find((item) => item.sk === 'RUN')?.ttl).toBe(Math.ceil((T0 + 1_500) / 1000));
-    const op = items.find((item) => item.sk === operationSk('0'));
-    expect(op?.ttl).toBe(Math.ceil((T0 + 400 * 86_400_000) / 1000));
+    // The EXECUTION is an entry of the run item (it lives and dies with it); chunks get the ceiling.
+    expect(items.some((item) => item.sk === operationSk('0'))).toBe(false);
+    const chunk = items.find((item) => String(item.sk).startsWith('CHUNK#'));
+    expect(chunk?.ttl).toBe(Math.ceil((T0 + 400 * 86_400_000) / 1000));
   });
 
   it('no item is over the budget: a 5 MB value is split into chunks under 400 KB', async () => {
@@ -262,7 +272,7 @@ describe('DynamoDbStore: chunk crash safety', () => {
     const before = payload(MB, 'before');
     await store.commit('r1', fence, { operations: [stepOp('1', before)] });
     const chunksBefore = await chunkCount('r1');
-    failNext.set('TransactWriteItemsCommand', new Error('crash: the invocation died here'));
+    failNext.set('UpdateItemCommand', new Error('crash: the invocation died here'));
     await expect(store.commit('r1', fence, { operations: [stepOp('1', payload(MB, 'after'))] })).rejects.toThrow(
       'crash',
     );
@@ -306,7 +316,7 @@ describe('DynamoDbStore: expired items', () => {
   it('reads ignore operation items whose ttl has passed, though DynamoDB still holds them', async () => {
     const fence = await leased();
     await store.commit('r1', fence, { operations: [stepOp('1', '"a"')] });
-    const { op } = (await rawItems('r1')).find((item) => item.sk === operationSk('1')) as { op: Operation };
+    const op = stepOp('1', '"a"');
     await client.send(
       new PutCommand({
         TableName: tableName,
@@ -328,7 +338,7 @@ describe('DynamoDbStore: expired items', () => {
   it('an expired run item still in the table is invisible, and its operations with it', async () => {
     await store.createRun(runRecord('r1', { expiresAt: T0 + 1 }), executionOp());
     t = T0 + 1;
-    expect((await rawItems('r1')).length).toBe(2);
+    expect((await rawItems('r1')).length).toBe(1);
     expect(await store.getRun('r1')).toBeUndefined();
     expect(await store.loadOperations('r1')).toEqual([]);
     expect(await store.getOperation('r1', '0')).toBeUndefined();
@@ -353,7 +363,7 @@ describe('DynamoDbStore: errors', () => {
   it('errors other than condition failures propagate as they are', async () => {
     const fence = await leased();
     const throttled = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
-    failNext.set('TransactWriteItemsCommand', throttled);
+    failNext.set('UpdateItemCommand', throttled);
     await expect(store.commit('r1', fence, { operations: [stepOp('1', '1')] })).rejects.toBe(throttled);
     const missing = new DynamoDbStore({ client, tableName: 'no-such-table', clock });
     await expect(missing.getRun('r1')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
@@ -366,8 +376,10 @@ describe('DynamoDbStore: errors', () => {
       CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
     });
     failNext.set('TransactWriteItemsCommand', conflict);
-    const counts = await requests(() => store.commit('r1', fence, { operations: [stepOp('1', '1')] }));
+    // More operations than the run item holds: the rest go in a transaction with it.
+    const ops = Array.from({ length: 70 }, (_, i) => stepOp(String(i + 1), `${i}`));
+    const counts = await requests(() => store.commit('r1', fence, { operations: ops }));
     expect(counts).toEqual({ TransactWriteItemsCommand: 2 });
-    expect(await store.getOperation('r1', '1')).toEqual(stepOp('1', '1'));
+    expect(await store.getOperation('r1', '70')).toEqual(stepOp('70', '69'));
   });
 });

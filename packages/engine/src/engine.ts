@@ -13,8 +13,8 @@ import {
 } from './operator-actions';
 import { childRunKey, OutsideEvents } from './outside-events';
 import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from './ports';
-import { systemClock } from './ports';
-import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
+import { dueAtOf, systemClock } from './ports';
+import { duePartitionsOf, type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
 import { loadReplayOperations } from './replay-scope';
 import { runIdFor } from './run-ids';
 import { wallClockMeter } from './run-meter';
@@ -69,6 +69,12 @@ export interface StartRunRequest {
   parent?: { runId: string; operationId: string };
   /** This run's execution timeout, seconds (1 s to 366 days); default: its function's. */
   executionTimeoutSeconds?: number;
+  /**
+   * The invocation starting the run holds its first lease from the start: the run is created
+   * leased (fence 1, this lease), in the store's one write, instead of created and then leased.
+   * Used by {@link Engine.open} for a start event.
+   */
+  lease?: { leaseExpiresAt: number; leaseToken: string };
 }
 
 /**
@@ -170,7 +176,14 @@ export class Engine implements DurableBackend {
       ...(request.runKey === undefined ? {} : { runKey: request.runKey }),
       ...(request.input === undefined ? {} : { input: request.input }),
       ...(timeoutMs === undefined ? {} : { deadlineAt: now + timeoutMs, executionTimeoutMs: timeoutMs }),
+      ...(request.lease
+        ? { fence: 1, invocations: 1, leaseExpiresAt: request.lease.leaseExpiresAt, leaseToken: request.lease.leaseToken }
+        : {}),
     };
+    if (request.lease) {
+      const due = dueAtOf(run);
+      if (due !== undefined) run.dueAt = due;
+    }
     const execution: Operation = {
       Id: EXECUTION_OPERATION_ID,
       Type: 'EXECUTION',
@@ -206,21 +219,45 @@ export class Engine implements DurableBackend {
     const leaseExpiresAt = now + remainingTimeMs() + this.leaseGraceMs;
     const grant = await this.store.acquireLease(runId, now, leaseExpiresAt, randomUUID());
     if (!grant) return undefined;
-    // The safety net: if this invocation dies without closing, the run wakes when the lease lapses.
-    // Best effort: the lease put the run in the due index at its end, so a lost request (or a
-    // death before it) is left to the reconciler.
-    await this.waker
-      .wakeAt({ runId, functionName: run.functionName, at: leaseExpiresAt, reason: 'lease' })
-      .catch(() => undefined);
-    if (run.deadlineAt !== undefined && run.deadlineAt < leaseExpiresAt) {
-      // The lease outlives the deadline: a wake-up at the deadline ends the run even if this
-      // invocation never checkpoints again (best effort: the reconciler finds it at the lease's end).
-      await this.waker
-        .wakeAt({ runId, functionName: run.functionName, at: run.deadlineAt, reason: 'due' })
-        .catch(() => undefined);
-    }
+    await this.armLease(run, leaseExpiresAt);
     const operations = await this.outside.settleOnOpen(grant.run, await loadReplayOperations(this.store, runId));
-    return new EngineSession(grant.run, operations, grant.previousLost, {
+    return this.leasedSession(grant.run, operations, grant.previousLost, remainingTimeMs);
+  }
+
+  /**
+   * The safety nets of a lease just taken: if this invocation dies without closing, the run wakes
+   * when the lease lapses; a lease outliving the run's deadline gets a wake-up at the deadline.
+   * Best effort: the lease put the run in the due index at its end, so a lost request (or a death
+   * before it) is left to the reconciler.
+   */
+  private async armLease(run: RunRecord, leaseExpiresAt: number): Promise<void> {
+    const { runId, functionName } = run;
+    await this.waker.wakeAt({ runId, functionName, at: leaseExpiresAt, reason: 'lease' }).catch(() => undefined);
+    if (run.deadlineAt !== undefined && run.deadlineAt < leaseExpiresAt) {
+      await this.waker.wakeAt({ runId, functionName, at: run.deadlineAt, reason: 'due' }).catch(() => undefined);
+    }
+  }
+
+  /** The EXECUTION operation of a run just created (as `startRun` wrote it). */
+  private executionOf(run: RunRecord): Operation {
+    return {
+      Id: EXECUTION_OPERATION_ID,
+      Type: 'EXECUTION',
+      Status: 'STARTED',
+      StartTimestamp: run.createdAt,
+      ExecutionDetails: run.input === undefined ? {} : { InputPayload: run.input },
+    };
+  }
+
+  /** The session of an invocation holding `run`'s lease, over the operations it replays from. */
+  private leasedSession(
+    run: RunRecord,
+    operations: Operation[],
+    previousLost: boolean,
+    remainingTimeMs: () => number,
+  ): EngineSession {
+    const runId = run.runId;
+    return new EngineSession(run, operations, previousLost, {
       store: this.store,
       waker: this.waker,
       clock: this.clock,
@@ -309,6 +346,14 @@ export class Engine implements DurableBackend {
     );
   }
 
+  /**
+   * How many partitions the store's due index has (`Store.duePartitions`, 1 when it does not say):
+   * `reconcile({ partition })` reads one of them, so `reconcileAll` can work them side by side.
+   */
+  duePartitions(): number {
+    return duePartitionsOf(this.store);
+  }
+
   /** A run's record, or undefined. */
   getRun(runId: string): Promise<RunRecord | undefined> {
     return this.store.getRun(runId);
@@ -334,12 +379,22 @@ export class Engine implements DurableBackend {
       const functionName = context.functionName;
       if (!functionName) throw new EngineInputError('context.functionName', 'is needed to start a run');
       const input = event === undefined ? undefined : JSON.stringify(event);
+      const now = this.clock.now();
+      const remaining = options.remainingTimeMs ?? (() => this.defaultInvocationMs);
+      const lease = { leaseExpiresAt: now + remaining() + this.leaseGraceMs, leaseToken: randomUUID() };
       const started = await this.startRun({
         functionName,
         ...(input === undefined ? {} : { input }),
         ...(context.awsRequestId ? { runKey: context.awsRequestId } : {}),
+        lease,
       });
       runId = started.run.runId;
+      // Created with our lease: the invocation owns it already and its only operation is the
+      // EXECUTION just written (a duplicate delivery finds the run and opens it as a wake-up).
+      if (started.created && started.run.leaseToken === lease.leaseToken) {
+        await this.armLease(started.run, lease.leaseExpiresAt);
+        return { opened: this.leasedSession(started.run, [this.executionOf(started.run)], false, remaining) };
+      }
     }
     const session = await this.openRun(runId, options);
     if (session) return { opened: session };

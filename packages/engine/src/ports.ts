@@ -199,7 +199,9 @@ export interface Store {
   /**
    * Takes the lease of a RUNNING run when it is free or lapsed at `now`: the fence grows by one,
    * the lease lasts until `leaseExpiresAt` and `leaseToken` is stored with it (`dueAt` becomes
-   * `leaseExpiresAt`). Undefined when another invocation holds it. A store whose write may be
+   * `leaseExpiresAt`, or stays where it was when that is earlier: a store may save the index
+   * write, since a run is leased when it is due; the reconciler finds such a run due, reads it and
+   * leaves it while the lease is live). Undefined when another invocation holds it. A store whose write may be
    * retried after a lost response (DynamoDB) recognises its own earlier success by the token:
    * the lease held with this token is granted, not refused.
    */
@@ -209,9 +211,19 @@ export interface Store {
    * at most `limit`, starting after the entry `after` when given (a page's last entry, so a
    * caller pages past runs it could not help, never stuck behind them). Found without scanning
    * every run (a sparse index); may lag behind writes (DynamoDB's indexes are eventually
-   * consistent), so callers read each run again before acting on it.
+   * consistent), so callers read each run again before acting on it. With `partition`, only the
+   * entries of that partition (see {@link Store.duePartitions}; a one-partition store may ignore it).
    */
-  findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]>;
+  findDueRuns(before: number, limit: number, after?: DueRun, partition?: number): Promise<DueRun[]>;
+  /**
+   * Optional: how many partitions the due index has (a whole number, 1 or more). With more than
+   * one, `findDueRuns(before, limit, after, partition)` reads partition `partition` (0 to count - 1)
+   * alone, in the same order, and the partitions together hold every entry exactly once; without
+   * `partition` it still reads the whole index, merged. The reconciler then works partitions side
+   * by side (`reconcileAll`) instead of one merged page at a time. A store without it has one
+   * partition: the whole index (the memory and SQLite stores).
+   */
+  duePartitions?(): number;
   /** Every operation of the run, in id order of creation. */
   loadOperations(runId: string): Promise<Operation[]>;
   /**

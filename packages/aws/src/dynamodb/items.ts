@@ -196,7 +196,7 @@ export function runFromItem(item: Record<string, unknown>, pool: ChunkPool | und
 type FieldPath = `${string}.${string}`;
 
 /** The fields of an operation that may be large: every string or object inside a `*Details`. */
-function largeOperationFields(op: Operation): Array<{ path: FieldPath; value: unknown; size: number }> {
+export function largeOperationFields(op: Operation): Array<{ path: FieldPath; value: unknown; size: number }> {
   const fields: Array<{ path: FieldPath; value: unknown; size: number }> = [];
   for (const [key, details] of Object.entries(op)) {
     if (!key.endsWith('Details') || details === null || typeof details !== 'object') continue;

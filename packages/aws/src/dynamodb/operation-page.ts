@@ -6,9 +6,10 @@
 import type { OperationPage, OperationPageRequest } from '@durable-lambda/engine';
 import { isTerminal, type Operation } from '@durable-lambda/protocol';
 import { Expressions } from './expressions';
-import { inlineStartsOf } from './inline-starts';
-import { EPOCH, INFLIGHT, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem } from './items';
+import { inlineOperationsOf, inlineRefs } from './inline-operations';
+import { EPOCH, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem } from './items';
 import { OP_PREFIX, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlPassed } from './layout';
+import { RUN_ATTRIBUTES_FOR_OPERATIONS } from './operation-reads';
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
 
@@ -39,7 +40,7 @@ export async function loadOperationPage(
   request: OperationPageRequest,
 ): Promise<OperationPage> {
   const pk = runPk(runId);
-  const run = await ctx.access.getItem(pk, RUN_SK, ['expiresAt', EPOCH, INFLIGHT]);
+  const run = await ctx.access.getItem(pk, RUN_SK, RUN_ATTRIBUTES_FOR_OPERATIONS);
   if (!run || !ctx.live(run)) return { operations: [] };
   const epoch = Number(run[EPOCH] ?? 0);
   const now = ctx.clock.now();
@@ -63,7 +64,7 @@ export async function loadOperationPage(
     }
     if (more) break;
   }
-  const pool = await ctx.access.readChunks(pk, items.flatMap(itemRefs), now);
+  const pool = await ctx.access.readChunks(pk, [...items.flatMap(itemRefs), ...inlineRefs(run)], now);
   const byId = new Map<string, Operation>(
     items.map((item) => [(item[OP] as Operation).Id, operationFromItem(item, pool)]),
   );
@@ -73,7 +74,7 @@ export async function loadOperationPage(
   const from = request.after === undefined ? undefined : keyOf(request.after);
   const lastItem = items.at(-1);
   const to = more && lastItem ? Buffer.from(lastItem[SK] as string, 'utf8') : undefined;
-  for (const [id, entry] of inlineStartsOf(run) ?? []) {
+  for (const [id, entry] of inlineOperationsOf(run, pool)) {
     const key = keyOf(id);
     if (from && Buffer.compare(key, from) <= 0) continue;
     if (to && Buffer.compare(key, to) > 0) continue;

@@ -2,8 +2,8 @@ import type { Operation } from '@durable-lambda/protocol';
 import { isTerminal } from '@durable-lambda/protocol';
 import { ChunkPool } from './chunks';
 import { Expressions } from './expressions';
-import { inlineStartsOf, withInlineStarts } from './inline-starts';
-import { EPOCH, INFLIGHT, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem } from './items';
+import { HAS_ITEMS, inlineOperationsOf, inlineRefs, LAYOUT_VERSION, withInline } from './inline-operations';
+import { EPOCH, INFLIGHT, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem, refAttribute } from './items';
 import { CHUNK_PREFIX, OP_PREFIX, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlPassed } from './layout';
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
@@ -12,7 +12,15 @@ import type { Item } from './table-access';
  * What the run item contributes to a read of operations: its retention, its epoch and its inline
  * STARTs, not its input or result.
  */
-const RUN_ATTRIBUTES_FOR_OPERATIONS = ['expiresAt', EPOCH, INFLIGHT];
+export const RUN_ATTRIBUTES_FOR_OPERATIONS = [
+  'expiresAt',
+  EPOCH,
+  INFLIGHT,
+  'input',
+  refAttribute('input'),
+  LAYOUT_VERSION,
+  HAS_ITEMS,
+];
 
 /**
  * The live operations of a run (none once its retention has passed), with their chunked values
@@ -46,7 +54,7 @@ export async function loadOperations(ctx: StoreContext, runId: string): Promise<
   const stored = operations
     .filter((item) => Number(item[OP_FENCE] ?? 0) >= epoch)
     .map((item) => operationFromItem(item, pool));
-  return withInlineStarts(stored, inlineStartsOf(run));
+  return withInline(stored, inlineOperationsOf(run, pool));
 }
 
 /**
@@ -66,8 +74,11 @@ export async function getOperation(
     ctx.access.getItem(pk, sk),
   ]);
   if (!run || !ctx.live(run)) return undefined;
-  const inline = inlineStartsOf(run)?.get(operationId);
-  if (inline) return inline;
+  if (rawHas(run, operationId)) {
+    const only = { ...run, [INFLIGHT]: { [operationId]: (run[INFLIGHT] as Record<string, unknown>)[operationId] } };
+    const pool = await ctx.access.readChunks(pk, inlineRefs(only), ctx.clock.now());
+    return inlineOperationsOf(only, pool).get(operationId);
+  }
   let item = read;
   // A step read as missing or unfinished may have been read just before a commit moved its inline
   // START (which the run item, read after that commit, no longer shows) to its item: read again.
@@ -78,12 +89,20 @@ export async function getOperation(
   return operationFromItem(item, await ctx.access.readChunks(pk, itemRefs(item), now));
 }
 
+/** The run item holds an entry for the operation. */
+function rawHas(run: Item, operationId: string): boolean {
+  const map = run[INFLIGHT];
+  return map !== null && typeof map === 'object' && Object.hasOwn(map, operationId);
+}
+
 /**
- * An operation item read that a concurrent commit may have overtaken: missing, or a step not
- * finished. A finished step's item, or another type's, has no inline START to move.
+ * An operation item read that a concurrent commit may have overtaken: missing, or not finished (a
+ * spill writes a finished operation's item before removing its entry, so an entry the run item no
+ * longer shows has an item by then; an unfinished item may be older than an entry that came and
+ * moved out).
  */
 function mayHaveMoved(item: Item | undefined): boolean {
   if (!item) return true;
   const op = item[OP] as Operation | undefined;
-  return op?.Type === 'STEP' && !isTerminal(op.Status);
+  return op !== undefined && !isTerminal(op.Status);
 }

@@ -1,11 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperationDeadlines } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import { failedAnyCondition, failedConditionAt } from './errors';
+import { failedAnyCondition, failedConditionAt, isConditionFailure } from './errors';
 import { Expressions } from './expressions';
-import { OP, OP_REFS, operationItem } from './items';
+import { inlineOperationsOf, inlineRefs, prepareEntry } from './inline-operations';
+import { INFLIGHT, OP, OP_REFS, operationItem } from './items';
 import { DUE_SHARD, dueShard, operationSk, PK, RUN_SK, runPk, SK, TTL } from './layout';
-import { getOperation } from './operation-reads';
+import { getOperation, RUN_ATTRIBUTES_FOR_OPERATIONS } from './operation-reads';
+import { conditionFailureItem } from './returned-items';
 import type { StoreContext } from './store-context';
 
 /** What an outside write expects of the operation. */
@@ -31,6 +34,8 @@ export async function writeOutsideEvent(
   expected: OutsideExpectation,
   event: boolean,
 ): Promise<boolean> {
+  const inline = await writeInlineOutsideEvent(ctx, runId, next, expected, event);
+  if (inline !== undefined) return inline;
   const now = ctx.clock.now();
   const pk = runPk(runId);
   const ttl = ctx.itemTtl(now, undefined);
@@ -92,6 +97,80 @@ export async function writeOutsideEvent(
     if (!failedConditionAt(error, 0)) return false;
     return alreadyWritten(ctx, runId, next);
   }
+}
+
+/**
+ * Layout 2: the operation is an entry of the run item. One strongly consistent read of the run item
+ * finds the entry's text, the expectation is checked on it, and one UpdateItem replaces the text
+ * while it is still the text read (a compare-and-swap: a commit or another outside writer in
+ * between makes it fail, and it is read again), with the run's `eventSeq` and `dueAt` as the
+ * transaction did. Undefined when the run item holds no entry for it (an operation item: layout 1,
+ * or one the map had no room for), which the transaction then writes.
+ */
+async function writeInlineOutsideEvent(
+  ctx: StoreContext,
+  runId: string,
+  next: Operation,
+  expected: OutsideExpectation,
+  event: boolean,
+): Promise<boolean | undefined> {
+  const pk = runPk(runId);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const now = ctx.clock.now();
+    const run = await ctx.access.getItem(pk, RUN_SK, RUN_ATTRIBUTES_FOR_OPERATIONS);
+    if (!run || !ctx.live(run)) return false;
+    const raw = (run[INFLIGHT] as Record<string, unknown> | undefined)?.[next.Id];
+    if (raw === undefined) return attempt === 0 ? undefined : false;
+    const only = { ...run, [INFLIGHT]: { [next.Id]: raw } };
+    const current = inlineOperationsOf(only, await ctx.access.readChunks(pk, inlineRefs(only), now)).get(next.Id);
+    if (!current) return false;
+    if (!matches(current, expected)) return sameOperation(current, next);
+    const prepared = prepareEntry(runId, next, ctx.itemTtl(now, undefined), ctx.limits);
+    if (!prepared) return undefined;
+    await ctx.access.writeChunks(prepared.chunks);
+    const e = new Expressions();
+    e.setEntry(INFLIGHT, next.Id, prepared.text).setTo('updatedAt', now);
+    if (event) {
+      e.adds('eventSeq', 1);
+      e.setToExpression('dueAt', `if_not_exists(${e.name('leaseExpiresAt')}, ${e.value(now)})`);
+      e.setTo(DUE_SHARD, dueShard(runId));
+    }
+    const condition = `${e.entry(INFLIGHT, next.Id)} = ${e.value(raw)} AND ${ctx.liveCondition(e, now)}`;
+    try {
+      await ctx.access.client.send(
+        new UpdateCommand({
+          TableName: ctx.table,
+          Key: { [PK]: pk, [SK]: RUN_SK },
+          UpdateExpression: e.update(),
+          ConditionExpression: condition,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ...e.attributes(),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // Our own write, sent again after a lost response, finds the text it wrote.
+      const stored = (conditionFailureItem(error)?.[INFLIGHT] as Record<string, unknown> | undefined)?.[next.Id];
+      if (stored === prepared.text) return true;
+    }
+  }
+  return false;
+}
+
+/** The operation is as the outside writer expects: its status and the deadlines given. */
+function matches(op: Operation, expected: OutsideExpectation): boolean {
+  if (op.Status !== expected.Status) return false;
+  if (!expected.deadlines) return true;
+  for (const key of ['TimeoutTimestamp', 'HeartbeatDeadline'] as const) {
+    if (op.CallbackDetails?.[key] !== expected.deadlines[key]) return false;
+  }
+  return true;
+}
+
+/** Two operations are the same as DynamoDB stores them (no undefined fields). */
+function sameOperation(a: Operation, b: Operation): boolean {
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 }
 
 /** The stored operation already equals `next` (as DynamoDB stores it: no undefined fields). */

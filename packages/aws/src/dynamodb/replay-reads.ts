@@ -11,9 +11,23 @@
 import { replayScope, replaysChildren } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { Expressions } from './expressions';
-import { inlineStartsOf, withInlineStarts } from './inline-starts';
-import { EPOCH, INFLIGHT, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem } from './items';
-import { OP_PREFIX, PK, RUN_SK, runPk, SK, TTL, ttlPassed } from './layout';
+import type { InlineEntry } from './inline-codec';
+import {
+  CURRENT_LAYOUT,
+  entryRefs,
+  HAS_ITEMS,
+  inlineEntriesOf,
+  joinEntry,
+  LAYOUT_VERSION,
+  withInline,
+} from './inline-operations';
+import { itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem } from './items';
+import { OP_PREFIX, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlPassed } from './layout';
+import { RUN_ATTRIBUTES_FOR_OPERATIONS } from './operation-reads';
+
+/** Past every operation key ('$' follows '#'), before the run item's. */
+const OP_END = 'OP$';
+
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
 
@@ -38,17 +52,22 @@ const LARGEST_LIMITED_PAGE = 1024;
 /** Sort keys of ids that are not positional (`layout.ts`): no subtree follows them. */
 const HASHED_PREFIX = `${OP_PREFIX}~`;
 
-/** What the run item contributes: retention, epoch, inline STARTs (not its input or result). */
-const RUN_ATTRIBUTES = ['expiresAt', EPOCH, INFLIGHT];
+/** What the run item contributes: retention, epoch, inline operations and the input they may share. */
+const RUN_ATTRIBUTES = RUN_ATTRIBUTES_FOR_OPERATIONS;
 
 /**
  * The operations a replay needs, by the rules of `loadOperations` (nothing past the run's
  * retention, nothing below its epoch, items past their TTL skipped, chunked values joined, inline
- * STARTs merged) restricted to the engine's `replayScope`. One Query over `OP#…` up to the run item
- * (which sorts last), in pages of growing size; when a page ends inside the subtree of a finished
- * context stored inline (no `ReplayChildren`), the next page starts past the subtree (`K/`).
- * Chunks are read by reference, for the operations kept only: orphaned chunks (a crash between
- * chunks and item) are never read.
+ * operations over items) restricted to the engine's `replayScope`.
+ *
+ * The run item is read first (a GetItem): it holds the inline operations (layout 2), and says
+ * whether the run has any operation item at all; a run without one (most runs: finished
+ * operations move out only when the run item would grow another kilobyte) is answered from it
+ * alone. Otherwise one Query over `OP#…` (up to, not including, the run item), in pages of growing
+ * size; when a page ends inside the subtree of a finished context (its record an item, or an entry
+ * of the run item) stored inline (no `ReplayChildren`), the next page starts past the subtree
+ * (`K/`). Chunks are read by reference for the operations kept only: orphaned chunks (a crash
+ * between chunks and item) and the children's are never read.
  *
  * Operations not made by our SDK whose ids are not positional (AWS's SDK through the compatibility
  * transport: hashed ids, keyed `OP#~<id>`) have no subtree in the key order: they are all read, and
@@ -57,8 +76,48 @@ const RUN_ATTRIBUTES = ['expiresAt', EPOCH, INFLIGHT];
 export async function loadReplayOperations(ctx: StoreContext, runId: string): Promise<Operation[]> {
   const pk = runPk(runId);
   const now = ctx.clock.now();
+  const run = await ctx.access.getItem(pk, RUN_SK, RUN_ATTRIBUTES);
+  if (!run || !ctx.live(run)) return [];
+  const entries = inlineEntriesOf(run);
+  const layout2 = Number(run[LAYOUT_VERSION] ?? 0) >= CURRENT_LAYOUT;
+  const items = layout2 && run[HAS_ITEMS] === undefined ? [] : await replayItems(ctx, pk, now, entries);
+  const epoch = Number(run.epoch ?? 0);
+  const current = items.filter((item) => Number(item[OP_FENCE] ?? 0) >= epoch);
+  // Scope first, on the records as stored (a moved field does not decide it), then join.
+  const itemOps = new Map(current.map((item) => [(item[OP] as Operation).Id, item]));
+  const entryOps = new Map([...entries].map(([id, entry]) => [id, entry.op]));
+  const scoped = replayScope(
+    withInline(
+      [...itemOps.values()].map((item) => item[OP] as Operation),
+      entryOps,
+    ),
+  );
+  const keptEntries = scoped.flatMap((op) => {
+    const entry = entries.get(op.Id);
+    return entry ? [entry] : [];
+  });
+  const keptItems = scoped.flatMap((op) => (entries.has(op.Id) ? [] : [itemOps.get(op.Id) as Item]));
+  const pool = await ctx.access.readChunks(pk, [...keptItems.flatMap(itemRefs), ...entryRefs(run, keptEntries)], now);
+  const joined = new Map<string, Operation>();
+  for (const item of keptItems) joined.set((item[OP] as Operation).Id, operationFromItem(item, pool));
+  for (const entry of keptEntries) joined.set(entry.op.Id, joinEntry(run, entry, pool));
+  return scoped.map((op) => joined.get(op.Id) as Operation);
+}
+
+/**
+ * The operation items a replay needs read: one Query in tree order that jumps over the subtree of
+ * a finished context, whether its record is an item met on the way or an entry of the run item.
+ */
+async function replayItems(
+  ctx: StoreContext,
+  pk: string,
+  now: number,
+  entries: ReadonlyMap<string, InlineEntry>,
+): Promise<Item[]> {
+  const finishedInline = [...entries.values()]
+    .filter(({ op }) => !replaysChildren(op) && !operationSk(op.Id).startsWith(HASHED_PREFIX))
+    .map(({ op }) => `${operationSk(op.Id)}.`);
   const kept: Item[] = [];
-  let run: Item | undefined;
   let from = OP_PREFIX;
   let exclusive: Item | undefined;
   let limit: number | undefined = FIRST_REPLAY_PAGE;
@@ -67,8 +126,8 @@ export async function loadReplayOperations(ctx: StoreContext, runId: string): Pr
   for (;;) {
     const e = new Expressions();
     const page = await ctx.access.queryPage({
-      KeyConditionExpression: `${e.name(PK)} = ${e.value(pk)} AND ${e.name(SK)} BETWEEN ${e.value(from)} AND ${e.value(RUN_SK)}`,
-      ProjectionExpression: [PK, SK, OP, OP_REFS, OP_FENCE, TTL, ...RUN_ATTRIBUTES].map((n) => e.name(n)).join(', '),
+      KeyConditionExpression: `${e.name(PK)} = ${e.value(pk)} AND ${e.name(SK)} BETWEEN ${e.value(from)} AND ${e.value(OP_END)}`,
+      ProjectionExpression: [PK, SK, OP, OP_REFS, OP_FENCE, TTL].map((n) => e.name(n)).join(', '),
       ...(limit === undefined ? {} : { Limit: limit }),
       ...(exclusive ? { ExclusiveStartKey: exclusive } : {}),
       ...e.attributes(),
@@ -76,15 +135,16 @@ export async function loadReplayOperations(ctx: StoreContext, runId: string): Pr
     if (skipping) skipping.inPage = 0;
     for (const item of page.items) {
       const sk = item[SK] as string;
-      if (sk === RUN_SK) {
-        run = item;
-        continue;
-      }
       if (skipping && sk.startsWith(skipping.prefix)) {
         skipping.inPage++;
         continue;
       }
       skipping = undefined;
+      const under = finishedInline.find((prefix) => sk.startsWith(prefix));
+      if (under) {
+        skipping = { prefix: under, inPage: 1 };
+        continue;
+      }
       if (ttlPassed(item[TTL], now)) continue;
       kept.push(item);
       // A stale item (below the epoch) passed over is safe: the run of this epoch has not written
@@ -109,10 +169,5 @@ export async function loadReplayOperations(ctx: StoreContext, runId: string): Pr
       limit = grown;
     }
   }
-  if (!run || !ctx.live(run)) return [];
-  const epoch = Number(run[EPOCH] ?? 0);
-  const current = kept.filter((item) => Number(item[OP_FENCE] ?? 0) >= epoch);
-  const pool = await ctx.access.readChunks(pk, current.flatMap(itemRefs), now);
-  const stored = current.map((item) => operationFromItem(item, pool));
-  return replayScope(withInlineStarts(stored, inlineStartsOf(run)));
+  return kept;
 }

@@ -1,26 +1,35 @@
 import type { RunPatch } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
+import { approximateSize } from './chunks';
 import { Expressions } from './expressions';
 import { operationBatches, type RunEntry, writeFenced } from './fenced-writes';
 import {
+  CURRENT_LAYOUT,
   earlierRunEntry,
+  HAS_ITEMS,
   type InlineKnowledge,
-  inlineable,
+  type InlineState,
   inlineUpdate,
+  itemIds,
   knowledgeOf,
-  MAX_INLINE_STARTS,
-  stepIds,
-} from './inline-starts';
-import { OP, operationItems, type Prepared } from './items';
+  LAYOUT_VERSION,
+  maxInlineEntries,
+  type PreparedEntry,
+  prepareEntry,
+  spillPlan,
+  stateAfter,
+} from './inline-operations';
+import { operationItems, type Prepared } from './items';
 import { PK, RUN_SK, runPk, SK } from './layout';
 import { applyRunPatch } from './run-patch';
+import { spillEntries } from './spill';
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
 
 /**
- * Refusals a commit learns from and writes again after: an outside event landed, or the inline
- * map is not as the write assumed. Each one teaches the next attempt what the item returned
- * with the refusal says, so a second refusal means the run moved again.
+ * Refusals a commit learns from and writes again after: an outside event landed, or the map is not
+ * as the write assumed. Each one teaches the next attempt what the item returned with the refusal
+ * says, so a second refusal means the run moved again.
  */
 const MAX_ATTEMPTS = 5;
 
@@ -35,13 +44,17 @@ class Refused extends Error {
 }
 
 /**
- * Writes an invocation's operations and run patch while `fence` is still the run's (see
- * {@link writeFenced}); throws a {@link FencedError} once another invocation has the run.
+ * Writes an invocation's operations and run patch while `fence` is still the run's; throws a
+ * {@link FencedError} once another invocation has the run.
  *
- * A step's START goes inline (the run item's `inflight` map, see `inline-starts.ts`) while the map
- * has room; every step written as an item removes its entry. How many fit, this store guesses
- * from what it last knew of the run (its lease, its last commit); the write conditions on the
- * map, and a refusal (the item comes back with it) corrects the guess: written again.
+ * Layout 2 (`inline-operations.ts`): the operations go inline, as entries of the run item, so the
+ * common checkpoint is ONE conditional UpdateItem (fence, retention, the map's room), which makes
+ * them committed at once; finished entries already committed move out to operation items first
+ * when the item would otherwise grow into another kilobyte (plain conditional PutItems, then the
+ * update removes them). Only operations that do not fit the map (more than
+ * {@link MAX_INLINE_OPERATIONS} at once) are written as items, in a transaction with the run item.
+ * What the map holds the store knows from the lease and its own commits; a refusal returns the
+ * item and corrects it.
  *
  * The patch's `dueAt` is written as it is: the engine computes it, since a commit does not read
  * the run. One input of it the engine cannot know: an outside event that lands during the
@@ -61,29 +74,40 @@ export async function commit(
   const patch = write.run;
   const expiresAt = typeof patch?.expiresAt === 'number' ? patch.expiresAt : undefined;
   const ttl = ctx.itemTtl(now, expiresAt);
-  // Everything is prepared, and checked against the payload limit, before anything is written.
-  const prepared = operationItems(runId, write.operations, fence, ttl, ctx.limits);
-  const starts = prepared.filter((p) => inlineable(p, ctx.limits));
+  const latest = new Map<string, Operation>();
+  for (const op of write.operations) latest.set(op.Id, op);
   const handled = typeof patch?.handledEventSeq === 'number' ? patch.handledEventSeq : undefined;
   // An ended run is never woken for an event (dueAtOf ignores it), so its end is not checked.
   const watchEvents = handled !== undefined && (patch?.status === undefined || patch.status === 'RUNNING');
   const fenceConditions = (e: Expressions) => [`${e.name('fence')} = ${e.value(fence)}`, ctx.liveCondition(e, now)];
-  let known = ctx.inlineStarts.get(runId, fence);
+  let known = ctx.inline.get(runId, fence);
   let eventLanded = false;
-  let chunksWritten = false;
+  const chunksWritten = new Set<string>();
+  const writeChunks = async (chunks: Prepared<Item>['chunks']) => {
+    const fresh = chunks.filter((c) => !chunksWritten.has(String(c[SK])));
+    await ctx.access.writeChunks(fresh);
+    for (const c of fresh) chunksWritten.add(String(c[SK]));
+  };
   for (let attempt = 1; ; attempt++) {
-    const room = known === 'absent' ? 0 : Math.max(0, MAX_INLINE_STARTS - (known?.size ?? 0));
-    const inline = starts.slice(0, room).map((p) => p.item[OP] as Operation);
-    const inlineIds = new Set(inline.map((op) => op.Id));
-    const items = prepared.filter((p) => !inlineIds.has((p.item[OP] as Operation).Id));
-    const batches = operationBatches(items);
+    const state: InlineState | undefined = known === 'absent' ? undefined : known;
+    // What moves out is decided on what this write adds (all of it inline, at first), and frees room.
+    const tentative = placeOperations(runId, [...latest.values()], ttl, ctx, known, new Set());
+    const spill = state ? spillPlan(state, tentative.inline, new Set(tentative.itemOps.map((op) => op.Id))) : [];
+    const { inline, itemOps } = placeOperations(runId, [...latest.values()], ttl, ctx, known, new Set(spill));
+    const prepared = operationItems(runId, itemOps, fence, ttl, ctx.limits);
+    const batches = operationBatches(prepared);
+    const removing = new Set([...itemIds(batches[batches.length - 1] ?? []), ...spill]);
+    // The map's condition is counted before the write: the entries moving out are credited.
+    const newIds = [...inline.keys()].filter((id) => !state?.entries.has(id)).length - spill.length;
     const e = new Expressions();
     const conditions = fenceConditions(e);
     if (watchEvents && !eventLanded) conditions.push(`${e.name('eventSeq')} <= ${e.value(handled)}`);
     e.setTo('updatedAt', now);
+    if (known !== 'absent') e.setTo(LAYOUT_VERSION, CURRENT_LAYOUT);
+    if (spill.length > 0 || prepared.length > 0) e.setTo(HAS_ITEMS, 1);
     const runPatch = eventLanded ? { ...patch, dueAt: now } : patch;
-    const chunks = applyRunPatch(e, runId, runPatch, ctx.limits, ttl);
-    inlineUpdate(e, conditions, inline, stepIds(batches[batches.length - 1] ?? []), known === 'absent');
+    const patchChunks = applyRunPatch(e, runId, runPatch, ctx.limits, ttl);
+    inlineUpdate(e, conditions, inline, removing, known === 'absent', newIds, maxInlineEntries(ctx.limits));
     const key = { [PK]: pk, [SK]: RUN_SK };
     const entries: RunEntry[] = [
       ...batches
@@ -99,10 +123,13 @@ export async function commit(
         },
       },
     ];
-    if (!chunksWritten) {
-      await ctx.access.writeChunks([...prepared.flatMap((p) => p.chunks), ...chunks]);
-      chunksWritten = true;
-    }
+    await writeChunks([
+      ...[...inline.values()].flatMap((p) => p.chunks),
+      ...prepared.flatMap((p) => p.chunks),
+      ...patchChunks,
+    ]);
+    // Committed finished entries first become items (of this fence), then the update drops them.
+    if (state && spill.length > 0) await spillEntries(ctx, runId, fence, ttl, spill, state);
     try {
       await writeFenced(ctx, batches, entries, (current) => {
         if (!holds(ctx, current, fence)) return new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
@@ -110,27 +137,61 @@ export async function commit(
         const landed = watchEvents && !eventLanded && !(typeof seq === 'number' && seq <= (handled as number));
         return new Refused(knowledgeOf(current), landed);
       });
-      ctx.inlineStarts.set(runId, fence, knownAfter(known, inline, items));
+      const grown = approximateSize(runPatchBytes(runPatch));
+      ctx.inline.set(
+        runId,
+        fence,
+        state ? stateAfter(state, inline, removing, grown) : known === 'absent' ? 'absent' : undefined,
+      );
       return;
     } catch (error) {
-      // Nothing of the refused transaction was written: write it all again, as the run now is.
+      // Nothing of the refused write was written: write it all again, as the run now is.
       if (error instanceof Refused && attempt < MAX_ATTEMPTS) {
         known = error.known;
         eventLanded ||= error.eventLanded;
         continue;
       }
-      ctx.inlineStarts.set(runId, fence, undefined);
+      ctx.inline.set(runId, fence, undefined);
       if (error instanceof Refused) throw new Error(`run ${runId}: the run item kept refusing the commit`);
       throw error;
     }
   }
 }
 
-/** The map after a commit written on `known`: its entries, less the steps written as items, plus the new ones. */
-function knownAfter(known: InlineKnowledge, inline: readonly Operation[], items: readonly Prepared<Item>[]) {
-  if (known === undefined || known === 'absent') return known;
-  const removed = new Set(stepIds(items.map((p) => p.item)));
-  return new Set([...[...known].filter((id) => !removed.has(id)), ...inline.map((op) => op.Id)]);
+/**
+ * Which operations go inline (as many as the map has room for, by what is known of it: all of them
+ * when nothing is known, the write's condition then checks) and which are items (too large for an
+ * entry even with fields moved out, beyond the map's room, or a run item without a map).
+ */
+function placeOperations(
+  runId: string,
+  operations: readonly Operation[],
+  ttl: number,
+  ctx: StoreContext,
+  known: InlineKnowledge,
+  leaving: ReadonlySet<string>,
+): { inline: Map<string, PreparedEntry>; itemOps: Operation[] } {
+  const inline = new Map<string, PreparedEntry>();
+  const itemOps: Operation[] = [];
+  if (known === 'absent') return { inline, itemOps: [...operations] };
+  // Entries moving out in this write make room: they are known to be there (committed, finished).
+  let room = maxInlineEntries(ctx.limits) - (known?.entries.size ?? 0) + leaving.size;
+  for (const op of operations) {
+    const already = known?.entries.has(op.Id) === true;
+    const entry = already || room > 0 ? prepareEntry(runId, op, ttl, ctx.limits, known?.input) : undefined;
+    if (!entry) {
+      itemOps.push(op);
+      continue;
+    }
+    if (!already) room--;
+    inline.set(op.Id, entry);
+  }
+  return { inline, itemOps };
+}
+
+/** What a patch adds to the run item, roughly: the values it sets. */
+function runPatchBytes(patch: RunPatch | undefined): unknown {
+  return Object.fromEntries(Object.entries(patch ?? {}).filter(([, v]) => v !== null && v !== undefined));
 }
 
 /** The run item (as returned with a failed condition) is still live and ours. */

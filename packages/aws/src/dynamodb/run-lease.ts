@@ -2,11 +2,10 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeaseGrant, RunRecord } from '@durable-lambda/engine';
 import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
-import { knowledgeOf } from './inline-starts';
+import { type InlineState, knowledgeOf } from './inline-operations';
 import { INFLIGHT, LEASE_PREVIOUS, LOST_COUNTED } from './items';
-import { PK, RUN_SK, runPk, SK } from './layout';
+import { DUE_SHARD, dueShard, PK, RUN_SK, runPk, SK } from './layout';
 import { conditionFailureItem } from './returned-items';
-import { setDueAt } from './run-patch';
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
 
@@ -43,9 +42,13 @@ export async function acquireLease(
   e.setTo('leaseExpiresAt', leaseExpiresAt).setTo('leaseToken', leaseToken).setTo('updatedAt', now);
   // A run item written before inline STARTs existed gets its map here, before any commit of this lease.
   e.setToExpression(INFLIGHT, `if_not_exists(${e.name(INFLIGHT)}, ${e.value({})})`);
-  setDueAt(e, runId, leaseExpiresAt);
+  // Due when the lease lapses, unless due earlier already (as a run being woken is): the index
+  // entry then stays as it is, which saves the index two writes (a delete and a put) per lease. The
+  // reconciler reads a run it finds due and leaves one whose lease is live.
+  e.setToExpression('dueAt', `if_not_exists(${e.name('dueAt')}, ${e.value(leaseExpiresAt)})`);
+  e.setToExpression(DUE_SHARD, `if_not_exists(${e.name(DUE_SHARD)}, ${e.value(dueShard(runId))})`);
   e.adds('fence', 1).adds('invocations', 1);
-  let granted: { run: RunRecord; replaced: number; counted: boolean; inline: ReadonlySet<string> };
+  let granted: { run: RunRecord; replaced: number; counted: boolean; inline: InlineState };
   try {
     const out = await ctx.access.client.send(
       new UpdateCommand({
@@ -67,7 +70,7 @@ export async function acquireLease(
         fence: before.fence + 1,
         leaseExpiresAt,
         leaseToken,
-        dueAt: leaseExpiresAt,
+        dueAt: before.dueAt ?? leaseExpiresAt,
         invocations: before.invocations + 1,
         updatedAt: now,
       },
@@ -88,7 +91,7 @@ export async function acquireLease(
   }
   const { run, replaced, counted } = granted;
   // The invocation's commits start from the map as the lease found it.
-  ctx.inlineStarts.set(runId, run.fence, granted.inline);
+  ctx.inline.set(runId, run.fence, granted.inline);
   const previousLost = replaced > 0;
   if (previousLost && !counted) {
     run.lostInvocations += 1;
@@ -97,10 +100,15 @@ export async function acquireLease(
   return { run, previousLost };
 }
 
-/** The ids in a run item's inline map (none when it had no map: the lease created it empty). */
-function inlineIds(item: Item): ReadonlySet<string> {
+/** What a run item's map holds (empty when it had no map: the lease created it). */
+function inlineIds(item: Item): InlineState {
   const known = knowledgeOf(item);
-  return known === 'absent' || known === undefined ? new Set() : known;
+  return known === 'absent' || known === undefined ? { ...knowledgeOfEmpty(item) } : known;
+}
+
+function knowledgeOfEmpty(item: Item): InlineState {
+  const state = knowledgeOf({ ...item, [INFLIGHT]: {} });
+  return state === 'absent' || state === undefined ? { entries: new Map(), base: 0 } : state;
 }
 
 /** The run item holds the lease this call asked for: a grant whose response was lost. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addToMeter,
   dueAtOf,
@@ -8,12 +9,24 @@ import {
   type RunStatus,
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
-import { failedConditionAt } from './errors';
+import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
 import { operationBatches, type RunEntry, writeFenced } from './fenced-writes';
-import { earlierRunEntry, inlineUpdate, knowledgeOf, stepIds } from './inline-starts';
-import { operationItem, operationItems, REVISION, runItem } from './items';
+import {
+  CURRENT_LAYOUT,
+  earlierRunEntry,
+  HAS_ITEMS,
+  inlineUpdate,
+  itemIds,
+  knowledgeOf,
+  LAYOUT_VERSION,
+  maxInlineEntries,
+  type PreparedEntry,
+  prepareEntry,
+} from './inline-operations';
+import { INFLIGHT, operationItems, REVISION, runItem } from './items';
 import { PK, RUN_SK, runPk, SK } from './layout';
+import { conditionFailureItem } from './returned-items';
 import { applyRunPatch, setDueAt } from './run-patch';
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
@@ -35,51 +48,74 @@ function withDueAt(run: RunRecord): RunRecord {
   return dueAt === undefined ? rest : { ...rest, dueAt };
 }
 
+/** On run items: the token of the put that created it, so a put sent again after a lost response knows its own write. */
+export const CREATE_TOKEN = 'ct';
+
 /**
- * Creates a run with its EXECUTION operation in one transaction, unless a live run has the id
- * (then returns it, `created: false`). A run whose retention has passed is replaced in place,
- * conditioned on the expired item as read, since DynamoDB may not have deleted it yet. The run
- * enters the due index at {@link dueAtOf} (a new run is due at once: nothing may have woken it).
- * A transaction whose response was lost is sent again by the SDK with the same
- * ClientRequestToken, which DynamoDB answers as the success it was.
+ * Creates a run with its EXECUTION operation in one conditional PutItem (layout 2: the EXECUTION
+ * is an entry of the run item, sharing its input), unless a live run has the id (then returns it,
+ * `created: false`). A run passed with a lease (fence, `leaseExpiresAt`, `leaseToken`: the
+ * invocation that starts it) is created already held by it: the start costs one write. A run whose
+ * retention has passed is replaced in place, conditioned on the expired item as read (returned
+ * with the refusal), since DynamoDB may not have deleted it yet. The run enters the due index at
+ * {@link dueAtOf} (a new run is due at once, or when its first lease lapses). A put the SDK sent
+ * again after a lost response finds its own item: the item's create token is this call's.
  */
 export async function createRun(
   ctx: StoreContext,
   run: RunRecord,
   execution: Operation,
 ): Promise<{ created: boolean; run: RunRecord }> {
-  const pk = runPk(run.runId);
   let replacing: Item | undefined;
   let chunksWritten = false;
+  const token = randomUUID().slice(0, 13);
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = ctx.clock.now();
     // A run re-created over an expired one starts above its fences: its operations stay hidden
     // (they carry lower fences) and its invocations' fences are never valid again.
-    const epoch = replacing ? Math.max(run.fence, Number(replacing.fence ?? 0) + 1) : run.fence;
-    const stored = withDueAt({ ...run, fence: epoch });
+    // A run created with its first lease is one fence above its epoch, as a lease would have made it.
+    const leased = run.leaseToken === undefined ? 0 : 1;
+    const epoch = replacing ? Math.max(run.fence - leased, Number(replacing.fence ?? 0) + 1) : run.fence - leased;
+    const stored = withDueAt({ ...run, fence: epoch + leased });
     const ttl = ctx.itemTtl(now, run.expiresAt);
     const runPrepared = runItem(stored, epoch, ctx.limits, ttl);
-    const opPrepared = operationItem(run.runId, execution, epoch, ttl, ctx.limits);
+    const entry = prepareEntry(run.runId, execution, ttl, ctx.limits, run.input);
+    if (!entry) throw new Error(`run ${run.runId}: its EXECUTION operation does not fit an entry`);
+    runPrepared.item[INFLIGHT] = { [execution.Id]: entry.text };
+    runPrepared.item[LAYOUT_VERSION] = CURRENT_LAYOUT;
+    runPrepared.item[CREATE_TOKEN] = token;
     if (!chunksWritten) {
-      await ctx.access.writeChunks([...runPrepared.chunks, ...opPrepared.chunks]);
+      await ctx.access.writeChunks([...runPrepared.chunks, ...entry.chunks]);
       chunksWritten = true;
     }
     const c = new Expressions();
     const condition = replacing
       ? `${c.name('fence')} = ${c.value(replacing.fence)} AND ${c.name('expiresAt')} = ${c.value(replacing.expiresAt)}`
       : `attribute_not_exists(${c.name(PK)})`;
+    let existing: Item | undefined;
     try {
-      await ctx.access.transact([
-        { Put: { TableName: ctx.table, Item: runPrepared.item, ConditionExpression: condition, ...c.attributes() } },
-        { Put: { TableName: ctx.table, Item: opPrepared.item } },
-      ]);
+      await ctx.access.client.send(
+        new PutCommand({
+          TableName: ctx.table,
+          Item: runPrepared.item,
+          ConditionExpression: condition,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ...c.attributes(),
+        }),
+      );
+      ctx.inline.set(run.runId, stored.fence, knowledgeOf(runPrepared.item));
       return { created: true, run: structuredClone(stored) };
     } catch (error) {
-      if (!failedConditionAt(error, 0)) throw error;
+      if (!isConditionFailure(error)) throw error;
+      existing = conditionFailureItem(error);
     }
-    const existing = await ctx.access.getItem(pk, RUN_SK);
+    if (existing?.[CREATE_TOKEN] === token) {
+      ctx.inline.set(run.runId, stored.fence, knowledgeOf(runPrepared.item));
+      return { created: true, run: structuredClone(stored) };
+    }
     if (existing && ctx.live(existing)) return { created: false, run: await ctx.runOf(existing) };
-    replacing = existing;
+    replacing = existing ?? (await ctx.access.getItem(runPk(run.runId), RUN_SK));
+    if (replacing && ctx.live(replacing)) return { created: false, run: await ctx.runOf(replacing) };
   }
   throw new Error(`run ${run.runId}: could not create it, the stored run kept changing`);
 }
@@ -113,10 +149,30 @@ export async function reviseRun(
     const fence = before.fence + 1;
     const expiresAt = typeof patch.expiresAt === 'number' ? patch.expiresAt : undefined;
     const ttl = ctx.itemTtl(now, expiresAt);
-    const prepared = operationItems(runId, operations, fence, ttl, ctx.limits);
+    // Layout 2 runs take the operations inline (as many as the map has room for); a layout-1 run
+    // (no `lv`) may still be run by the code of a version pinned before layout 2, which reads only
+    // items and its own STARTs: it is written as layout 1 wrote it.
+    const known = knowledgeOf(current);
+    const layout2 = Number(current[LAYOUT_VERSION] ?? 0) >= CURRENT_LAYOUT && known !== 'absent';
+    const inline = new Map<string, PreparedEntry>();
+    const itemOps: Operation[] = [];
+    const latest = new Map<string, Operation>();
+    for (const op of operations) latest.set(op.Id, op);
+    let room = known === 'absent' || known === undefined ? 0 : maxInlineEntries(ctx.limits) - known.entries.size;
+    for (const op of latest.values()) {
+      const already = known !== 'absent' && known?.entries.has(op.Id) === true;
+      const entry =
+        layout2 && (already || room > 0) ? prepareEntry(runId, op, ttl, ctx.limits, before.input) : undefined;
+      if (!entry) itemOps.push(op);
+      else {
+        if (!already) room--;
+        inline.set(op.Id, entry);
+      }
+    }
+    const prepared = operationItems(runId, itemOps, fence, ttl, ctx.limits);
     const batches = operationBatches(prepared);
-    // Read with the run: whether its inline map exists (only a lease or a new run creates it).
-    const absent = knowledgeOf(current) === 'absent';
+    const absent = known === 'absent';
+    const newIds = [...inline.keys()].filter((id) => known === 'absent' || !known?.entries.has(id)).length;
     const conditionsOf = (e: Expressions) => [
       `${e.name('fence')} = ${e.value(before.fence)}`,
       `${e.name('status')} = ${e.value(expectStatus)}`,
@@ -140,10 +196,19 @@ export async function reviseRun(
     // knows its own write.
     const revision = randomUUID();
     e.setTo('fence', fence).setTo('updatedAt', now).setTo(REVISION, revision);
+    if (prepared.length > 0) e.setTo(HAS_ITEMS, 1);
     e.removes('leaseExpiresAt').removes('leaseToken');
     setDueAt(e, runId, result.dueAt ?? null);
-    // A reopened step's item is newer than its inline START: the entry goes.
-    inlineUpdate(e, conditions, [], stepIds(batches[batches.length - 1] ?? []), absent);
+    // An operation written as an item is newer than its entry: the entry goes.
+    inlineUpdate(
+      e,
+      conditions,
+      inline,
+      new Set(itemIds(batches[batches.length - 1] ?? [])),
+      absent,
+      newIds,
+      maxInlineEntries(ctx.limits),
+    );
     const key = { [PK]: pk, [SK]: RUN_SK };
     const entries: RunEntry[] = [
       ...batches.slice(0, -1).map((batch) => earlierRunEntry(ctx.table, key, batch, conditionsOf, absent)),
@@ -157,7 +222,11 @@ export async function reviseRun(
         },
       },
     ];
-    await ctx.access.writeChunks([...prepared.flatMap((p) => p.chunks), ...chunks]);
+    await ctx.access.writeChunks([
+      ...[...inline.values()].flatMap((p) => p.chunks),
+      ...prepared.flatMap((p) => p.chunks),
+      ...chunks,
+    ]);
     try {
       await writeFenced(ctx, batches, entries, (stored) =>
         stored?.[REVISION] === revision ? new AlreadyRevised() : new FencedError(),

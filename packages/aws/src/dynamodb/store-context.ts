@@ -1,6 +1,6 @@
 import type { RunRecord } from '@durable-lambda/engine';
 import type { Expressions } from './expressions';
-import { InlineStartHints } from './inline-starts';
+import { InlineHints } from './inline-operations';
 import { type ItemLimits, itemRefs, runFromItem } from './items';
 import { PK, ttlSeconds } from './layout';
 import type { Item, TableAccess } from './table-access';
@@ -12,8 +12,8 @@ import type { Item, TableAccess } from './table-access';
  * separate modules without each of them re-deriving the options.
  */
 export class StoreContext {
-  /** What this store last knew of its runs' inline STARTs: a guess, checked by every write. */
-  readonly inlineStarts = new InlineStartHints();
+  /** What this store last knew of its runs' inline operations: a guess, checked by every write. */
+  readonly inline = new InlineHints();
 
   constructor(
     readonly access: TableAccess,

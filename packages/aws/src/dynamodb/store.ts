@@ -14,7 +14,7 @@ import type {
   Store,
 } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import { findDueRuns } from './due-index';
+import { duePartitions, findDueRuns } from './due-index';
 import { IdempotencyRecords } from './idempotency';
 import { RUN_SK, runPk } from './layout';
 import { loadOperationPage } from './operation-page';
@@ -113,8 +113,13 @@ export class DynamoDbStore implements Store {
     return acquireLease(this.ctx, runId, now, leaseExpiresAt, leaseToken);
   }
 
-  findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]> {
-    return findDueRuns(this.ctx.access, before, limit, this.ctx.clock.now(), after);
+  findDueRuns(before: number, limit: number, after?: DueRun, partition?: number): Promise<DueRun[]> {
+    return findDueRuns(this.ctx.access, before, limit, this.ctx.clock.now(), after, partition);
+  }
+
+  /** The due index's shards, each a partition (`due-index.ts`). */
+  duePartitions(): number {
+    return duePartitions();
   }
 
   loadOperations(runId: string): Promise<Operation[]> {

@@ -1,0 +1,133 @@
+import type { Operation } from '@durable-lambda/protocol';
+import type { ChunkRef } from './chunks';
+
+/**
+ * The compact text of an operation kept inline in the run item (`inflight.<id>`, layout 2). Every
+ * write of the run item costs one write unit per kilobyte of the whole item, so the operations it
+ * carries are stored as short JSON: the protocol's field names (`StartTimestamp`, `StepDetails`…)
+ * become one or two letters and the common `Type`/`Status` values a letter, which takes a step's
+ * record from ~180 bytes (a DynamoDB map with full names) to ~80. Unknown fields pass through
+ * under their own names, so an operation with a field this table does not know round-trips
+ * unchanged: protocol field names are PascalCase and no code below is.
+ *
+ * Two things ride along that are not the operation's: the chunk references of fields moved out of
+ * it (`$r`, as an operation item's `refs`), and `$i`, which says the EXECUTION operation's
+ * `InputPayload` is the run's own `input` (stored once, in the run item), left out of the text.
+ */
+
+const KEYS: Record<string, string> = {
+  Id: 'i',
+  ParentId: 'p',
+  Name: 'n',
+  Type: 't',
+  SubType: 'u',
+  Status: 's',
+  StartTimestamp: 'b',
+  EndTimestamp: 'e',
+  ExecutionDetails: 'X',
+  ContextDetails: 'C',
+  StepDetails: 'S',
+  WaitDetails: 'W',
+  CallbackDetails: 'K',
+  ChainedInvokeDetails: 'V',
+  InputPayload: 'ip',
+  Result: 'r',
+  Error: 'x',
+  ReplayChildren: 'rc',
+  Attempt: 'a',
+  NextAttemptTimestamp: 'na',
+  FailedAttempts: 'fa',
+  Timestamp: 'ts',
+  ScheduledEndTimestamp: 'se',
+  CallbackId: 'ci',
+  TimeoutTimestamp: 'to',
+  HeartbeatTimeoutSeconds: 'hs',
+  HeartbeatDeadline: 'hd',
+  FunctionName: 'fn',
+  ChildRunId: 'cr',
+  Input: 'in',
+  ErrorType: 'et',
+  ErrorMessage: 'em',
+  ErrorCode: 'ec',
+  ErrorData: 'ed',
+  StackTrace: 'st',
+};
+const NAMES: Record<string, string> = Object.fromEntries(Object.entries(KEYS).map(([name, code]) => [code, name]));
+
+const TYPES: Record<string, string> = {
+  EXECUTION: 'X',
+  STEP: 'S',
+  WAIT: 'W',
+  CALLBACK: 'K',
+  CHAINED_INVOKE: 'V',
+  CONTEXT: 'C',
+};
+const STATUSES: Record<string, string> = {
+  STARTED: 'T',
+  PENDING: 'P',
+  READY: 'R',
+  SUCCEEDED: 'S',
+  FAILED: 'F',
+  CANCELLED: 'C',
+  TIMED_OUT: 'O',
+  STOPPED: 'H',
+};
+const invert = (table: Record<string, string>) => Object.fromEntries(Object.entries(table).map(([k, v]) => [v, k]));
+const TYPE_NAMES = invert(TYPES);
+const STATUS_NAMES = invert(STATUSES);
+
+/** Marks the text's extras: the chunk references, and an input left to the run item. */
+const REFS = '$r';
+const RUN_INPUT = '$i';
+
+/** An inline operation as the store keeps it: the operation with large fields moved out, their refs. */
+export interface InlineEntry {
+  op: Operation;
+  refs?: Record<string, ChunkRef>;
+  /** The EXECUTION's `InputPayload` is the run's `input` and was left out. */
+  runInput?: boolean;
+}
+
+function rename(value: unknown, names: Record<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => rename(v, names));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    if (inner === undefined) continue;
+    out[names[key] ?? key] = rename(inner, names);
+  }
+  return out;
+}
+
+/** The compact text of an inline entry. */
+export function encodeInline(entry: InlineEntry): string {
+  const op = entry.runInput ? withoutInput(entry.op) : entry.op;
+  const short = rename(op, KEYS) as Record<string, unknown>;
+  short.t = TYPES[op.Type] ?? op.Type;
+  short.s = STATUSES[op.Status] ?? op.Status;
+  if (entry.refs && Object.keys(entry.refs).length > 0) short[REFS] = entry.refs;
+  if (entry.runInput) short[RUN_INPUT] = 1;
+  return JSON.stringify(short);
+}
+
+/**
+ * An inline entry from what the run item holds: the compact text (layout 2), or a plain operation
+ * map (an inline START written by layout 1).
+ */
+export function decodeInline(stored: unknown): InlineEntry {
+  if (typeof stored !== 'string') return { op: stored as Operation };
+  const short = JSON.parse(stored) as Record<string, unknown>;
+  const refs = short[REFS] as Record<string, ChunkRef> | undefined;
+  const runInput = short[RUN_INPUT] === 1;
+  delete short[REFS];
+  delete short[RUN_INPUT];
+  const op = rename(short, NAMES) as Record<string, unknown>;
+  op.Type = TYPE_NAMES[op.Type as string] ?? op.Type;
+  op.Status = STATUS_NAMES[op.Status as string] ?? op.Status;
+  return { op: op as unknown as Operation, ...(refs ? { refs } : {}), ...(runInput ? { runInput } : {}) };
+}
+
+function withoutInput(op: Operation): Operation {
+  const { InputPayload: _left, ...details } = op.ExecutionDetails ?? {};
+  return { ...op, ExecutionDetails: details };
+}
