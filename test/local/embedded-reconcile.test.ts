@@ -78,6 +78,9 @@ const napper = withDurableExecution(
   { inProcessWaitMs: 0 },
 );
 
+/** Ends at once. */
+const quick = withDurableExecution(async () => 'quick');
+
 /** Resolves once the run's first invocation has closed with a wake-up due later. */
 async function suspended(store: SqliteStore, runId: string) {
   return until(async () => {
@@ -123,6 +126,88 @@ describe('LocalRuntime reconciler', () => {
     expect(done.status).toBe('SUCCEEDED');
     expect(second.woke(run.runId)).toEqual([{ runId: run.runId, reason: 'due' }]);
     expect([...first.errors, ...second.errors]).toEqual([]);
+  });
+
+  it('at start, wakes every stranded run once, however many: each pass pages on from the last', async () => {
+    const { store } = openStore();
+    const { runtime, errors, reports, woke } = runtimeOn(store, { quick }, { reconcileEveryMs: 3_600_000 });
+    // 250 runs stored while no runtime ran, never woken: only the start's passes can find them.
+    const runs = [];
+    for (let i = 0; i < 250; i++) runs.push((await runtime.engine.startRun({ functionName: 'quick' })).run.runId);
+
+    await runtime.start();
+    const done = await Promise.all(runs.map((runId) => runtime.waitForRun(runId, { timeoutMs: 30_000 })));
+    expect(done.every((run) => run.status === 'SUCCEEDED')).toBe(true);
+    for (const runId of runs) expect(woke(runId)).toHaveLength(1);
+    // Three passes of 100 (the last finds 50 and ends), not the same 100 again and again.
+    expect(reports.map((r) => r.woken.length)).toEqual([100, 100, 50]);
+    expect(errors).toEqual([]);
+  });
+
+  it('a periodic pass wakes every stranded run once, and the runs it woke start before its later passes', async () => {
+    const { store } = openStore();
+    const { runtime, errors, reports, woke } = runtimeOn(
+      store,
+      { quick },
+      { reconcileEveryMs: 200, engine: { reconcileGraceMs: 0 } },
+    );
+    // At each pass's start: how many of the runs the passes before woke have been invoked.
+    const startedBefore: number[] = [];
+    const reconcile = runtime.engine.reconcile.bind(runtime.engine);
+    runtime.engine.reconcile = async (...args) => {
+      const earlier = reports.flatMap((r) => r.woken.map((w) => w.runId));
+      const invoked = await Promise.all(earlier.map(async (runId) => (await store.getRun(runId))?.invocations ?? 0));
+      startedBefore.push(invoked.filter((n) => n > 0).length);
+      return reconcile(...args);
+    };
+    await runtime.start();
+    // Stored while the runtime runs, never woken (as if every wake-up was lost).
+    const runs = [];
+    for (let i = 0; i < 250; i++) runs.push((await runtime.engine.startRun({ functionName: 'quick' })).run.runId);
+
+    const done = await Promise.all(runs.map((runId) => runtime.waitForRun(runId, { timeoutMs: 30_000 })));
+    expect(done.every((run) => run.status === 'SUCCEEDED')).toBe(true);
+    for (const runId of runs) expect(woke(runId)).toHaveLength(1);
+    // The pass that found them: 100, 100, 50; by its third pass the first pass's runs had started.
+    const first = reports.findIndex((r) => r.woken.length > 0);
+    expect(reports.slice(first, first + 3).map((r) => r.woken.length)).toEqual([100, 100, 50]);
+    expect(startedBefore[first + 2]).toBeGreaterThanOrEqual(100);
+    expect(errors).toEqual([]);
+  });
+
+  it('at start, releases the Idempotency-Key claims a dead process left in progress (its answers stay)', async () => {
+    const { store, path } = openStore();
+    const claim = (key: string, claimToken: string) =>
+      ({
+        key,
+        requestHash: 'h',
+        state: 'IN_PROGRESS',
+        claimToken,
+        createdAt: Date.now(),
+        expiresAt: Date.now() + 900_000,
+      }) as const;
+    // A request cut off between its claim and its answer, and one answered.
+    expect(await store.claimIdempotencyKey(claim('POST /v1/runs cut', 'dead'))).toEqual({ claimed: true });
+    await store.claimIdempotencyKey(claim('POST /v1/runs answered', 'done'));
+    await store.completeIdempotencyKey(
+      'POST /v1/runs answered',
+      { status: 201, body: '{}' },
+      { claimToken: 'done', expiresAt: Date.now() + 86_400_000 },
+    );
+    expect(await store.claimIdempotencyKey(claim('POST /v1/runs cut', 'retry'))).toMatchObject({
+      claimed: false,
+      existing: { state: 'IN_PROGRESS' },
+    });
+    store.close();
+
+    const { store: reopened } = openStore(path);
+    const { runtime } = runtimeOn(reopened, { quick });
+    await runtime.start();
+    expect(await reopened.claimIdempotencyKey(claim('POST /v1/runs cut', 'retry'))).toEqual({ claimed: true });
+    expect(await reopened.claimIdempotencyKey(claim('POST /v1/runs answered', 'again'))).toMatchObject({
+      claimed: false,
+      existing: { state: 'COMPLETED', response: { status: 201 } },
+    });
   });
 
   it('refuses to start on a file another runtime has (database_in_use), and starts once that one closed it', async () => {

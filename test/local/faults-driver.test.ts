@@ -95,6 +95,24 @@ describe('the test driver under injected faults', () => {
     expect([...driver.callbackCompletions.values()]).toEqual([{ accepted: 1, refused: 1, lost: 0 }]);
   });
 
+  it('wakes every stranded run in one pass of the reconciler, as the deployed one does (it pages on)', async () => {
+    const handler = withDurableExecution(async () => 'done');
+    // Every run's first event dropped: all 150 are stranded, left to the reconciler.
+    const driver = new TestDriver(
+      { flow: handler },
+      { startTime: START, faults: { seed: 10, defaultProbability: 0, eventDropped: 1 } },
+    );
+    const runs = [];
+    for (let i = 0; i < 150; i++) runs.push((await driver.start('flow', undefined)).runId);
+    for (const runId of runs) expect((await driver.runUntilDone(runId)).status).toBe('SUCCEEDED');
+
+    expect(driver.faults.filter((f) => f.kind === 'eventDropped')).toHaveLength(150);
+    // One reconciler invocation (a virtual minute) woke them all: more than one pass's 100.
+    expect(driver.reconcileStats).toEqual({ passes: 1, woken: 150 });
+    const firstStarts = new Set(runs.map((runId) => driver.invocations.get(runId)?.[0]?.startedAt.getTime()));
+    expect(firstStarts.size).toBe(1);
+  });
+
   it('fails a stranded run with a message naming the seed and its faults', async () => {
     // A store whose due index is broken: the reconciler can never find the run.
     const blind = (clock: { now(): number }) =>

@@ -104,7 +104,15 @@ export type {
   Waker,
 } from './ports';
 export { dueAfter, dueAtOf, systemClock } from './ports';
+export type {
+  ReconcileAllOptions,
+  ReconcileAllResult,
+  ReconcileAllStop,
+  ReconcileTarget,
+} from './reconcile-all';
+export { reconcileAll } from './reconcile-all';
 export type { ReconcileOptions, ReconcileReport } from './reconciler';
+export { MAX_RECONCILE_CONCURRENCY } from './reconciler';
 export { loadReplayOperations, replayScope, replaysChildren } from './replay-scope';
 export type { ActionOrigin, RunAction, RunActionKind } from './run-audit';
 export { RunStateError } from './run-control';

@@ -16,7 +16,17 @@ export interface ReconcileOptions {
   graceMs?: number;
   /** Start after this due-index entry: the previous pass's `cursor`, to page on. */
   after?: DueRun;
+  /**
+   * Read only this partition of the due index (0 to `Engine.duePartitions() - 1`), so partitions
+   * can be worked side by side (see `reconcileAll`). Default: the whole index, merged.
+   */
+  partition?: number;
+  /** Due runs handled at once (each a read, then a wake-up), 1-{@link MAX_RECONCILE_CONCURRENCY}. Default 8. */
+  concurrency?: number;
 }
+
+/** The most due runs one pass handles at once ({@link ReconcileOptions.concurrency}). */
+export const MAX_RECONCILE_CONCURRENCY = 64;
 
 /** What one {@link reconcile} pass did. */
 export interface ReconcileReport {
@@ -54,7 +64,7 @@ export interface ReconcilerDeps {
   expire?: (runId: string) => Promise<unknown>;
 }
 
-/** How many runs one pass handles at once (each costs a read and a wake-up). */
+/** How many runs one pass handles at once by default (each costs a read and a wake-up). */
 const CONCURRENCY = 8;
 
 /**
@@ -74,8 +84,24 @@ export async function reconcile(deps: ReconcilerDeps, options: ReconcileOptions 
   if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
     throw new EngineInputError('graceMs', 'must be a number of ms, 0 or more');
   }
+  const concurrency = options.concurrency ?? CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_RECONCILE_CONCURRENCY) {
+    throw new EngineInputError('concurrency', `must be an integer from 1 to ${MAX_RECONCILE_CONCURRENCY}`);
+  }
+  const { partition } = options;
+  const partitions = duePartitionsOf(deps.store);
+  if (partition !== undefined && (!Number.isInteger(partition) || partition < 0 || partition >= partitions)) {
+    throw new EngineInputError(
+      'partition',
+      `must be an integer from 0 to ${partitions - 1} (the store's due partitions)`,
+    );
+  }
   const now = deps.clock.now();
-  const due = await deps.store.findDueRuns(now - graceMs, limit, options.after);
+  // A one-partition store is asked as before: its partition 0 is the whole index.
+  const due =
+    partition === undefined || partitions === 1
+      ? await deps.store.findDueRuns(now - graceMs, limit, options.after)
+      : await deps.store.findDueRuns(now - graceMs, limit, options.after, partition);
   const last = due[due.length - 1];
   const report: ReconcileReport = {
     examined: due.length,
@@ -99,8 +125,17 @@ export async function reconcile(deps: ReconcilerDeps, options: ReconcileOptions 
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
   return report;
+}
+
+/**
+ * How many partitions `store`'s due index has (`Store.duePartitions`): 1 when it does not say, or
+ * says something that is not a whole number from 1 up.
+ */
+export function duePartitionsOf(store: Pick<Store, 'duePartitions'>): number {
+  const count = store.duePartitions?.();
+  return typeof count === 'number' && Number.isInteger(count) && count >= 1 ? count : 1;
 }
 
 async function reconcileRun(deps: ReconcilerDeps, runId: string, report: ReconcileReport): Promise<void> {

@@ -8,8 +8,9 @@ import {
   type EngineOptions,
   isForeignDurableHandler,
   isWakeEvent,
-  type ReconcileOptions,
+  type ReconcileAllOptions,
   type RunRecord,
+  reconcileAll,
   runAwsDurableHandler,
   type Store,
   systemClock,
@@ -38,6 +39,14 @@ export type LocalRuntimeStore = Store & {
    * leaves such leases to lapse by themselves.
    */
   reclaimLeases?(now: number): readonly string[] | Promise<readonly string[]>;
+  /**
+   * Called once at every start, right after `reclaimLeases`: forgets every control-API request
+   * still in progress (an `Idempotency-Key` claimed, its answer never recorded). Nothing of this
+   * runtime has claimed a key yet, so each such claim is a dead process's, and a retry of that
+   * request would otherwise be answered `409 idempotency_in_progress` until the claim expires
+   * (15 minutes). Returns the keys released. A store without it leaves such claims to expire.
+   */
+  releaseClaims?(): readonly string[] | Promise<readonly string[]>;
 };
 
 /** Options of a {@link LocalRuntime}. */
@@ -80,6 +89,8 @@ const DEFAULT_RECONCILE_EVERY_MS = 5_000;
 const LOCAL_RECONCILE_GRACE_MS = 1_000;
 /** Reconcile passes in a row at most (each of up to 100 runs), so a start always ends. */
 const MAX_PASSES = 100;
+/** Runs one reconcile pass looks at. */
+const PASS_LIMIT = 100;
 
 interface Active {
   /** Another wake-up came while an invocation ran: invoke once more after it. */
@@ -185,10 +196,13 @@ export class LocalRuntime {
   }
 
   /**
-   * Starts: reclaims the leases of a dead process on this store, reconciles (every run due now
-   * gets a wake-up: a crash may have come between a write and its wake-up), arms the stored
-   * wake-ups (past-due ones run at once), and reconciles every `reconcileEveryMs` from then on.
-   * Rejects, started or not, only when the store refuses to be taken (another runtime has it).
+   * Starts: reclaims the leases of a dead process on this store and releases its idempotency
+   * claims, arms the stored wake-ups (past-due ones run at once), and begins to reconcile (every
+   * run due now gets a wake-up: a crash may have come between a write and its wake-up), then every
+   * `reconcileEveryMs` from the end of each pass. Resolves once the wake-ups are armed: the start's
+   * passes go on after it (the runs they wake start between passes; a dev server listens
+   * meanwhile), and `stop()` waits for them. Rejects, started or not, only when the store refuses
+   * to be taken (another runtime has it).
    */
   async start(): Promise<void> {
     if (this.started) return this.starting;
@@ -196,15 +210,15 @@ export class LocalRuntime {
     this.starting = (async () => {
       try {
         await this.store.reclaimLeases?.(this.clock.now());
+        await this.store.releaseClaims?.();
       } catch (error) {
         this.started = false;
         throw error;
       }
-      // No grace at start: nothing of this process is in flight yet, so what is due is stranded.
-      await this.reconcileAll({ graceMs: 0 });
-      if (!this.started) return;
+      // The waker first: the runs the start's passes wake begin between passes, not all at once after.
       this.waker.start();
-      this.reconciler.start();
+      // No grace at start: nothing of this process is in flight yet, so what is due is stranded.
+      this.reconciler.start(() => this.reconcileAll({ graceMs: 0 }));
     })();
     await this.starting;
   }
@@ -355,27 +369,26 @@ export class LocalRuntime {
     await this.startRun(functionName, event);
   }
 
-  /** Reconcile passes while the last one found more due runs than it took (at most a bound). */
-  private async reconcileAll(options?: ReconcileOptions): Promise<void> {
-    for (let pass = 0; pass < MAX_PASSES && this.started; pass++) {
-      if (!(await this.reconcile(options))) return;
-    }
-  }
-
   /**
-   * One reconcile pass; its failures are reported, never thrown. True when more due runs may be
-   * waiting than one pass took.
+   * Reconciles until no due run is left (`reconcileAll`: each pass pages on from the last, and the
+   * runs a pass woke start before the next), at most {@link MAX_PASSES} passes while started.
+   * Failures are reported, never thrown.
    */
-  private async reconcile(options?: ReconcileOptions): Promise<boolean> {
+  private async reconcileAll(options: Pick<ReconcileAllOptions, 'graceMs'> = {}): Promise<void> {
     try {
-      const report = await this.engine.reconcile(options);
-      for (const failure of report.failed) {
-        this.report(new Error(`reconcile: ${failure.error}`), { runId: failure.runId });
-      }
-      return report.more;
+      await reconcileAll(this.engine, {
+        ...options,
+        limit: PASS_LIMIT,
+        maxPasses: MAX_PASSES,
+        canContinue: () => this.started,
+        onPass: (report) => {
+          for (const failure of report.failed) {
+            this.report(new Error(`reconcile: ${failure.error}`), { runId: failure.runId });
+          }
+        },
+      });
     } catch (error) {
       this.report(error, {});
-      return false;
     }
   }
 

@@ -14,11 +14,15 @@ export class ReconcileLoop {
     private readonly pass: () => Promise<void>,
   ) {}
 
-  /** Arms the first pass `everyMs` from now. No-op when started. */
-  start(): void {
+  /**
+   * Arms the first pass `everyMs` from now; with `first`, runs `first` at once instead and arms the
+   * next pass `everyMs` after it ends (`stop()` waits for it like any pass). No-op when started.
+   */
+  start(first?: () => Promise<void>): void {
     if (this.started) return;
     this.started = true;
-    this.arm();
+    if (first) this.run(first);
+    else this.arm();
   }
 
   /** Disarms the loop and waits for a pass under way to end. */
@@ -32,12 +36,16 @@ export class ReconcileLoop {
   private arm(): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.current = this.pass()
-        .catch(() => {})
-        .finally(() => {
-          this.current = undefined;
-          if (this.started) this.arm();
-        });
+      this.run(this.pass);
     }, this.everyMs);
+  }
+
+  private run(pass: () => Promise<void>): void {
+    this.current = pass()
+      .catch(() => {})
+      .finally(() => {
+        this.current = undefined;
+        if (this.started) this.arm();
+      });
   }
 }

@@ -12,6 +12,7 @@ export class SqliteIdempotency {
     get: SqliteStatement<[string], { record: string; expires_at: number }>;
     put: SqliteStatement<[string, number, string]>;
     delete: SqliteStatement<[string]>;
+    inProgress: SqliteStatement<[], { key: string; record: string }>;
   };
 
   constructor(
@@ -25,6 +26,9 @@ export class SqliteIdempotency {
          ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at, record = excluded.record`,
       ),
       delete: db.prepare('DELETE FROM idempotency WHERE key = ?'),
+      inProgress: db.prepare(
+        `SELECT key, record FROM idempotency WHERE json_extract(record, '$.state') = 'IN_PROGRESS'`,
+      ),
     };
   }
 
@@ -73,6 +77,22 @@ export class SqliteIdempotency {
       if (!row) return;
       if (claimToken !== undefined && (JSON.parse(row.record) as IdempotencyRecord).claimToken !== claimToken) return;
       this.sql.delete.run(key);
+    });
+  }
+
+  /**
+   * Deletes every record still in progress (claimed, its answer never stored) and returns their
+   * keys: for a runtime starting on a file only it may serve, where each is a dead process's.
+   */
+  releaseInProgress(): string[] {
+    return immediately(this.db, () => {
+      const keys: string[] = [];
+      for (const row of this.sql.inProgress.all()) {
+        if ((JSON.parse(row.record) as IdempotencyRecord).state !== 'IN_PROGRESS') continue;
+        this.sql.delete.run(row.key);
+        keys.push(row.key);
+      }
+      return keys;
     });
   }
 }

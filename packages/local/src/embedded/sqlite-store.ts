@@ -163,6 +163,19 @@ export class SqliteStore implements Store {
     return reclaimed;
   }
 
+  /**
+   * Forgets every control-API request still in progress: each idempotency record claimed and never
+   * answered is deleted, so a retry of its request runs instead of being answered
+   * `409 idempotency_in_progress` until the claim expires. Like {@link reclaimLeases} (which
+   * `LocalRuntime` calls just before it), for a runtime starting on a file only it may serve: it
+   * takes the file first (throwing {@link DatabaseInUseError} when another runtime holds it), so
+   * every claim it finds belongs to a process that is gone. Returns the keys released.
+   */
+  releaseClaims(): string[] {
+    this.owner?.acquire();
+    return this.idempotency.releaseInProgress();
+  }
+
   async loadOperations(runId: string): Promise<Operation[]> {
     return this.transaction(() => {
       if (!this.live(runId)) return [];

@@ -64,8 +64,14 @@ export class FaultyStore implements Store {
     return this.written(runId, 'acquireLease', await this.inner.acquireLease(runId, now, leaseExpiresAt, leaseToken));
   }
 
-  findDueRuns(before: number, limit: number, after?: DueRun): Promise<DueRun[]> {
-    return this.inner.findDueRuns(before, limit, after);
+  findDueRuns(before: number, limit: number, after?: DueRun, partition?: number): Promise<DueRun[]> {
+    return partition === undefined
+      ? this.inner.findDueRuns(before, limit, after)
+      : this.inner.findDueRuns(before, limit, after, partition);
+  }
+
+  duePartitions(): number {
+    return this.inner.duePartitions?.() ?? 1;
   }
 
   loadOperations(runId: string): Promise<Operation[]> {

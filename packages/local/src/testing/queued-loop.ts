@@ -4,6 +4,7 @@ import {
   type Invoker,
   isWakeEvent,
   type RunRecord,
+  reconcileAll,
   type Store,
   type Waker,
   wakeEvent,
@@ -62,7 +63,7 @@ export class QueuedLoop {
   readonly queue = new WakeQueue();
   /** Invocations that threw, in order (injected faults included). */
   readonly failures: InvocationFailure[] = [];
-  /** Passes of the reconciler made. */
+  /** Invocations of the reconciler made (each pages through every due run). */
   reconcilePasses = 0;
   /** Runs the reconciler woke, over every pass. */
   reconcileWoken = 0;
@@ -197,9 +198,17 @@ export class QueuedLoop {
       target = now + Math.ceil((earliest + graceMs - now) / intervalMs) * intervalMs;
     }
     clock.advanceTo(target);
-    const report = await engine.reconcile({ graceMs });
+    // One invocation of the deployed reconciler: it pages on while passes fill their limit, all at
+    // this instant (the woken runs wait in the queue meanwhile, as their events would on Lambda).
+    await reconcileAll(engine, {
+      graceMs,
+      maxPasses: Number.POSITIVE_INFINITY,
+      between: async () => {},
+      onPass: (report) => {
+        this.reconcileWoken += report.woken.length;
+      },
+    });
     this.reconcilePasses += 1;
-    this.reconcileWoken += report.woken.length;
     if (this.queue.size > 0) return 'woken';
     if (earliest === undefined && (await this.waitsForTestCode(store, runs))) return 'waiting';
     return 'fruitless';
