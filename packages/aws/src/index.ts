@@ -6,6 +6,7 @@ export {
   type SelfHostedOptions,
   selfHosted,
 } from './aws-sdk-host';
+export { type ConsumedCapacity, capacityUnits, measureConsumedCapacity } from './consumed-capacity';
 export {
   BY_FUNCTION_INDEX,
   BY_STATUS_INDEX,
@@ -31,6 +32,13 @@ export {
   readExecutionTimeoutMap,
   withExecutionTimeoutMap,
 } from './execution-timeout-map';
+export {
+  currentTally,
+  functionMemoryMb,
+  InvocationTally,
+  type InvocationTallyOptions,
+  meteredOpen,
+} from './invocation-meter';
 export { FunctionNotFoundError, LambdaInvoker, type LambdaInvokerOptions } from './lambda-invoker';
 export { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
 export {
@@ -127,3 +135,4 @@ export {
   timedWakeEvent,
 } from './wake-queue-events';
 export { WakeQueueReceiver, type WakeQueueReceiverOptions } from './wake-queue-receiver';
+export { QUEUE_WAKE_UP_COST, SQS_REQUESTS_PER_WAKE_UP, scheduleCost, wakeUpCost } from './wake-up-cost';

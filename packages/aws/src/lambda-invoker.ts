@@ -1,4 +1,5 @@
 import type { Invoker } from '@durable-lambda/engine';
+import { countConsumed } from './invocation-meter';
 import { type LambdaCommand, lambdaSdk, type SdkClientLike } from './lazy-aws-sdk-clients';
 
 /** Options of a {@link LambdaInvoker}. */
@@ -52,6 +53,8 @@ export class LambdaInvoker implements Invoker {
           Payload: new TextEncoder().encode(JSON.stringify(event)),
         }),
       );
+      // For the run meter of the invocation that asked (an immediate wake-up, a chained invoke).
+      countConsumed({ lambdaInvokes: 1 });
     } catch (error) {
       if ((error as { name?: unknown } | null)?.name === 'ResourceNotFoundException') {
         throw new FunctionNotFoundError(target, { cause: error });

@@ -3,14 +3,23 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type Engine, type Invoker, isWakeEvent, type Waker } from '@durable-lambda/engine';
+import {
+  type Engine,
+  type Invoker,
+  isWakeEvent,
+  type RunMeterIncrement,
+  type WakeRequest,
+  type Waker,
+} from '@durable-lambda/engine';
 import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
+import { measureConsumedCapacity } from './consumed-capacity';
 import {
   bareFunctionName,
   type ExecutionTimeoutMap,
   readExecutionTimeoutMap,
   withExecutionTimeoutMap,
 } from './execution-timeout-map';
+import { currentTally, functionMemoryMb, meteredOpen } from './invocation-meter';
 import { LambdaInvoker } from './lambda-invoker';
 import { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
 import {
@@ -43,6 +52,7 @@ import {
 import { PinnedRunsEngine } from './version-pinning-engine';
 import { PinningStore } from './version-pinning-store';
 import { WakeQueueReceiver } from './wake-queue-receiver';
+import { wakeUpCost } from './wake-up-cost';
 
 const DAY_MS = 86_400_000;
 
@@ -85,6 +95,8 @@ export class ProductionBackend implements DurableBackend {
   /** What a bare own name targets: the running version, alias or `$LATEST` (see {@link bindInvokedArn}). */
   private selfArn: string | undefined;
   private code: RunningCode | undefined;
+  /** The run meter's price of a wake-up (by `OnTimeWaker`'s route). */
+  private readonly wakeCost: (wake: WakeRequest) => RunMeterIncrement;
 
   /**
    * `pinning` defaults to the environment's (`DURABLE_VERSION_PINNING`, `DURABLE_FUNCTION_ALIASES`,
@@ -108,6 +120,8 @@ export class ProductionBackend implements DurableBackend {
     this.dynamodb = DynamoDBDocumentClient.from(new DynamoDBClient({ region }), {
       marshallOptions: { removeUndefinedValues: true },
     });
+    // Run meter hook: each DynamoDB request's capacity, for the invocation it was made for.
+    measureConsumedCapacity(this.dynamodb, (consumed) => currentTally()?.addDynamoDb(consumed));
     const targetArn = (functionName: string) => this.targetArn(functionName);
     const lambdaInvoker = new LambdaInvoker({ client: this.lambda, targetArn });
     const invoker = wiring.invoker ? wiring.invoker(lambdaInvoker) : lambdaInvoker;
@@ -135,6 +149,7 @@ export class ProductionBackend implements DurableBackend {
       feeds: (functionName) => this.isOwn(functionName),
       ...(config.leaseWakeUp === undefined ? {} : { lease: config.leaseWakeUp }),
     });
+    this.wakeCost = (wake) => wakeUpCost(onTime, wake);
     const waker = wiring.waker ? wiring.waker(onTime) : onTime;
     this.waker = waker;
     this.wakeUps = new WakeQueueReceiver({
@@ -162,6 +177,18 @@ export class ProductionBackend implements DurableBackend {
   }
 
   /**
+   * Opens an invocation (see {@link openUnmetered}), tallying what it consumes for its run's meter:
+   * the invocation's last write adds it (see `invocation-meter.ts`).
+   */
+  async open(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
+    const memoryMb = functionMemoryMb(lambdaContext);
+    return meteredOpen(() => this.openUnmetered(event, lambdaContext), {
+      wakeCost: this.wakeCost,
+      ...(memoryMb === undefined ? {} : { memoryMb }),
+    });
+  }
+
+  /**
    * Opens an invocation through the engine. The function's own ARN, qualified with the alias or
    * version it was invoked with, is taken from `lambdaContext.invokedFunctionArn` (a container
    * runs one invocation at a time), and the version of its code from `functionVersion`.
@@ -171,7 +198,7 @@ export class ProductionBackend implements DurableBackend {
    * code. A wake-up of a run pinned to another version (delivered through the alias after a
    * deploy, say) is handed to that version unopened: the run never replays on other code.
    */
-  async open(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
+  private async openUnmetered(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
     this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
     // An SQS batch of wake-ups, or a wake-up that says when it is due (found early: re-armed).
     const received = await this.wakeUps.receive(event, (wake) => this.open(wake, lambdaContext));

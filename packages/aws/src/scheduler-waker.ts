@@ -1,8 +1,10 @@
 import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
 import { type Clock, type Invoker, systemClock, type WakeRequest, type Waker, wakeEvent } from '@durable-lambda/engine';
+import { countConsumed } from './invocation-meter';
 import { type SchedulerCommand, type SdkClientLike, schedulerSdk } from './lazy-aws-sdk-clients';
 import { atExpression, SCHEDULE_NAME_PATTERN, scheduleClientToken, scheduleName } from './schedule-names';
 import { timedWakeEvent } from './wake-queue-events';
+import { HOP_COST, scheduleCost } from './wake-up-cost';
 
 /** Options of a {@link SchedulerWaker}. */
 export interface SchedulerWakerOptions {
@@ -112,9 +114,13 @@ export class SchedulerWaker implements Waker {
     const { CreateScheduleCommand } = await schedulerSdk();
     try {
       await this.client.send(new CreateScheduleCommand(this.scheduleInput(request, lead)));
+      // For the run meter: the schedule, and with a lead the hop it fires (see wake-up-cost.ts).
+      countConsumed(scheduleCost(request));
+      if (lead > 0) countConsumed(HOP_COST);
     } catch (error) {
-      // The same wake-up was asked for before: its schedule exists.
+      // The same wake-up was asked for before: its schedule exists (counted when it was created).
       if (errorName(error) !== 'ConflictException') throw error;
+      countConsumed({ schedulerRequests: 1 });
     }
   }
 

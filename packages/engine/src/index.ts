@@ -117,7 +117,7 @@ export { loadReplayOperations, replayScope, replaysChildren } from './replay-sco
 export type { ActionOrigin, RunAction, RunActionKind } from './run-audit';
 export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';
-export type { InvocationMeter, RunMeter, RunMeterField, RunMeterIncrement } from './run-meter';
+export type { InvocationMeter, LastWrite, RunMeter, RunMeterField, RunMeterIncrement } from './run-meter';
 export { addToMeter, InvalidMeterError, meterEntries, RUN_METER_FIELDS, wallClockMeter } from './run-meter';
 export { decodeRunCursor, encodeRunCursor, functionBaseName, runOfFunction, runQueryLimit } from './run-query';
 export type { TreeEndDeps } from './run-tree-end';

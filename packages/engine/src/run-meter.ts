@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { WakeRequest } from './ports';
+import type { RunPatch, RunRecord, WakeRequest } from './ports';
 
 /**
  * What a run consumed, summed over the invocations that recorded theirs: the quantities its bill
@@ -108,11 +108,20 @@ export function addToMeter(meter: RunMeter | undefined, increment: RunMeterIncre
 export interface InvocationMeter {
   /**
    * What the invocation consumed up to the last write, that write included as far as the host
-   * can tell before sending it (its capacity is only known after: a host estimates it and says
-   * how), and `wake`, the wake-up the invocation asks for right after that write (a PENDING
-   * close that is due again), which a host that knows its price counts now. Asked once.
+   * can tell before sending it (its capacity is only known after: a host estimates it from
+   * `last`, the run as the invocation holds it and the write's patch, and says how), and `wake`,
+   * the wake-up the invocation asks for right after that write (a PENDING close that is due
+   * again), which a host that knows its price counts now. Asked once.
    */
-  settle(wake?: WakeRequest): RunMeterIncrement;
+  settle(wake?: WakeRequest, last?: LastWrite): RunMeterIncrement;
+}
+
+/** The invocation's last write, as {@link InvocationMeter.settle} is told of it. */
+export interface LastWrite {
+  /** The run as the invocation holds it (its lease's record). */
+  run: RunRecord;
+  /** The write's patch of the run (its meter not yet in it). */
+  patch: RunPatch;
 }
 
 /**

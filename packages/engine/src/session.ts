@@ -288,7 +288,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private metered(patch: RunPatch, wake?: WakeRequest): RunPatch {
     const meter = this.meter;
     this.meter = undefined;
-    return meter ? { ...patch, meter: meter.settle(wake) } : patch;
+    return meter ? { ...patch, meter: meter.settle(wake, { run: this.run, patch }) } : patch;
   }
 
   /** Awaits an outside call whose failure the due index already covers (left to the reconciler). */

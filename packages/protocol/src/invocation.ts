@@ -91,6 +91,8 @@ export interface LambdaContextLike {
    */
   functionVersion?: string;
   getRemainingTimeInMillis?: () => number;
+  /** The function's memory, MB (Lambda's Node.js context gives it as a string); prices its duration. */
+  memoryLimitInMB?: string | number;
 }
 
 /**
