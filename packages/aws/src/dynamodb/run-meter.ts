@@ -28,7 +28,7 @@ import {
   type RunRecord,
 } from '@durable-lambda/engine';
 import type { Expressions } from './expressions';
-import { DUE_SHARD, dueShard, FUNCTION_BASE, functionBaseOf } from './layout';
+import { runItem } from './items';
 import { durableTableDefinition } from './table';
 
 /** The run item's attribute of each meter figure. */
@@ -77,13 +77,12 @@ const INDEXES: readonly IndexShape[] = (durableTableDefinition('table').GlobalSe
   projected: index.Projection?.NonKeyAttributes ?? [],
 }));
 
-/** The index-relevant attributes a run item has for `run` (as `runItem` and the patches write them). */
-function indexedAttributes(run: RunRecord): Record<string, unknown> {
-  const attributes: Record<string, unknown> = { ...run };
-  if (run.dueAt !== undefined) attributes[DUE_SHARD] = dueShard(run.runId);
-  const base = functionBaseOf(run.functionName);
-  if (base !== undefined) attributes[FUNCTION_BASE] = base;
-  return attributes;
+/**
+ * The attributes the run item has for `run`, as the store writes it (`runItem`: the derived index
+ * keys included, so the estimate follows the layout).
+ */
+function itemAttributes(run: RunRecord): Record<string, unknown> {
+  return runItem(run, 0, { maxItemBytes: 400 * 1024 }, 0).item;
 }
 
 /**
@@ -100,8 +99,8 @@ function indexedAttributes(run: RunRecord): Record<string, unknown> {
 export function estimateRunUpdateUnits(before: RunRecord, patch: RunPatch, itemUnits: number): number {
   const after = { ...before };
   applyPatch(after, { ...patch, meter: undefined });
-  const was = indexedAttributes(before);
-  const is = indexedAttributes(after);
+  const was = itemAttributes(before);
+  const is = itemAttributes(after);
   let units = Math.max(1, itemUnits);
   for (const index of INDEXES) {
     const inBefore = index.keys.every((key) => was[key] !== undefined);
