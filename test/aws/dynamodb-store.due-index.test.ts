@@ -131,6 +131,51 @@ describe('DynamoDbStore: the due index', () => {
     }
   });
 
+  it('reads partition by partition: one Query of its one shard, the partitions together holding every entry once', async () => {
+    expect(store.duePartitions()).toBe(DUE_SHARDS);
+    const ids = Array.from({ length: 40 }, (_, i) => `p-${i}`);
+    for (const [i, runId] of ids.entries()) {
+      await store.createRun(runRecord(runId, { nextWakeAt: T0 + (i % 7) }), executionOp());
+    }
+    const merged = await store.findDueRuns(T0 + 10, 1_000);
+    const byPartition = [];
+    for (let partition = 0; partition < DUE_SHARDS; partition++) {
+      expect(await requests(() => store.findDueRuns(T0 + 10, 1_000, undefined, partition))).toEqual({
+        QueryCommand: 1,
+      });
+      const entries = await store.findDueRuns(T0 + 10, 1_000, undefined, partition);
+      for (const entry of entries) expect(dueShard(entry.runId)).toBe(`due#${partition}`);
+      // In the index's order, as the merged read.
+      expect(entries).toEqual(merged.filter((entry) => dueShard(entry.runId) === `due#${partition}`));
+      byPartition.push(...entries);
+    }
+    expect(byPartition).toHaveLength(ids.length);
+    expect(new Set(byPartition.map((entry) => entry.runId))).toEqual(new Set(ids));
+
+    // Paged within a partition from an entry `after`, as the reconciler goes on from a cursor.
+    const fullest = Array.from({ length: DUE_SHARDS }, (_, partition) =>
+      merged.filter((entry) => dueShard(entry.runId) === `due#${partition}`),
+    ).sort((a, b) => b.length - a.length)[0] as typeof merged;
+    const partition = Number(dueShard((fullest[0] as (typeof merged)[0]).runId).slice('due#'.length));
+    const paged = [];
+    for (let after: (typeof merged)[0] | undefined; ; ) {
+      const page = await store.findDueRuns(T0 + 10, 1, after, partition);
+      if (page.length === 0) break;
+      paged.push(...page);
+      after = page[0];
+    }
+    expect(paged).toEqual(fullest);
+  });
+
+  it('refuses a partition that is not one of its shards, naming the field', async () => {
+    for (const partition of [-1, 1.5, DUE_SHARDS, Number.NaN]) {
+      await expect(store.findDueRuns(T0, 10, undefined, partition), `partition ${partition}`).rejects.toMatchObject({
+        code: 'invalid_argument',
+        field: 'partition',
+      });
+    }
+  });
+
   it('an expired run never holds back the runs due after it', async () => {
     for (let i = 0; i < 5; i++) {
       await store.createRun(runRecord(`old-${i}`, { nextWakeAt: T0 + i, expiresAt: T0 + 1_000 }), executionOp());

@@ -225,7 +225,14 @@ describe('the reconciler handler, on DynamoDB Local', () => {
     };
     const { handler } = reconciler({ sleep: startWoken }, env({ DURABLE_RECONCILE_LIMIT: '1' }));
 
-    expect(await handler({}, RECONCILER)).toMatchObject({ passes: 4, examined: 3, woken: 3, stoppedBy: 'done' });
+    // A first pass over the whole index finds `a` and fills its limit: behind, the reconciler pages
+    // every shard on from there, each until a pass comes back short (b and c fill one pass each).
+    expect(await handler({}, RECONCILER)).toMatchObject({
+      passes: 1 + store.duePartitions() + 2,
+      examined: 3,
+      woken: 3,
+      stoppedBy: 'done',
+    });
     expect(new Set(invokes().map((i) => (i.event as WakeEvent).durableLambda.runId))).toEqual(new Set(runs));
   }, 60_000);
 
@@ -234,9 +241,31 @@ describe('the reconciler handler, on DynamoDB Local', () => {
     const second = await strandedRun('orders', 'e');
     const { handler } = reconciler({ sleep: async () => {} }, env({ DURABLE_RECONCILE_LIMIT: '1' }));
 
-    expect(await handler({}, RECONCILER)).toMatchObject({ passes: 3, woken: 2, stoppedBy: 'done' });
+    expect(await handler({}, RECONCILER)).toMatchObject({
+      passes: 1 + store.duePartitions() + 1,
+      woken: 2,
+      stoppedBy: 'done',
+    });
     expect(invokes().map((i) => i.event)).toEqual([wakeEvent(first), wakeEvent(second)]);
   }, 60_000);
+
+  it('goes on while behind, shard by shard: a backlog of many passes is woken in one invocation', async () => {
+    // 300 stranded runs, 10 a pass: more passes than an invocation used to take (25).
+    const keys = Array.from({ length: 300 }, (_, i) => `backlog-${i}`);
+    const runs: string[] = [];
+    for (let i = 0; i < keys.length; i += 25) {
+      runs.push(...(await Promise.all(keys.slice(i, i + 25).map((key) => strandedRun('orders', key)))));
+    }
+    const { handler } = reconciler({}, env({ DURABLE_RECONCILE_LIMIT: '10' }));
+
+    const summary = await handler({}, RECONCILER);
+    expect(summary).toMatchObject({ woken: 300, failed: 0, stoppedBy: 'done' });
+    expect(summary.passes).toBeGreaterThan(25);
+    // Each run woken once: the passes page on, none finds a run another pass woke.
+    const woken = invokes().map((i) => (i.event as WakeEvent).durableLambda.runId);
+    expect(woken).toHaveLength(300);
+    expect(new Set(woken)).toEqual(new Set(runs));
+  }, 120_000);
 
   it('stops when the invocation has too little time left for another pass', async () => {
     await strandedRun('orders', 'f');

@@ -15,7 +15,7 @@ import { tsxArgv, tsxEnv } from '../../bench/figures/tsx-process';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SECTIONS = ['steps', 'replay', 'dynamodb', 'cost', 'lateness', 'bundle', 'memory', 'recovery'];
+const SECTIONS = ['steps', 'replay', 'dynamodb', 'cost', 'lateness', 'bundle', 'memory', 'recovery', 'reconciler'];
 
 interface Report {
   generatedAt: string;

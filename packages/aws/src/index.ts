@@ -80,6 +80,13 @@ export {
   type ReconcilerHandlerOptions,
 } from './reconciler-handler';
 export {
+  type ReconcileInvocationOptions,
+  type ReconcileInvocationResult,
+  reconcileInvocation,
+  SHARDS_AT_ONCE,
+  WAKE_UPS_IN_FLIGHT_WHEN_BEHIND,
+} from './reconciler-passes';
+export {
   RECONCILER_METRIC,
   RECONCILER_METRICS_NAMESPACE,
   type ReconcilerStop,

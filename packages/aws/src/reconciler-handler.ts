@@ -1,8 +1,8 @@
-import type { DueRun } from '@durable-lambda/engine';
 import type { LambdaContextLike } from '@durable-lambda/protocol';
 import { ProductionBackend } from './production';
 import type { ProductionEnvironment } from './production-config';
 import { readReconcilerConfig } from './reconciler-config';
+import { reconcileInvocation } from './reconciler-passes';
 import { type ReconcilerStop, type ReconcilerSummary, SummaryBuilder, summaryLine } from './reconciler-summary';
 import { ServedFunctions } from './served-functions';
 
@@ -25,7 +25,10 @@ export interface ReconcilerHandlerOptions {
   marginMs?: number;
   /** Pause between passes, ms (each pass pages on from the last, so none is needed). Default 0. */
   pauseMs?: number;
-  /** Most passes per invocation. Default 25. */
+  /**
+   * Most passes per invocation (due-index pages, each of one shard or, the first, of the whole
+   * index). Default 10,000: time, not this, ends an invocation that is behind.
+   */
   maxPasses?: number;
   /** Default: a timer. */
   sleep?(ms: number): Promise<void>;
@@ -40,9 +43,10 @@ export type ReconcilerHandler = (event: unknown, context: LambdaContextLike) => 
  * The reconciler's Lambda handler (deployed by the `DurableFunction` construct, one per table, run
  * every minute). It builds the production backend from the environment, as a durable function
  * does (`readReconcilerConfig`: the table, its own schedule group and scheduler role, the
- * wake-ups' dead-letter queue, the functions it serves), then runs `engine.reconcile` pass after
- * pass while a pass says `more` runs are due and the invocation has time left: every RUNNING run
- * that is due and not held by a live lease is woken again (wake-ups go by asynchronous Lambda
+ * wake-ups' dead-letter queue, the functions it serves), then runs `reconcileInvocation`: a pass
+ * over the whole due index and, while passes fill their limit and the invocation has time left,
+ * more passes, the index's shards paged side by side with more wake-ups in flight: every RUNNING
+ * run that is due and not held by a live lease is woken again (wake-ups go by asynchronous Lambda
  * invoke), and every ended child run whose parent was never told is told now. Each invocation
  * writes one summary line with the `RunsExamined`, `RunsWoken`, `ParentsNotified` and `Failed`
  * metrics (CloudWatch EMF). A pass that fails as a whole (the due index cannot be read) fails the
@@ -54,7 +58,7 @@ export function createReconcilerHandler(options: ReconcilerHandlerOptions = {}):
   const passOptions = options.graceMs === undefined ? {} : { graceMs: options.graceMs };
   const marginMs = options.marginMs ?? 5_000;
   const pauseMs = options.pauseMs ?? 0;
-  const maxPasses = options.maxPasses ?? 25;
+  const maxPasses = options.maxPasses ?? 10_000;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
   // Built at the first invocation, so a configuration error fails an invocation (and shows in its
@@ -76,23 +80,26 @@ export function createReconcilerHandler(options: ReconcilerHandlerOptions = {}):
     let summary: ReconcilerSummary;
     let stoppedBy: ReconcilerStop = 'done';
     let failure: string | undefined;
-    let slowestPass = 0;
     try {
-      let after: DueRun | undefined;
-      for (let pass = 1; ; pass++) {
-        const passStarted = now();
-        served.drain();
-        const report = await backend.engine.reconcile({ limit, ...passOptions, ...(after ? { after } : {}) });
-        slowestPass = Math.max(slowestPass, now() - passStarted);
-        passes.add(report, served.drain());
-        // Each pass pages on from the last: runs that could not be helped never block the rest.
-        if (!report.more || !report.cursor) break;
-        after = report.cursor;
-        if (pass >= maxPasses) stoppedBy = 'passes';
-        else if (remaining() < pauseMs + 2 * slowestPass + marginMs) stoppedBy = 'time';
-        if (stoppedBy !== 'done') break;
-        if (pauseMs > 0) await sleep(pauseMs);
-      }
+      // Runs left to another stack's reconciler, over the whole invocation: passes run side by
+      // side, so what one drain returns may belong to a pass that reports later.
+      served.drain();
+      const notServed = new Set<string>();
+      const result = await reconcileInvocation(backend.engine, {
+        limit,
+        ...passOptions,
+        marginMs,
+        pauseMs,
+        maxPasses,
+        remaining,
+        now,
+        sleep,
+        onPass: (report) => {
+          for (const runId of served.drain()) notServed.add(runId);
+          passes.add(report, notServed);
+        },
+      });
+      stoppedBy = result.stoppedBy;
     } catch (error) {
       stoppedBy = 'error';
       failure = error instanceof Error ? error.message : String(error);
