@@ -86,6 +86,7 @@ export function runToWire(run: RunRecord): RunWire {
     ...(run.deadlineAt === undefined ? {} : { deadlineAt: iso(run.deadlineAt) }),
     invocations: run.invocations,
     lostInvocations: run.lostInvocations,
+    ...(run.meter === undefined ? {} : { meter: { ...run.meter } }),
     ...(run.parent ? { parent: { runId: run.parent.runId, operationId: run.parent.operationId } } : {}),
   };
 }

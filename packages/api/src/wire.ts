@@ -39,6 +39,11 @@ export interface RunWire {
   deadlineAt?: string;
   invocations: number;
   lostInvocations: number;
+  /**
+   * What the run consumed so far, added by each invocation's last write (see {@link RunMeterWire});
+   * absent until one did.
+   */
+  meter?: RunMeterWire;
   /** Set on a run started by another run's `invoke`. */
   parent?: { runId: string; operationId: string };
   /** What a RUNNING run waits for (`GET /v1/runs?include=waitingFor` only), soonest first (at most 50). */
@@ -49,6 +54,32 @@ export interface RunWire {
    * `GET /v1/runs/{runId}/payloads/{field}`.
    */
   omitted?: Partial<Record<RunPayloadField, number>>;
+}
+
+/**
+ * What a run consumed: the quantities its AWS bill is made of, summed over its invocations. A
+ * figure that was not measured is absent: the dev server and the test runner count `invocations`
+ * and `billedMs` only. On AWS (a meter with `wru`) an absent figure is zero.
+ */
+export interface RunMeterWire {
+  /** Invocations recorded (a Scheduler hop's counts too). */
+  invocations: number;
+  /** Billed Lambda duration, ms (each invocation rounded up to the ms). */
+  billedMs: number;
+  /** Billed duration times memory, MB·ms (GB-seconds = `mbMs / 1024 / 1000`). */
+  mbMs?: number;
+  /** DynamoDB write request units, table and indexes. */
+  wru?: number;
+  /** DynamoDB read request units, table and indexes. */
+  rru?: number;
+  /** EventBridge Scheduler API requests (not billed by AWS). */
+  schedulerRequests?: number;
+  /** EventBridge Scheduler invocations (schedules that fire: what Scheduler bills). */
+  schedulerInvocations?: number;
+  /** SQS requests (each wake-up message: send, receive, delete). */
+  sqsRequests?: number;
+  /** Asynchronous Lambda `Invoke` calls. */
+  lambdaInvokes?: number;
 }
 
 /** One thing a RUNNING run waits for. */

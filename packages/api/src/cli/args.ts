@@ -29,6 +29,10 @@ const OPTIONS = {
   last: { type: 'string' },
   sign: { type: 'boolean' },
   region: { type: 'string' },
+  runs: { type: 'string' },
+  since: { type: 'string' },
+  memory: { type: 'string' },
+  'runs-per-month': { type: 'string' },
 } as const;
 
 /** An option's name. */
@@ -53,6 +57,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = 
   export: ['table', 'db'],
   replay: ['handler', 'table', 'db', 'function', 'last'],
   console: ['port'],
+  cost: ['runs', 'since', 'memory', 'runs-per-month'],
   help: [],
 };
 

@@ -5,6 +5,7 @@ import type {
   OperationListWire,
   OperationWire,
   RunListWire,
+  RunMeterWire,
   RunWire,
   WaitingForWire,
   WakeAnswerWire,
@@ -31,6 +32,30 @@ function describeError(error: ErrorWire): string {
   return `${error.code}: ${error.message}${error.type ? ` (${error.type})` : ''}`;
 }
 
+/** `1,234.5` (at most `digits` decimals). */
+function amount(value: number, digits = 2): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+/**
+ * What a run consumed, on one line: `2 invocations, 913 ms billed (0.913 GB-s), 20 WRU, 2 RRU,
+ * 3 SQS requests`. Figures a host does not measure (DynamoDB, Scheduler and SQS, locally) are
+ * said to be not measured rather than shown as zero.
+ */
+export function describeMeter(meter: RunMeterWire): string {
+  const parts = [
+    `${amount(meter.invocations)} invocation${meter.invocations === 1 ? '' : 's'}`,
+    `${amount(meter.billedMs)} ms billed${meter.mbMs === undefined ? '' : ` (${amount(meter.mbMs / 1024 / 1000, 3)} GB-s)`}`,
+  ];
+  if (meter.wru === undefined) return `${parts.join(', ')}; DynamoDB, Scheduler and SQS not measured here`;
+  parts.push(`${amount(meter.wru)} WRU`, `${amount(meter.rru ?? 0)} RRU`);
+  if (meter.sqsRequests) parts.push(`${amount(meter.sqsRequests)} SQS requests`);
+  if (meter.schedulerInvocations) parts.push(`${amount(meter.schedulerInvocations)} Scheduler invocations`);
+  if (meter.schedulerRequests) parts.push(`${amount(meter.schedulerRequests)} Scheduler API calls`);
+  if (meter.lambdaInvokes) parts.push(`${amount(meter.lambdaInvokes)} Lambda invokes`);
+  return parts.join(', ');
+}
+
 /** A run as `key  value` lines. */
 export function formatRun(run: RunWire): string {
   const rows: Array<[string, string | undefined]> = [
@@ -44,6 +69,7 @@ export function formatRun(run: RunWire): string {
     ['next wake', run.nextWakeAt],
     ['deadline', run.deadlineAt],
     ['invocations', `${run.invocations} (lost: ${run.lostInvocations})`],
+    ['consumed', run.meter ? describeMeter(run.meter) : undefined],
     ['parent', run.parent ? `${run.parent.runId} (operation ${run.parent.operationId})` : undefined],
     ['input', 'input' in run ? compactJson(run.input, 200) : undefined],
     ['result', 'result' in run ? compactJson(run.result, 200) : undefined],

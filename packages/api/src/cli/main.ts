@@ -2,6 +2,7 @@ import { DurableApiError, DurableClient, DurableConnectionError } from '../clien
 import { type CommandLine, parseCommandLine, stringOption } from './args';
 import { runApiCommand } from './commands';
 import { runConsole } from './console';
+import { runCostCommand } from './cost-command';
 import { runDev } from './dev';
 import { runExportCommand } from './export-command';
 import { type CliIo, processIo } from './io';
@@ -58,6 +59,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     // Signed (SigV4) for a Function URL or with --sign / DURABLE_SIGN=1; else io.fetch.
     const send = await cliFetch(baseUrl, line, io);
     const client = new DurableClient({ baseUrl, ...(send ? { fetch: send } : {}) });
+    if (line.command === 'cost') return await runCostCommand(client, line, io);
     await runApiCommand(client, line, io);
     return EXIT.ok;
   } catch (error) {

@@ -9,7 +9,8 @@ Commands:
        [--created-after ISO] [--created-before ISO]  list runs, newest first, with what they wait for
                                                      (--search: a run id or run key, or part of one;
                                                      --function F: every version of F, F:7 only v7)
-  show <runId>                                       show a run
+  show <runId>                                       show a run (with what it consumed: invocations,
+                                                     billed ms, DynamoDB units, Scheduler, SQS)
   history <runId>                                    show a run's operations, errors (with stack
                                                      traces) and the log lines of each step
   callback succeed <callbackId> [--result JSON]      complete a callback with a result
@@ -42,6 +43,12 @@ Commands:
   replay --function F --handler <module>#<export> [--last N] [--table T | --db FILE]
                                                      CI: replay all running runs and the last N (20) ended
                                                      runs of F; exit 4 if any does not replay cleanly
+  cost <function> [--runs N] [--since WHEN] [--memory MB] [--runs-per-month N]
+                                                     estimate a month of the function at AWS list
+                                                     prices from its last N (100) ended runs' meters;
+                                                     runs a month observed from their rate unless given;
+                                                     WHEN: an ISO time or 12h, 7d, 2w; exit 1 with
+                                                     [unknown_function] or [no_metered_runs]
   help                                               show this help
 
 Options:
