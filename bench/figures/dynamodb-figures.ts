@@ -5,8 +5,11 @@
  * - replay: items read, RRU and time of the wake-up invocation of a run holding N completed
  *   operations in a completed map (a child context per item), against the flat design's load;
  * - requests, WRU and stored bytes per sequential step, per map item, per wait and per callback;
- * - Scheduler, SQS and Lambda requests per run, and the cost per 1M runs of the 4-step, 1-wait
- *   workflow against the managed service's published price.
+ * - Scheduler, SQS and Lambda requests per run;
+ * - section "cost" (cost-rows.ts): the reference run, a callback and a wait, all in at the CDK's
+ *   defaults, against the managed service in the same run;
+ * - section "partitions" (partition-rows.ts): write units per partition key value at 10,000 run
+ *   starts and 10,000 wake-ups a second, and each index's largest partition with 1,000 running runs.
  *
  * On the DynamoDB Local at DURABLE_BENCH_DYNAMODB_ENDPOINT when that is set (the smoke test passes
  * its test run's shared instance instead of paying a JVM start here), in a table of its own
@@ -18,26 +21,21 @@ import type { DurableContext } from '@durable-lambda/sdk';
 import { localClient, startDynamoDbLocal, waitUntilReady } from '../../test/support/dynamodb-local-process';
 import { itemSize, type Totals, totalsOf } from '../lib/dynamodb-meter';
 import {
-  ASSUMED_CODE_MS,
-  ASSUMED_MS_PER_CALL,
+  answerCallbacks,
+  callbacksHandler,
   expectRun,
-  LAMBDA_MEMORY_MB,
   type Measured,
   mapHandler,
   ORDER,
-  PRICE,
   stepsHandler,
   TABLE,
   World,
+  waitsHandler,
   workflowHandler,
 } from '../lib/dynamodb-world';
+import { costRows } from './cost-rows';
 import { emitRows, type FigureRow, figure, progressLine, sizeArg } from './figure-rows';
-
-/**
- * Mean in-process hold of an SQS wake-up whose delay was rounded down (the default), ms: the
- * lateness model's mean of (due − received) over its draws (bench/figures/wake-lateness-model.ts).
- */
-const SQS_HOLD_MEAN_MS = 790;
+import { partitionRows } from './partition-rows';
 
 const size = sizeArg();
 /**
@@ -48,13 +46,10 @@ const REPLAY_OPS = process.env.BENCH_REPLAY_OPS
   ? process.env.BENCH_REPLAY_OPS.split(',').map(Number)
   : { smoke: [100], quick: [1_000], full: [1_000, 10_000] }[size];
 const UNITS = { smoke: 3, quick: 10, full: 20 }[size];
-
-/**
- * The managed service's published prices (aws.amazon.com/lambda/pricing, durable functions):
- * $8.00 per million durable operations, $0.25 per GB of data written, $0.15 per GB-month retained.
- */
-const MANAGED = { perOperation: 8 / 1e6, writtenGb: 0.25, retainedGbMonth: 0.15 };
-const RETENTION_DAYS = 30;
+/** Unmetered drives per workload whose CPU time per invocation is taken (the median). */
+const REPEATS = { smoke: 1, quick: 3, full: 5 }[size];
+/** Draws of the lateness model behind the modelled hold. */
+const SAMPLES = { smoke: 2_000, quick: 20_000, full: 100_000 }[size];
 
 const rows: FigureRow[] = [];
 const given = process.env.DURABLE_BENCH_DYNAMODB_ENDPOINT;
@@ -159,27 +154,7 @@ try {
       sqs: (run.sqsSends + run.sqsReceives + run.sqsDeletes - base.sqsSends - base.sqsReceives - base.sqsDeletes) / k,
     };
   };
-  const waitsHandler = (k: number) =>
-    world.handler(async (_e: unknown, ctx: DurableContext) => {
-      for (let i = 0; i < k; i++) await ctx.wait(`w${i}`, { hours: 1 });
-      return k;
-    });
   const pending: string[] = [];
-  const callbacksHandler = (k: number) =>
-    world.handler(async (_e: unknown, ctx: DurableContext) => {
-      for (let i = 0; i < k; i++) {
-        await ctx.waitForCallback(`c${i}`, async (id) => {
-          pending.push(id);
-        });
-      }
-      return k;
-    });
-  const answer = async () => {
-    const id = pending.shift();
-    if (id === undefined) return false;
-    await world.engine.sendCallbackSuccess(id, '"ok"');
-    return true;
-  };
   progressLine('dynamodb: per step, map item, wait, callback');
   const base = await world.drive(stepsHandler(world, 0), {});
   const steps = await world.drive(stepsHandler(world, UNITS), {});
@@ -193,20 +168,24 @@ try {
     {},
   );
   expectRun(map, 'map', UNITS);
-  const waits = await world.drive(waitsHandler(UNITS), {});
+  const waits = await world.drive(waitsHandler(world, UNITS), {});
   expectRun(waits, 'waits', UNITS);
-  const callbacks = await world.drive(callbacksHandler(UNITS), {}, { onIdle: answer });
+  const callbacks = await world.drive(
+    callbacksHandler(world, UNITS, pending),
+    {},
+    {
+      onIdle: answerCallbacks(world, pending),
+    },
+  );
   expectRun(callbacks, 'callbacks', UNITS);
-  const perOp = MANAGED.perOperation * 1e6;
   // A wait and a callback each end an invocation: their figures hold the wake-up's own reads and writes.
-  const units: Array<[string, string, ReturnType<typeof perUnit>, number]> = [
-    ['sequential step', 'sequential steps', perUnit(steps, base, UNITS), 1],
-    ['map item (a child context + a step)', 'map items', perUnit(map, mapBase, UNITS), 2],
-    ['wait (1 h, with its wake-up invocation)', 'waits', perUnit(waits, base, UNITS), 1],
-    ['callback (with its wake-up invocation)', 'callbacks', perUnit(callbacks, base, UNITS), 1],
+  const units: Array<[string, ReturnType<typeof perUnit>]> = [
+    ['sequential step', perUnit(steps, base, UNITS)],
+    ['map item (a child context + a step)', perUnit(map, mapBase, UNITS)],
+    ['wait (1 h, with its wake-up invocation)', perUnit(waits, base, UNITS)],
+    ['callback (with its wake-up invocation)', perUnit(callbacks, base, UNITS)],
   ];
-  for (const [what, plural, p, managedOps] of units) {
-    const dollars = p.wru * PRICE.writeUnit + p.rru * PRICE.readUnit;
+  for (const [what, p] of units) {
     rows.push(
       figure({
         section: 'dynamodb',
@@ -216,17 +195,6 @@ try {
         reference: null,
         referenceName: 'none (the managed service bills operations, not storage requests)',
         note: `${p.requests.toFixed(2)} requests (${p.writeRequests.toFixed(2)} writes), ${p.wru.toFixed(2)} WRU, ${p.rru.toFixed(2)} RRU, ${p.bytes.toFixed(0)} B stored, ${p.scheduler.toFixed(2)} Scheduler API calls, ${p.sqs.toFixed(2)} SQS requests; strict default semantics; mean of ${UNITS}`,
-      }),
-      figure({
-        section: 'cost',
-        metric: `$ per 1M ${plural} (DynamoDB reads and writes)`,
-        unit: '$',
-        ours: dollars,
-        reference: perOp * managedOps,
-        referenceName: `managed: ${managedOps} durable operation(s) × $8.00/M`,
-        target: 'ratio ≥ 4',
-        met: (r) => r !== null && r >= 4,
-        note: `WRU × $${PRICE.writeUnit}/M + RRU × $${PRICE.readUnit}/M; Lambda costs left out on both sides`,
       }),
     );
   }
@@ -274,64 +242,8 @@ try {
       note: `the start, the hop (Scheduler's delivery, 10 min before the wait's end, sends the final SQS message) and the wake-up (from SQS, in its own invocation); a wait ≤ 15 min has no hop. ${flow.asyncInvokes} async Invoke API call(s) by the engine; ${t.requests} DynamoDB requests (${t.writeRequests} writes), ${t.wru} WRU, ${t.rru} RRU in all`,
     }),
   );
-  const gbS = LAMBDA_MEMORY_MB / 1024;
-  const ourMs = flow.invocations.map((inv) => ASSUMED_CODE_MS + ASSUMED_MS_PER_CALL * (inv.dynamodb + inv.otherCalls));
-  // Each SQS wake-up's receiver holds what its rounded-down delay left (the model's mean).
-  const holdMs = flow.sqsSends * SQS_HOLD_MEAN_MS;
-  const lambda = (ms: number[], held = 0) =>
-    ms.length * PRICE.lambdaRequest +
-    ((ms.reduce((a, b) => a + b, 0) + held) / 1000) * gbS * PRICE.lambdaGbSecond * 1e6;
-  const storageGb = flow.storedBytes / 2 ** 30;
-  const ourStorage = storageGb * (RETENTION_DAYS / (365.25 / 12)) * PRICE.storageGbMonth * 1e6;
-  const ours =
-    t.wru * PRICE.writeUnit +
-    t.rru * PRICE.readUnit +
-    fired * PRICE.schedulerInvocation +
-    sqsRequests * PRICE.sqsRequest +
-    ourStorage;
-  // The managed service: start + 4 steps + 1 wait = 6 operations; data written ~ the run's bytes.
-  const managedOps = 6;
-  const managed =
-    managedOps * MANAGED.perOperation * 1e6 +
-    storageGb * MANAGED.writtenGb * 1e6 +
-    storageGb * (RETENTION_DAYS / (365.25 / 12)) * MANAGED.retainedGbMonth * 1e6;
-  // Both sides pay Lambda: the same invocations, ours with its own calls, AWS's with a checkpoint call per operation.
-  const managedMs = [ASSUMED_CODE_MS + ASSUMED_MS_PER_CALL * 3, ASSUMED_CODE_MS + ASSUMED_MS_PER_CALL * 4];
-  const met4 = (r: number | null) => r !== null && r >= 4;
-  const byCommand = [...flow.byCommand]
-    .sort((a, b) => b[1].tableWru + b[1].indexWru - (a[1].tableWru + a[1].indexWru))
-    .map(([c, x]) => `${c} ${x.requests} req/${x.tableWru + x.indexWru} WRU (${x.indexWru} index)`)
-    .join(', ');
-  const miss = (r: number) =>
-    r >= 4
-      ? ''
-      : ` Missed by ${(4 / r).toFixed(1)}× (ratio ${r.toFixed(2)}, target 4): the run's WRU by command: ${byCommand}. Every checkpoint is a fenced transaction (2 WRU per KB per item) that also rewrites the run item and its index entries; the run's hot state in one item, written by a plain conditional write, would cut the WRU per checkpoint (see docs/performance.md).`;
-  rows.push(
-    figure({
-      section: 'cost',
-      metric: '$ per 1M runs, 4-step 1-wait workflow, durable part (no Lambda)',
-      unit: '$',
-      ours,
-      reference: managed,
-      referenceName: `managed: ${managedOps} operations × $8.00/M + data written/retained`,
-      target: 'ratio ≥ 4 (≤ a quarter)',
-      met: met4,
-      note:
-        `ours: ${t.wru} WRU × $${PRICE.writeUnit}/M + ${t.rru} RRU × $${PRICE.readUnit}/M + ${fired} Scheduler invocation(s) × $${PRICE.schedulerInvocation}/M + ${sqsRequests} SQS requests × $${PRICE.sqsRequest}/M + ${(flow.storedBytes / 1024).toFixed(1)} KB × ${RETENTION_DAYS} days × $${PRICE.storageGbMonth}/GB-month.` +
-        miss(managed / ours),
-    }),
-    figure({
-      section: 'cost',
-      metric: '$ per 1M runs, 4-step 1-wait workflow, with Lambda requests and duration',
-      unit: '$',
-      ours: ours + lambda(ourMs, holdMs),
-      reference: managed + lambda(managedMs),
-      referenceName: 'managed service + the same Lambda function',
-      target: 'ratio ≥ 4 (≤ a quarter)',
-      met: met4,
-      note: `Lambda at ${LAMBDA_MEMORY_MB} MB x86, $${PRICE.lambdaRequest}/M requests + $${PRICE.lambdaGbSecond}/GB-s, each invocation ${ASSUMED_CODE_MS} ms + ${ASSUMED_MS_PER_CALL} ms per AWS API call (ours: ${ourMs.join(' + ')} ms, plus ${holdMs} ms held until due by the SQS wake-up's receiver; managed: ${managedMs.join(' + ')} ms)`,
-    }),
-  );
+  rows.push(...(await costRows(world, { units: UNITS, repeats: REPEATS, samples: SAMPLES })));
+  rows.push(...(await partitionRows(local.endpoint, size)));
   if (totalsOf(flow.byCommand).failed > 0) throw new Error('a DynamoDB request failed');
 } finally {
   if (given) {

@@ -1,5 +1,6 @@
 import {
   type AttributeValue,
+  DescribeTableCommand,
   type DynamoDBClient,
   GetItemCommand,
   QueryCommand,
@@ -7,7 +8,6 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { durableTableDefinition } from '@durable-lambda/aws';
 import type { InitializeMiddleware } from '@smithy/types';
 
 // ---------------------------------------------------------------------------------------------
@@ -58,59 +58,109 @@ export const writeUnits = (bytes: number, transactional: boolean) =>
 export const readUnits = (bytes: number, consistent: boolean) =>
   Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
 
-/** A global secondary index of the table: its name and key attributes. */
+/**
+ * A global secondary index of the table: its name, its partition key attributes (`HASH`: one, or
+ * several for a multi-attribute key, whose values together make the partition key value), its
+ * sort key attributes and what it projects.
+ */
 export interface IndexDef {
   name: string;
-  keys: string[];
-  projected: string[];
+  hashKeys: string[];
+  rangeKeys: string[];
+  /** `ALL`, or the non-key attributes projected (none for KEYS_ONLY). */
+  projected: 'ALL' | string[];
 }
 
-/** The table's key attributes and indexes, from the definition `createDurableTable` uses. */
-export function tableShape(tableName: string): { keys: string[]; indexes: IndexDef[] } {
-  const def = durableTableDefinition(tableName);
+/** The table's key attributes (partition key first) and its indexes. */
+export interface TableShape {
+  keys: string[];
+  indexes: IndexDef[];
+}
+
+/**
+ * The table's key schema and its indexes' as DescribeTable reports them, so the meter follows
+ * whatever layout the store writes (not a copy of it).
+ */
+export async function describeShape(client: DynamoDBClient, tableName: string): Promise<TableShape> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const keyNames = (schema: { AttributeName?: string; KeyType?: string }[] | undefined, type: string) =>
+    (schema ?? []).filter((k) => k.KeyType === type).map((k) => k.AttributeName!);
   return {
-    keys: (def.KeySchema ?? []).map((k) => k.AttributeName!),
-    indexes: (def.GlobalSecondaryIndexes ?? []).map((gsi) => ({
+    keys: [...keyNames(Table?.KeySchema, 'HASH'), ...keyNames(Table?.KeySchema, 'RANGE')],
+    indexes: (Table?.GlobalSecondaryIndexes ?? []).map((gsi) => ({
       name: gsi.IndexName!,
-      keys: (gsi.KeySchema ?? []).map((k) => k.AttributeName!),
-      projected: gsi.Projection?.NonKeyAttributes ?? [],
+      hashKeys: keyNames(gsi.KeySchema, 'HASH'),
+      rangeKeys: keyNames(gsi.KeySchema, 'RANGE'),
+      projected: gsi.Projection?.ProjectionType === 'ALL' ? 'ALL' : (gsi.Projection?.NonKeyAttributes ?? []),
     })),
   };
 }
 
-/** An item's entry in an index (undefined when it lacks a key attribute): its key and its size. */
+/** A partition key value as the reports print it: the values of its attributes, joined. */
+const keyValue = (item: Item, names: string[]) => names.map((n) => str(item[n])).join(' | ');
+
+/** The partition key value of a table item (its first key attribute). */
+export const tablePartition = (item: Item, shape: TableShape): string => keyValue(item, shape.keys.slice(0, 1));
+
+/**
+ * An item's entry in an index (undefined when it lacks a key attribute: a sparse index leaves it
+ * out): its partition key value, its whole key, its content and its size.
+ */
 export function indexEntry(item: Item | undefined, tableKeys: string[], index: IndexDef) {
-  if (!item || index.keys.some((k) => item[k] === undefined)) return undefined;
-  const names = [...new Set([...tableKeys, ...index.keys, ...index.projected])].filter((n) => item[n] !== undefined);
+  const indexKeys = [...index.hashKeys, ...index.rangeKeys];
+  if (!item || indexKeys.some((k) => item[k] === undefined)) return undefined;
+  const projected = index.projected === 'ALL' ? Object.keys(item) : index.projected;
+  const names = [...new Set([...tableKeys, ...indexKeys, ...projected])].filter((n) => item[n] !== undefined);
   const entry = Object.fromEntries(names.map((n) => [n, item[n]!]));
   // Index items carry 100 bytes of overhead.
   return {
-    key: JSON.stringify(index.keys.map((k) => item[k])),
+    partition: keyValue(item, index.hashKeys),
+    key: JSON.stringify(indexKeys.map((k) => item[k])),
     content: JSON.stringify(entry),
     size: itemSize(entry) + 100,
   };
 }
 
 /**
- * Write units an index consumes for one item write: a new or removed entry is one write, a
- * changed index key is two (delete and put), a changed projected attribute one, no change none.
- * Index writes are charged as standard writes, also for transactions (an assumption: the index is
- * updated asynchronously, outside the transaction; DynamoDB Local charges them doubled).
+ * Write units an index consumes for one item write, by the index partition they land in: a new or
+ * removed entry is one write, a changed index key two (a delete in the old partition, a put in the
+ * new), a changed projected attribute one, no change none. Index writes are charged as standard
+ * writes, also for transactions (an assumption: the index is updated asynchronously, outside the
+ * transaction; DynamoDB Local charges them doubled).
  */
-export function indexWriteUnits(
+export function indexWrites(
   before: Item | undefined,
   after: Item | undefined,
   tableKeys: string[],
   index: IndexDef,
-) {
+): Array<{ partition: string; wru: number }> {
   const b = indexEntry(before, tableKeys, index);
   const a = indexEntry(after, tableKeys, index);
-  if (!b && !a) return 0;
-  if (!b) return writeUnits(a!.size, false);
-  if (!a) return writeUnits(b.size, false);
-  if (a.key !== b.key) return writeUnits(b.size, false) + writeUnits(a.size, false);
-  return a.content === b.content ? 0 : writeUnits(Math.max(a.size, b.size), false);
+  if (!b && !a) return [];
+  if (!b) return [{ partition: a!.partition, wru: writeUnits(a!.size, false) }];
+  if (!a) return [{ partition: b.partition, wru: writeUnits(b.size, false) }];
+  if (a.key !== b.key) {
+    return [
+      { partition: b.partition, wru: writeUnits(b.size, false) },
+      { partition: a.partition, wru: writeUnits(a.size, false) },
+    ];
+  }
+  return a.content === b.content ? [] : [{ partition: a.partition, wru: writeUnits(Math.max(a.size, b.size), false) }];
 }
+
+/** Write units an index consumes for one item write (see {@link indexWrites}). */
+export const indexWriteUnits = (
+  before: Item | undefined,
+  after: Item | undefined,
+  tableKeys: string[],
+  index: IndexDef,
+) => indexWrites(before, after, tableKeys, index).reduce((sum, w) => sum + w.wru, 0);
+
+/**
+ * Write units by partition key value: per target (`table`, or an index's name), per partition
+ * key value, the units written there and the tags (runs) they were written for.
+ */
+export type PartitionWrites = Map<string, Map<string, { wru: number; tags: Set<string> }>>;
 
 // ---------------------------------------------------------------------------------------------
 // The meter: client middleware counting requests and units
@@ -252,15 +302,26 @@ export class Meter {
   computeUnits = true;
   /** On: every request and the items it wrote go to stderr (`--trace`). */
   trace = false;
+  /** Write units by partition key value (the table's and each index's), while `computeUnits` is on. */
+  partitions: PartitionWrites = new Map();
+  /** What the writes from now on are attributed to in {@link partitions} (a run id, say). */
+  tag = '';
   private writeLock: Promise<unknown> = Promise.resolve();
-  private readonly shape: { keys: string[]; indexes: IndexDef[] };
+  private described: Promise<TableShape> | undefined;
 
-  /** `raw` is an unmetered client the meter reads items with. */
+  /** `raw` is an unmetered client the meter reads items and the table's key schema with. */
   constructor(
     private readonly raw: DynamoDBClient,
-    tableName: string,
-  ) {
-    this.shape = tableShape(tableName);
+    private readonly tableName: string,
+  ) {}
+
+  /** The table's key schema and indexes (DescribeTable, once: the table must exist by then). */
+  shape(): Promise<TableShape> {
+    this.described ??= describeShape(this.raw, this.tableName).catch((error: unknown) => {
+      this.described = undefined;
+      throw error;
+    });
+    return this.described;
   }
 
   reset(): void {
@@ -279,7 +340,8 @@ export class Meter {
       const tally = this.tally(command);
       tally.requests++;
       const send = async () => {
-        const targets = kind === 'write' && this.computeUnits ? this.writeTargets(command, input) : [];
+        const shape = kind === 'write' && this.computeUnits ? await this.shape() : undefined;
+        const targets = shape ? this.writeTargets(command, input, shape) : [];
         const before = await this.snapshot(targets);
         try {
           const result = await next({ ...args, input: input as ServiceInputTypes });
@@ -288,11 +350,9 @@ export class Meter {
           tally.localUnits += consumed(output.ConsumedCapacity);
           if (kind === 'read') tally.itemsRead += itemsIn(result.output);
           let detail = '';
-          if (this.computeUnits && kind === 'write') {
-            detail = this.chargeWrites(tally, targets, before, await this.snapshot(targets));
-          }
+          if (shape) detail = this.chargeWrites(tally, targets, before, await this.snapshot(targets), shape);
           if (this.computeUnits && kind === 'read') {
-            const rru = await this.readCost(command, input);
+            const rru = await this.readCost(command, input, await this.shape());
             tally.rru += rru;
             detail = `${fmt(rru)} RRU`;
           }
@@ -302,7 +362,7 @@ export class Meter {
           tally.failed++;
           tally.attempts += (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
           // A failed conditional write is still charged, on the item as it stands.
-          if (this.computeUnits && kind === 'write') this.chargeWrites(tally, targets, before, before);
+          if (shape) this.chargeWrites(tally, targets, before, before, shape);
           throw error;
         }
       };
@@ -321,14 +381,14 @@ export class Meter {
     return t;
   }
 
-  private key(itemOrKey: Input): Item {
-    return Object.fromEntries(this.shape.keys.map((k) => [k, { S: str(itemOrKey[k]) }]));
+  private key(itemOrKey: Input, shape: TableShape): Item {
+    return Object.fromEntries(shape.keys.map((k) => [k, { S: str(itemOrKey[k]) }]));
   }
 
-  private writeTargets(command: string, input: Input): WriteTarget[] {
+  private writeTargets(command: string, input: Input, shape: TableShape): WriteTarget[] {
     const one = (table: string, x: Input, transactional: boolean, check = false): WriteTarget => ({
       table,
-      key: this.key(x),
+      key: this.key(x, shape),
       transactional,
       check,
     });
@@ -365,12 +425,23 @@ export class Meter {
     return Promise.all(targets.map((t) => this.getItem(t.table, t.key)));
   }
 
-  /** Charges a write's items to `tally`; returns what it charged, for `--trace`. */
+  /** Adds `wru` written to `partition` of `target` (the table, or an index) to {@link partitions}. */
+  private charge(target: string, partition: string, wru: number): void {
+    const byKey = this.partitions.get(target) ?? new Map<string, { wru: number; tags: Set<string> }>();
+    this.partitions.set(target, byKey);
+    const at = byKey.get(partition) ?? { wru: 0, tags: new Set<string>() };
+    byKey.set(partition, at);
+    at.wru += wru;
+    at.tags.add(this.tag);
+  }
+
+  /** Charges a write's items to `tally` and to their partitions; returns what it charged, for `--trace`. */
   private chargeWrites(
     tally: Tally,
     targets: WriteTarget[],
     before: (Item | undefined)[],
     after: (Item | undefined)[],
+    shape: TableShape,
   ): string {
     return targets
       .map((t, i) => {
@@ -378,9 +449,15 @@ export class Meter {
         const [b, a] = [itemSize(before[i]), itemSize(after[i])];
         const wru = writeUnits(Math.max(b, a), t.transactional);
         tally.tableWru += wru;
+        this.charge('table', tablePartition(t.key, shape), wru);
         let index = 0;
         if (!t.check) {
-          for (const def of this.shape.indexes) index += indexWriteUnits(before[i], after[i], this.shape.keys, def);
+          for (const def of shape.indexes) {
+            for (const w of indexWrites(before[i], after[i], shape.keys, def)) {
+              index += w.wru;
+              this.charge(def.name, w.partition, w.wru);
+            }
+          }
         }
         tally.indexWru += index;
         return `${t.key.sk?.S} ${b}->${a} B: ${wru}${index ? ` + ${index} index` : ''} WRU`;
@@ -389,17 +466,17 @@ export class Meter {
   }
 
   /** Read units of a read, from the sizes of the whole items it read (projections do not reduce them). */
-  private async readCost(command: string, input: Input): Promise<number> {
+  private async readCost(command: string, input: Input, shape: TableShape): Promise<number> {
     switch (command) {
       case 'GetItem': {
-        const item = await this.getItem(input.TableName as string, this.key(input.Key as Input));
+        const item = await this.getItem(input.TableName as string, this.key(input.Key as Input, shape));
         return readUnits(itemSize(item), input.ConsistentRead === true);
       }
       case 'BatchGetItem': {
         let units = 0;
         for (const [table, req] of Object.entries(input.RequestItems as Record<string, Input>)) {
           for (const key of req.Keys as Input[]) {
-            units += readUnits(itemSize(await this.getItem(table, this.key(key))), req.ConsistentRead === true);
+            units += readUnits(itemSize(await this.getItem(table, this.key(key, shape))), req.ConsistentRead === true);
           }
         }
         return units;

@@ -31,6 +31,8 @@ import {
   StepSemantics,
   withDurableExecution,
 } from '@durable-lambda/sdk';
+import { withRunMetrics } from '../../packages/cdk/src/runtime/run-metrics';
+import { CDK_FUNCTION, PRICE as COST, logEventBytes, MS_PER_AWS_CALL } from './cost-model';
 import {
   consumed,
   fmt,
@@ -41,7 +43,6 @@ import {
   readUnits,
   type Tally,
   type Totals,
-  tableShape,
   totalsOf,
   writeUnits,
 } from './dynamodb-meter';
@@ -58,28 +59,24 @@ export const BENCH_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012
 /** The bench's table, one per process. */
 export const TABLE = `durable-bench-${process.pid}`;
 
-/** Prices: stated assumptions (us-east-1, on-demand, list prices, no free tier); docs/performance.md cites them. */
+/**
+ * The prices and Lambda size the detailed report (dynamodb.bench.ts) prices with: the cost model's
+ * (lib/cost-model.ts), at the CDK's default memory and architecture.
+ */
 export const PRICE = {
-  /** $ per million write request units. */
-  writeUnit: 0.625,
-  /** $ per million read request units. */
-  readUnit: 0.125,
-  /** $ per million EventBridge Scheduler invocations (schedules that fire); API calls are not billed. */
-  schedulerInvocation: 1.0,
-  /** $ per million SQS standard-queue requests (each 64 KB chunk of a request is one). */
-  sqsRequest: 0.4,
-  /** $ per million Lambda requests. */
-  lambdaRequest: 0.2,
-  /** $ per GB-second of Lambda duration (x86). */
-  lambdaGbSecond: 0.0000166667,
-  /** $ per GB-month of DynamoDB Standard storage. */
-  storageGbMonth: 0.25,
+  writeUnit: COST.writeUnitPerM,
+  readUnit: COST.readUnitPerM,
+  schedulerInvocation: COST.schedulerInvocationPerM,
+  sqsRequest: COST.sqsRequestPerM,
+  lambdaRequest: COST.lambdaRequestPerM,
+  lambdaGbSecond: COST.lambdaGbSecond[CDK_FUNCTION.architecture],
+  storageGbMonth: COST.storageGbMonth,
 };
-/** The Lambda memory size the cost figures assume. */
-export const LAMBDA_MEMORY_MB = 128;
-/** Assumed real latency of one AWS API call from Lambda, ms (DynamoDB, Scheduler, Lambda invoke). */
-export const ASSUMED_MS_PER_CALL = 10;
-/** Assumed time of the handler's own code per invocation (the steps here do nothing), ms. */
+/** The Lambda memory size the cost figures assume: the `DurableFunction` default. */
+export const LAMBDA_MEMORY_MB = CDK_FUNCTION.memoryMb;
+/** Real latency of one AWS API call from Lambda, ms (lib/cost-model.ts says why). */
+export const ASSUMED_MS_PER_CALL = MS_PER_AWS_CALL;
+/** Assumed time of the handler's own code per invocation (the detailed report; the figures measure it), ms. */
 export const ASSUMED_CODE_MS = 5;
 /** Concurrency of the map workloads. */
 export const MAX_CONCURRENCY = 10;
@@ -209,6 +206,16 @@ export interface Invocation {
   /** Its DynamoDB write requests and write units (computed, table + index). */
   writeRequests: number;
   wru: number;
+  /**
+   * How Lambda invoked it: the start, an asynchronous invoke, a schedule firing, an SQS message; or
+   * `api`: another function's invocation on the run's behalf (the control API completing a callback).
+   */
+  via: 'start' | 'invoke' | 'schedule' | 'sqs' | 'api';
+  /** CPU ms this process spent in it (user + system): our code and the AWS SDK's, on this machine. */
+  cpuMs: number;
+  /** What it wrote to stdout and stderr (run metrics, log lines): log events, and the bytes ingested. */
+  logLines: number;
+  logBytes: number;
 }
 
 /** What one driven run cost, in all and per invocation. */
@@ -233,6 +240,10 @@ export interface Measured {
   storageByteDays: Map<string, number>;
   /** Bytes the run keeps in the table (items + index entries, with their 100 B overheads). */
   storedBytes: number;
+  /** Bytes the run keeps in the table, by kind (as in `storageByteDays`). */
+  storedBytesByKind: Map<string, number>;
+  /** Bytes of items without a TTL attribute: kept until deleted, so not in `storageByteDays`. */
+  unexpiringBytes: number;
 }
 
 /** Hooks into {@link World.drive}. */
@@ -244,6 +255,8 @@ export interface DriveHooks {
   onIdle?: () => Promise<boolean>;
   /** Called before invocation `index` (0: the start), e.g. to switch the meter's unit counting on. */
   beforeCall?: (index: number) => void;
+  /** The function the run is started on (default {@link FUNCTION_NAME}). */
+  functionName?: string;
 }
 
 /** DynamoDB Local behind a metered client, the engine wired like ProductionBackend, and the driver that plays Lambda. */
@@ -264,8 +277,23 @@ export class World {
   /** Request ids of this world's runs (distinct per lease mode: two worlds share one table). */
   private readonly runPrefix: string;
 
-  /** `leaseWakeUp`: what stands behind each invocation's lease (default: the reconciler, no call). */
-  constructor(endpoint: string, options: { leaseWakeUp?: LeaseWakeUp } = {}) {
+  /** The functions this world plays (one queue and waker each would be the same wiring). */
+  readonly functionNames: readonly string[];
+  /** The table its runs are in (default {@link TABLE}). */
+  readonly tableName: string;
+
+  /**
+   * `leaseWakeUp`: what stands behind each invocation's lease (default: the reconciler, no call).
+   * `functionNames`: the functions whose runs it plays (default one, {@link FUNCTION_NAME}).
+   * `tableName`: its table (default {@link TABLE}), which the caller creates.
+   */
+  constructor(
+    endpoint: string,
+    options: { leaseWakeUp?: LeaseWakeUp; functionNames?: string[]; tableName?: string } = {},
+  ) {
+    this.functionNames = options.functionNames ?? [FUNCTION_NAME];
+    this.tableName = options.tableName ?? TABLE;
+    const own = (name: string) => this.functionNames.includes(name.split(':')[0] ?? '');
     this.runPrefix = `bench-${process.pid}${options.leaseWakeUp === undefined ? '' : `-${options.leaseWakeUp}`}`;
     const client = (): DynamoDBClient =>
       new DynamoDBClient({
@@ -275,11 +303,11 @@ export class World {
       });
     this.raw = client();
     const metered = client();
-    this.meter = new Meter(this.raw, TABLE);
+    this.meter = new Meter(this.raw, this.tableName);
     this.meter.install(metered);
     const doc = (c: DynamoDBClient) =>
       DynamoDBDocumentClient.from(c, { marshallOptions: { removeUndefinedValues: true } });
-    this.plainStore = new DynamoDbStore({ client: doc(client()), tableName: TABLE, clock: this.clock });
+    this.plainStore = new DynamoDbStore({ client: doc(client()), tableName: this.tableName, clock: this.clock });
     const targetArn = (name: string) => `arn:aws:lambda:us-east-1:123456789012:function:${name}`;
     const invoker = new LambdaInvoker({ client: this.lambda as unknown as LambdaClient, targetArn });
     // The production waker: SQS within 15 minutes, Scheduler + a final SQS hop beyond, no lease schedule.
@@ -295,30 +323,103 @@ export class World {
         sleep: async () => {},
       }),
       queue: new SqsDelayWaker({ queueUrl: BENCH_QUEUE_URL, client: this.sqs, clock: this.clock }),
-      feeds: (name) => name.split(':')[0] === FUNCTION_NAME,
+      feeds: own,
       clock: this.clock,
       ...(options.leaseWakeUp === undefined ? {} : { lease: options.leaseWakeUp }),
     });
     this.waker = new CountingWaker(onTime);
     this.engine = new Engine({
-      store: new DynamoDbStore({ client: doc(metered), tableName: TABLE, clock: this.clock }),
+      store: new DynamoDbStore({ client: doc(metered), tableName: this.tableName, clock: this.clock }),
       waker: this.waker,
       invoker,
       clock: this.clock,
       retentionMs: RETENTION_MS,
     });
-    this.backend = queueReceivingBackend({
-      engine: this.engine,
-      rearm: (request) => onTime.wakeAt(request),
-      invoker,
-      functionName: FUNCTION_NAME,
-      clock: this.clock,
+    // What a DurableFunction bundles: the production backend wrapped with its run metrics (an EMF
+    // line when a run ends), so the log lines measured are the deployed runtime's.
+    this.backend = withRunMetrics(
+      queueReceivingBackend({
+        engine: this.engine,
+        rearm: (request, hint) => onTime.wakeAt(request, hint),
+        invoker,
+        isOwn: own,
+        functionName: FUNCTION_NAME,
+        clock: this.clock,
+      }),
+      { now: () => this.clock.now() },
+    );
+  }
+
+  /** A handler on this world's engine, logging as the deployed runtime does (the SDK's default sink). */
+  handler<E, R>(fn: (event: E, ctx: DurableContext) => Promise<R>, config: { lazyStartMs?: number } = {}) {
+    return withDurableExecution(fn, { backend: this.backend, ...config });
+  }
+
+  /**
+   * One invocation as Lambda makes it, measured: DynamoDB requests and units, other AWS calls, CPU
+   * time, and what it wrote to stdout and stderr (Lambda sends each line to CloudWatch Logs).
+   */
+  invoke(
+    handler: DurableLambdaHandler,
+    event: unknown,
+    how: { via: Invocation['via']; requestId: string; functionName?: string | undefined },
+  ): Promise<Invocation> {
+    return this.measure(how.via, async () => {
+      await handler(event, {
+        functionName: how.functionName ?? FUNCTION_NAME,
+        awsRequestId: how.requestId,
+        getRemainingTimeInMillis: () => 15 * 60_000,
+      });
     });
   }
 
-  /** A handler on this world's engine. */
-  handler<E, R>(fn: (event: E, ctx: DurableContext) => Promise<R>, config: { lazyStartMs?: number } = {}) {
-    return withDurableExecution(fn, { backend: this.backend, logSink: () => {}, ...config });
+  /**
+   * Runs `work` (an invocation, or what another function does, such as the control API completing
+   * a callback) and measures it as one invocation.
+   */
+  async measure(via: Invocation['via'], work: () => Promise<void>): Promise<Invocation> {
+    const before = totalsOf(this.meter.byCommand);
+    const others = this.otherCalls();
+    const lines: string[] = [];
+    const capture = (stream: NodeJS.WriteStream) => {
+      const write = stream.write;
+      stream.write = ((chunk: string | Uint8Array) => {
+        const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+        lines.push(...text.split('\n').filter((line) => line.length > 0));
+        return true;
+      }) as typeof stream.write;
+      return () => {
+        stream.write = write;
+      };
+    };
+    const restore = [capture(process.stdout), capture(process.stderr)];
+    const cpu = process.cpuUsage();
+    const t0 = performance.now();
+    try {
+      await work();
+    } finally {
+      for (const undo of restore) undo();
+    }
+    const ms = performance.now() - t0;
+    const used = process.cpuUsage(cpu);
+    const after = totalsOf(this.meter.byCommand);
+    return {
+      ms,
+      dynamodb: after.requests - before.requests,
+      otherCalls: this.otherCalls() - others,
+      itemsRead: after.itemsRead - before.itemsRead,
+      rru: after.rru - before.rru,
+      writeRequests: after.writeRequests - before.writeRequests,
+      wru: after.wru - before.wru,
+      via,
+      cpuMs: (used.user + used.system) / 1000,
+      logLines: lines.length,
+      logBytes: lines.reduce((sum, line) => sum + logEventBytes(line), 0),
+    };
+  }
+
+  private otherCalls(): number {
+    return this.scheduler.creates + this.scheduler.deletes + this.lambda.invokes + this.sqs.sends;
   }
 
   /**
@@ -334,35 +435,17 @@ export class World {
     this.lambda.invokes = 0;
     const requestId = `${this.runPrefix}-${++this.requestSeq}`;
     const invocations: Invocation[] = [];
-    const call = async (event: unknown) => {
+    const call = async (event: unknown, via: Invocation['via']) => {
       hooks.beforeCall?.(invocations.length);
-      const before = totalsOf(this.meter.byCommand);
-      const requests = before.requests;
-      const others = this.scheduler.creates + this.scheduler.deletes + this.lambda.invokes + this.sqs.sends;
-      const t0 = performance.now();
-      await handler(event, {
-        functionName: FUNCTION_NAME,
-        awsRequestId: invocations.length === 0 ? requestId : `${requestId}-${invocations.length}`,
-        getRemainingTimeInMillis: () => 15 * 60_000,
-      });
-      const ms = performance.now() - t0;
-      const after = totalsOf(this.meter.byCommand);
-      invocations.push({
-        ms,
-        dynamodb: after.requests - requests,
-        otherCalls: this.scheduler.creates + this.scheduler.deletes + this.lambda.invokes + this.sqs.sends - others,
-        itemsRead: after.itemsRead - before.itemsRead,
-        rru: after.rru - before.rru,
-        writeRequests: after.writeRequests - before.writeRequests,
-        wru: after.wru - before.wru,
-      });
+      const id = invocations.length === 0 ? requestId : `${requestId}-${invocations.length}`;
+      invocations.push(await this.invoke(handler, event, { via, requestId: id, functionName: hooks.functionName }));
     };
-    await call(payload);
+    await call(payload, 'start');
     for (;;) {
       if (invocations.length > 200) throw new Error('runaway: more than 200 invocations');
       const queued = this.lambda.queue.shift();
       if (queued !== undefined) {
-        await call(queued);
+        await call(queued, 'invoke');
         continue;
       }
       // Whichever comes first: a schedule firing or a delayed SQS message becoming visible.
@@ -370,7 +453,7 @@ export class World {
       const visibleAt = this.sqs.nextVisibleAt();
       if (visibleAt !== undefined && visibleAt <= scheduledAt) {
         this.clock.advanceTo(visibleAt);
-        await call(this.sqs.receiveNext());
+        await call(this.sqs.receiveNext(), 'sqs');
         continue;
       }
       const schedule = this.scheduler.takeEarliest();
@@ -379,7 +462,7 @@ export class World {
         break;
       }
       this.clock.advanceTo(schedule.at);
-      await call(JSON.parse(schedule.input));
+      await call(JSON.parse(schedule.input), 'schedule');
     }
     const byCommand = this.meter.copy();
     const runId = runIdFor(requestId);
@@ -405,12 +488,20 @@ export class World {
     };
   }
 
-  /** Bytes × days the run's items (with their index entries) stay in the table, from their TTL, by kind. */
-  private async storage(runId: string): Promise<{ storageByteDays: Map<string, number>; storedBytes: number }> {
-    const { keys, indexes } = tableShape(TABLE);
+  /**
+   * Bytes × days the run's items (with their index entries) stay in the table, each until the TTL
+   * it carries (what the store wrote, so the figure follows its retention), by kind.
+   */
+  private async storage(runId: string): Promise<{
+    storageByteDays: Map<string, number>;
+    storedBytes: number;
+    storedBytesByKind: Map<string, number>;
+    unexpiringBytes: number;
+  }> {
+    const { keys, indexes } = await this.meter.shape();
     const out = await this.raw.send(
       new QueryCommand({
-        TableName: TABLE,
+        TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': { S: `RUN#${runId}` } },
         ConsistentRead: true,
@@ -418,19 +509,25 @@ export class World {
     );
     const now = this.clock.now();
     const byKind = new Map<string, number>();
+    const bytesByKind = new Map<string, number>();
     let storedBytes = 0;
+    let unexpiringBytes = 0;
     for (const item of out.Items ?? []) {
-      const ttl = item.ttl?.N === undefined ? undefined : Number(item.ttl.N) * 1000;
-      const days = ttl === undefined ? Number.NaN : (ttl - now) / DAY_MS;
       // Table items carry 100 bytes of overhead too.
       let bytes = itemSize(item) + 100;
       for (const index of indexes) bytes += indexEntry(item, keys, index)?.size ?? 0;
-      const sk = item.sk?.S ?? '';
-      const kind = sk === 'RUN' ? 'run item' : sk.startsWith('OP#') ? 'operations' : 'chunks';
-      byKind.set(kind, (byKind.get(kind) ?? 0) + bytes * days);
       storedBytes += bytes;
+      if (item.ttl?.N === undefined) {
+        unexpiringBytes += bytes;
+        continue;
+      }
+      const days = Math.max(0, Number(item.ttl.N) * 1000 - now) / DAY_MS;
+      const sk = item.sk?.S ?? '';
+      const kind = sk === 'RUN' ? 'run item' : sk.startsWith('OP#') ? 'operations' : 'other items';
+      byKind.set(kind, (byKind.get(kind) ?? 0) + bytes * days);
+      bytesByKind.set(kind, (bytesByKind.get(kind) ?? 0) + bytes);
     }
-    return { storageByteDays: byKind, storedBytes };
+    return { storageByteDays: byKind, storedBytes, storedBytesByKind: bytesByKind, unexpiringBytes };
   }
 }
 
@@ -553,6 +650,37 @@ export const mapHandler = (world: World, m: number, itemMs: (i: number) => numbe
     );
     return result.succeeded().length;
   });
+
+/** `k` one-hour waits one after the other. */
+export const waitsHandler = (world: World, k: number) =>
+  world.handler(async (_e: unknown, ctx: DurableContext) => {
+    for (let i = 0; i < k; i++) await ctx.wait(`w${i}`, { hours: 1 });
+    return k;
+  });
+
+/** `k` callbacks one after the other; each callback id goes to `pending`, for {@link answerCallbacks}. */
+export const callbacksHandler = (world: World, k: number, pending: string[]) =>
+  world.handler(async (_e: unknown, ctx: DurableContext) => {
+    for (let i = 0; i < k; i++) {
+      await ctx.waitForCallback(`c${i}`, async (id) => {
+        pending.push(id);
+      });
+    }
+    return k;
+  });
+
+/**
+ * A drive's `onIdle` that completes the oldest pending callback as the control API does (the
+ * engine's `sendCallbackSuccess`), measured as one invocation of it into `answers`.
+ */
+export const answerCallbacks =
+  (world: World, pending: string[], answers: Invocation[] = []) =>
+  async (): Promise<boolean> => {
+    const id = pending.shift();
+    if (id === undefined) return false;
+    answers.push(await world.measure('api', () => world.engine.sendCallbackSuccess(id, '"ok"')));
+    return true;
+  };
 
 /** The workflow's input. */
 export interface Order {

@@ -15,7 +15,18 @@ import { tsxArgv, tsxEnv } from '../../bench/figures/tsx-process';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SECTIONS = ['steps', 'replay', 'dynamodb', 'cost', 'lateness', 'bundle', 'memory', 'recovery', 'reconciler'];
+const SECTIONS = [
+  'steps',
+  'replay',
+  'dynamodb',
+  'cost',
+  'partitions',
+  'lateness',
+  'bundle',
+  'memory',
+  'recovery',
+  'reconciler',
+];
 
 interface Report {
   generatedAt: string;
@@ -92,11 +103,24 @@ describe('npm run bench, smoke size', () => {
         what,
       ).toBe(true);
     }
+    // All in at the CDK's defaults, ours against the managed service: the reference run, a callback, a wait.
+    for (const what of ['reference runs', 'callbacks', 'waits']) {
+      const row = report.rows.find((r) => r.section === 'cost' && String(r.metric).startsWith(`$ per 1M ${what}`));
+      expect(row?.metric, what).toContain('all in');
+      expect(typeof row?.reference, what).toBe('number');
+    }
+    // Write units per partition key value at 10,000 starts and wake-ups a second (the base table's
+    // and each index's), and each index's largest share with runs left running.
+    expect(metrics.filter((m) => m.startsWith('peak WCU/s on one partition key value, base table')).length).toBe(1);
+    const indexes = metrics.filter((m) => m.startsWith('peak WCU/s on one partition key value, index')).length;
+    expect(indexes).toBeGreaterThan(0);
+    expect(metrics.filter((m) => m.startsWith('largest share of one partition key value, index')).length).toBe(indexes);
     // One modelled lateness row per wait: what ships (in-process, SQS delay, Scheduler + SQS hop)
-    // against Scheduler alone.
+    // against Scheduler alone, and the hold its rounding costs.
     for (const wait of ['1 s', '30 s', '5 min', '15 min', '1 h', '1 day', '1 year']) {
       expect(metrics.filter((m) => m.endsWith(`wait ${wait}, shipped today`)).length, wait).toBe(1);
     }
+    expect(metrics.some((m) => m.startsWith('in-process hold per wake-up'))).toBe(true);
   });
 
   it('prints one aligned table with a line per row', () => {
