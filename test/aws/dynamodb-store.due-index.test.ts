@@ -93,8 +93,9 @@ describe('DynamoDbStore: the due index', () => {
       createdAt: T0,
       expiresAt: T0 + 9e6,
     });
+    // The lease kept the due time the run had (its start): no index write per lease.
     expect(await indexEntries()).toEqual([
-      { runId: 'ended', shard: dueShard('ended'), dueAt: T0 + 60_000 },
+      { runId: 'ended', shard: dueShard('ended'), dueAt: T0 },
       { runId: 'waiting', shard: dueShard('waiting'), dueAt: T0 },
     ]);
     await store.commit('ended', fence, {
@@ -106,17 +107,17 @@ describe('DynamoDbStore: the due index', () => {
     expect((await indexEntries()).map((entry) => entry.runId)).toEqual(['waiting']);
   });
 
-  it('spreads runs over its 16 shards by a stable hash of the run id', () => {
-    const shards = new Set(Array.from({ length: 200 }, (_, i) => dueShard(`run-${i}`)));
-    expect(DUE_SHARDS).toBe(16);
-    expect(shards.size).toBe(16);
-    for (const shard of shards) expect(shard).toMatch(/^due#([0-9]|1[0-5])$/);
+  it('spreads runs over its 64 shards by a stable hash of the run id', () => {
+    const shards = new Set(Array.from({ length: 2_000 }, (_, i) => dueShard(`run-${i}`)));
+    expect(DUE_SHARDS).toBe(64);
+    expect(shards.size).toBe(64);
+    for (const shard of shards) expect(shard).toMatch(/^due#([0-9]|[1-5][0-9]|6[0-3])$/);
     expect(dueShard('run-7')).toBe(dueShard('run-7'));
   });
 
   it('findDueRuns costs one Query per shard, nothing else', async () => {
     await store.createRun(runRecord('r1'), executionOp());
-    expect(await requests(() => store.findDueRuns(T0, 10))).toEqual({ QueryCommand: 16 });
+    expect(await requests(() => store.findDueRuns(T0, 10))).toEqual({ QueryCommand: DUE_SHARDS });
   });
 
   it('findDueRuns refuses a bad bound or limit with invalid_argument, naming the field', async () => {

@@ -4,8 +4,13 @@ import {
   BY_FUNCTION_INDEX,
   BY_STATUS_INDEX,
   createDurableTable,
+  DUE_SHARDS,
   DynamoDbStore,
+  dueShard,
   durableTableDefinition,
+  LIST_INDEX,
+  LIST_SHARDS,
+  listKeyOf,
   operationSk,
   runPk,
 } from '@durable-lambda/aws';
@@ -96,6 +101,8 @@ const chunkCount = async (runId: string) =>
 
 describe('DynamoDbStore: requests per operation', () => {
   it('the hot path is one request each and no transaction: create, lease, load, commit, release, outside event', async () => {
+    // The first run of a function in this store also registers the function (once per store).
+    expect(await requests(() => store.createRun(runRecord('r0'), executionOp()))).toEqual({ PutItemCommand: 2 });
     expect(await requests(() => store.createRun(runRecord('r1'), executionOp()))).toEqual({ PutItemCommand: 1 });
     let fence = 0;
     expect(
@@ -169,12 +176,13 @@ describe('DynamoDbStore: requests per operation', () => {
 });
 
 describe('DynamoDbStore: layout', () => {
-  it('creates the table with keys, the three run indexes, the due index and TTL on ttl', async () => {
+  it('creates the table with keys, the listing index, the due index and TTL on ttl', async () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.KeySchema).toEqual(durableTableDefinition(tableName).KeySchema);
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual(
-      [BY_FUNCTION_INDEX, 'byFunctionBase', BY_STATUS_INDEX, 'due'].sort(),
-    );
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual([LIST_INDEX, 'due'].sort());
+    expect(
+      durableTableDefinition(tableName, { legacyIndexes: true }).GlobalSecondaryIndexes?.map((i) => i.IndexName),
+    ).toEqual([LIST_INDEX, 'due', BY_FUNCTION_INDEX, 'byFunctionBase', BY_STATUS_INDEX]);
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
   });
@@ -185,7 +193,7 @@ describe('DynamoDbStore: layout', () => {
     expect(shuffled.sort((a, b) => (operationSk(a) < operationSk(b) ? -1 : 1))).toEqual(ids);
   });
 
-  it('indexes run items only, on their own attributes: a status change moves a run between listings', async () => {
+  it('indexes run items only, once at their start; a status change rewrites the projected status in place', async () => {
     const fence = await leased('r1');
     await store.commit('r1', fence, { operations: [stepOp('1', payload(MB))] });
     await store.claimIdempotencyKey({
@@ -195,41 +203,72 @@ describe('DynamoDbStore: layout', () => {
       createdAt: T0,
       expiresAt: T0 + 1e6,
     });
-    const indexed = async (index: string) =>
-      (await client.send(new ScanCommand({ TableName: tableName, IndexName: index }))).Items?.map((item) => item.sk);
-    expect(await indexed(BY_FUNCTION_INDEX)).toEqual(['RUN']);
-    expect(await indexed(BY_STATUS_INDEX)).toEqual(['RUN']);
+    const indexed = async () =>
+      (await client.send(new ScanCommand({ TableName: tableName, IndexName: LIST_INDEX }))).Items ?? [];
+    expect((await indexed()).map((item) => [item.sk, item.listKey, item.status])).toEqual([
+      ['RUN', listKeyOf('fn', 'r1'), 'RUNNING'],
+    ]);
     await store.commit('r1', fence, { operations: [], run: { status: 'SUCCEEDED', endedAt: T0 + 50 } });
-    const byStatus = async (status: string) =>
-      (
-        await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: BY_STATUS_INDEX,
-            KeyConditionExpression: '#s = :s',
-            ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: { ':s': status },
-          }),
-        )
-      ).Items?.map((item) => item.runId);
-    expect(await byStatus('RUNNING')).toEqual([]);
-    expect(await byStatus('SUCCEEDED')).toEqual(['r1']);
+    expect((await indexed()).map((item) => item.status)).toEqual(['SUCCEEDED']);
+    expect((await store.listRuns({ functionName: 'fn', status: 'RUNNING' })).runs).toEqual([]);
+    expect((await store.listRuns({ functionName: 'fn', status: 'SUCCEEDED' })).runs.map((r) => r.runId)).toEqual([
+      'r1',
+    ]);
   });
 
-  it('a listing without a status costs six index queries and one read of the page', async () => {
+  it('no partition key takes every run: a function spreads over 32 listing keys, the table over 64 due keys', async () => {
+    const ids = Array.from({ length: 300 }, (_, i) => `spread-${i}`);
+    const listing = new Map<string, number>();
+    const due = new Map<string, number>();
+    for (const id of ids) {
+      listing.set(listKeyOf('orders', id), (listing.get(listKeyOf('orders', id)) ?? 0) + 1);
+      due.set(dueShard(id), (due.get(dueShard(id)) ?? 0) + 1);
+    }
+    expect(listing.size).toBe(LIST_SHARDS);
+    expect(due.size).toBe(DUE_SHARDS);
+    // The largest share any one key takes stays near an even spread (1/32, 1/64).
+    expect(Math.max(...listing.values()) / ids.length).toBeLessThan(3 / LIST_SHARDS);
+    expect(Math.max(...due.values()) / ids.length).toBeLessThan(3 / DUE_SHARDS);
+  });
+
+  it('a listing queries the 32 partitions of the function (and the registry without one), then reads the page', async () => {
     await store.createRun(runRecord('r1'), executionOp());
     await store.createRun(runRecord('r2', { functionName: 'other' }), executionOp());
     await store.createRun(runRecord('r3', { functionName: 'fn:7' }), executionOp());
-    expect(await requests(() => store.listRuns({}))).toEqual({ QueryCommand: 6, BatchGetItemCommand: 1 });
-    // A bare name also reads the runs of its versions and aliases (`byFunctionBase`); a qualified one is one query.
+    const all = await requests(() => store.listRuns({}));
+    expect(all).toEqual({ QueryCommand: 1 + 2 * LIST_SHARDS, BatchGetItemCommand: 1 });
+    expect((await store.listRuns({})).runs.map((r) => r.runId).sort()).toEqual(['r1', 'r2', 'r3']);
     expect(await requests(() => store.listRuns({ functionName: 'fn', status: 'RUNNING' }))).toEqual({
-      QueryCommand: 2,
+      QueryCommand: LIST_SHARDS,
       BatchGetItemCommand: 1,
     });
-    expect(await requests(() => store.listRuns({ functionName: 'fn:7', status: 'RUNNING' }))).toEqual({
-      QueryCommand: 1,
-      BatchGetItemCommand: 1,
-    });
+    expect((await store.listRuns({ functionName: 'fn' })).runs.map((r) => r.runId).sort()).toEqual(['r1', 'r3']);
+    expect((await store.listRuns({ functionName: 'fn:7' })).runs.map((r) => r.runId)).toEqual(['r3']);
+  });
+
+  it('a table that keeps the layout-1 indexes lists the runs written before layout 2 too', async () => {
+    const legacyTable = uniqueTableName('legacy');
+    await createDurableTable(client, legacyTable, { legacyIndexes: true });
+    const legacy = new DynamoDbStore({ client, tableName: legacyTable, clock, legacyIndexes: true });
+    await legacy.createRun(runRecord('new'), executionOp());
+    // A run item as layout 1 wrote it: no listKey (so only the layout-1 indexes hold it).
+    await client.send(
+      new PutCommand({
+        TableName: legacyTable,
+        Item: {
+          pk: runPk('old'),
+          sk: 'RUN',
+          ...runRecord('old', { createdAt: T0 - 5 }),
+          epoch: 0,
+          inflight: {},
+        },
+      }),
+    );
+    expect((await legacy.listRuns({ functionName: 'fn' })).runs.map((r) => r.runId)).toEqual(['new', 'old']);
+    expect((await legacy.listRuns({ status: 'RUNNING' })).runs.map((r) => r.runId)).toEqual(['new', 'old']);
+    // A store that is not told reads the listing index only.
+    const unaware = new DynamoDbStore({ client, tableName: legacyTable, clock });
+    expect((await unaware.listRuns({ functionName: 'fn' })).runs.map((r) => r.runId)).toEqual(['new']);
   });
 
   it('gives the run item the retention as ttl (seconds), and other items a ceiling', async () => {

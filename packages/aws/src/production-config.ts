@@ -9,6 +9,11 @@ import { DELAY_ROUNDINGS, type DelayRounding } from './sqs-delay-waker';
 export const PRODUCTION_ENV = {
   /** Required: the DynamoDB table holding runs and operations. */
   tableName: 'DURABLE_TABLE_NAME',
+  /**
+   * Optional: `1` when the table still has the layout-1 listing indexes (made before layout 2;
+   * `DurableTable`'s `legacyRunIndexes`): listings then read them too. See the aws package's TABLE.md.
+   */
+  legacyIndexes: 'DURABLE_LEGACY_INDEXES',
   /** Required: the EventBridge Scheduler schedule group wake-ups are created in. */
   scheduleGroup: 'DURABLE_SCHEDULE_GROUP',
   /** Required: the role EventBridge Scheduler assumes to invoke the function. */
@@ -81,6 +86,8 @@ export const DEFAULT_RETENTION_DAYS = 30;
 /** The production backend's configuration, as read from the environment. */
 export interface ProductionConfig {
   tableName: string;
+  /** The table has the layout-1 listing indexes too (`DURABLE_LEGACY_INDEXES=1`). */
+  legacyIndexes?: boolean;
   scheduleGroup: string;
   schedulerRoleArn: string;
   retentionDays: number;
@@ -150,6 +157,11 @@ export function readProductionConfig(env: ProductionEnvironment): ProductionConf
     retentionDays: DEFAULT_RETENTION_DAYS,
   };
   check(TABLE_NAME.test(config.tableName), 'tableName', 'a DynamoDB table name (3-255 of [a-zA-Z0-9_.-])');
+  const legacy = value('legacyIndexes');
+  if (legacy !== undefined) {
+    check(legacy === '1' || legacy === '0', 'legacyIndexes', '1 (the table has the layout-1 indexes) or 0');
+    config.legacyIndexes = legacy === '1';
+  }
   check(SCHEDULE_GROUP.test(config.scheduleGroup), 'scheduleGroup', 'a schedule group name (1-64 of [0-9a-zA-Z-_.])');
   check(ROLE_ARN.test(config.schedulerRoleArn), 'schedulerRoleArn', 'an IAM role ARN');
   const deadLetterArn = value('scheduleDeadLetterArn');

@@ -162,7 +162,14 @@ export class ProductionBackend implements DurableBackend {
       now: () => Date.now(),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     });
-    this.store = new PinningStore({ client: this.dynamodb, tableName: config.tableName }, pinning.pinning);
+    this.store = new PinningStore(
+      {
+        client: this.dynamodb,
+        tableName: config.tableName,
+        ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
+      },
+      pinning.pinning,
+    );
     const executionTimeout = withExecutionTimeoutMap(
       executionTimeoutSetting(config, process.env.AWS_LAMBDA_FUNCTION_NAME),
       executionTimeouts,

@@ -79,6 +79,7 @@ export class DurableApi extends Construct {
       description: 'durable-lambda control API',
       environment: {
         DURABLE_TABLE_NAME: this.table.tableName,
+        ...(this.table.legacyRunIndexes ? { DURABLE_LEGACY_INDEXES: '1' } : {}),
         DURABLE_API_FUNCTIONS: Lazy.string({
           produce: () =>
             stack.toJsonString(
@@ -118,7 +119,16 @@ export class DurableApi extends Construct {
       this.table,
       role,
       ['dynamodb:Query'],
-      [indexArn(this.table, 'byFunction'), indexArn(this.table, 'byFunctionBase'), indexArn(this.table, 'byStatus')],
+      [
+        indexArn(this.table, 'byFunctionTime'),
+        ...(this.table.legacyRunIndexes
+          ? [
+              indexArn(this.table, 'byFunction'),
+              indexArn(this.table, 'byFunctionBase'),
+              indexArn(this.table, 'byStatus'),
+            ]
+          : []),
+      ],
     );
     this.invokeStatement = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [] });
     role.addToPolicy(this.invokeStatement);

@@ -26,7 +26,7 @@ import {
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
 import { coverQualifiedInvocations } from './qualified-invocations';
 import { RunWatchdog, WATCHDOG_PERIOD } from './run-watchdog';
-import { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
+import { METRIC, METRICS_ENV, METRICS_NAMESPACE } from './runtime/metrics';
 import { DURABLE_ENV, PINNING_ENV, SCHEDULER_SERVICE, schedulerRole } from './scheduler-access';
 import { DEFAULTS, serviceFunction } from './service-function';
 import { WakeQueue } from './wake-queue';
@@ -55,10 +55,16 @@ export { DURABLE_ENV } from './scheduler-access';
  *   stay pinned to the version they started on ({@link DurableFunctionProps.pinning});
  * - a failure destination for asynchronous invocations, of `$LATEST` and of every version and
  *   alias defined in the stack, old versions' included (see `coverQualifiedInvocations`);
- * - alarms: failed runs, stuck runs, throttles, asynchronous invocation failures;
- * - shared by the functions of its table in the stack: the stuck-runs {@link RunWatchdog}, and the
- *   {@link DurableReconciler} (every minute, wakes runs whose wake-up was lost; owns the wake-up
- *   schedules' dead-letter queue, `DURABLE_SCHEDULE_DLQ_ARN`).
+ * - shared by the functions of its table in the stack: the {@link DurableReconciler} (every 2
+ *   minutes by default, wakes runs whose wake-up was lost; owns the wake-up schedules' dead-letter
+ *   queue, `DURABLE_SCHEDULE_DLQ_ARN`);
+ * - opt-in, because CloudWatch bills them by the month (`fixedMonthlyCost`, the CDK README):
+ *   custom metrics (`metrics`: run outcomes and durations, and `StuckRuns` from the table's
+ *   {@link RunWatchdog}) and alarms (`alarms`: failed runs, stuck runs, throttles, asynchronous
+ *   invocation failures, dead-lettered wake-ups, and the reconciler's).
+ *
+ * At its defaults nothing of it costs more than about $0.45 a month before the first run (the
+ * reconciler's passes and the wake-up queue's polling; no KMS key, no alarm, no custom metric).
  *
  * Every grant is as narrow as AWS allows: its table's items, schedules of its group only,
  * `iam:PassRole` of its scheduler role to Scheduler only, `lambda:InvokeFunction` of itself and
@@ -80,7 +86,10 @@ export class DurableFunction extends Construct {
   readonly wakeQueue?: WakeQueue;
   /** The default failure destination (absent when `onFailure` is given). */
   readonly failureQueue?: sqs.Queue;
-  readonly alarms: DurableFunctionAlarms;
+  /** Its alarms (with `alarms` on). */
+  readonly alarms?: DurableFunctionAlarms;
+  /** Whether it publishes custom metrics ({@link DurableFunctionProps.metrics}). */
+  readonly metrics: boolean;
   /** The function's `lambda:InvokeFunction` grants (itself, and the durable functions it calls or answers). */
   readonly invokePolicy: iam.Policy;
   /**
@@ -113,6 +122,13 @@ export class DurableFunction extends Construct {
       props.functionName !== undefined && !Token.isUnresolved(props.functionName) ? props.functionName : undefined;
     const stack = Stack.of(this);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const alarms = props.alarms ?? (props.alarmActions?.length ?? 0) > 0;
+    if (alarms && props.metrics === false) {
+      throw new Error(
+        `${this.node.path}: alarms need metrics (the failed-runs and stuck-runs alarms watch them): drop metrics: false, or alarms`,
+      );
+    }
+    this.metrics = props.metrics ?? alarms;
     this.table = props.table ?? new DurableTable(this, 'Table', { removalPolicy });
 
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'ScheduleGroup', {});
@@ -131,7 +147,10 @@ export class DurableFunction extends Construct {
       ...(props.architecture === undefined ? {} : { architecture: props.architecture }),
       removalPolicy,
     };
-    this.reconciler = DurableReconciler.of(this, this.table, serviceOptions);
+    this.reconciler = DurableReconciler.of(this, this.table, {
+      ...serviceOptions,
+      ...(props.reconcilerPeriod === undefined ? {} : { period: props.reconcilerPeriod }),
+    });
 
     this.aliasName = props.aliasName ?? 'live';
     if (!/^(?!\d+$)[a-zA-Z0-9_-]{1,128}$/.test(this.aliasName) || this.aliasName === '$LATEST') {
@@ -184,6 +203,8 @@ export class DurableFunction extends Construct {
         : { [EXECUTION_TIMEOUT_ENV]: String(this.executionTimeoutSeconds) }),
       ...(this.wakeQueue ? { [DURABLE_ENV.wakeQueueUrl]: this.wakeQueue.queue.queueUrl } : {}),
       ...(leaseWakeUp === undefined ? {} : { [DURABLE_ENV.leaseWakeUp]: leaseWakeUp }),
+      ...(this.table.legacyRunIndexes ? { [DURABLE_ENV.legacyIndexes]: '1' } : {}),
+      ...(this.metrics ? { [METRICS_ENV]: 'on' } : {}),
     };
 
     const code = durableFunctionCode(this.node.path, props);
@@ -287,13 +308,15 @@ export class DurableFunction extends Construct {
     coverQualifiedInvocations(fn, asyncInvoke);
 
     const expected = props.expectedRunDuration ?? Duration.days(1);
-    RunWatchdog.of(this, this.table, serviceOptions).watch(fn, expected);
-    this.alarms = createFunctionAlarms(this, expected, props.alarmActions ?? []);
+    if (this.metrics) RunWatchdog.of(this, this.table, serviceOptions).watch(fn, expected);
+    if (alarms) this.alarms = createFunctionAlarms(this, expected, props.alarmActions ?? []);
     this.reconciler.serve({
       function: fn,
       schedulerRole: this.schedulerRole,
+      metrics: this.metrics,
       ...(this.startsOnAlias ? { aliasName: this.aliasName } : {}),
     });
+    if (alarms) this.reconciler.enableAlarms();
     if (props.alarmActions?.length) this.reconciler.addAlarmActions(...props.alarmActions);
 
     for (const target of props.invokes ?? []) this.invokes(target);
@@ -370,22 +393,22 @@ export class DurableFunction extends Construct {
     });
   }
 
-  /** Runs of this function that ended FAILED, per 5 minutes. */
+  /** Runs of this function that ended FAILED, per 5 minutes (published with `metrics` on). */
   metricFailedRuns(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return this.runMetric(METRIC.runsFailed, { statistic: 'Sum', ...options });
   }
 
-  /** Runs of this function that ended SUCCEEDED, per 5 minutes. */
+  /** Runs of this function that ended SUCCEEDED, per 5 minutes (published with `metrics` on). */
   metricSucceededRuns(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return this.runMetric(METRIC.runsSucceeded, { statistic: 'Sum', ...options });
   }
 
-  /** RUNNING runs older than the expected run duration, as last counted by the watchdog. */
+  /** RUNNING runs older than the expected run duration, as last counted by the watchdog (with `metrics` on). */
   metricStuckRuns(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return this.runMetric(METRIC.stuckRuns, { statistic: 'Maximum', ...options });
   }
 
-  /** Milliseconds from a run's start to its end. */
+  /** Milliseconds from a run's start to its end (published with `metrics` on). */
   metricRunDuration(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return this.runMetric(METRIC.runDuration, { statistic: 'p90', ...options });
   }

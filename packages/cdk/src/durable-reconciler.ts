@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
 import { runtimeFile } from './paths';
+import { METRICS_ENV } from './runtime/metrics';
 import {
   DURABLE_ENV,
   PINNING_ENV,
@@ -21,8 +22,19 @@ import {
 } from './scheduler-access';
 import { DEFAULTS, serviceFunction } from './service-function';
 
-/** How often the reconciler runs. */
-export const RECONCILE_PERIOD = Duration.minutes(1);
+/**
+ * How often the reconciler runs by default. Each pass queries every shard of the due index (0.5 RRU
+ * each when empty), so the period sets most of what an idle table costs a month (`fixedMonthlyCost`,
+ * the CDK README); a lost wake-up or a lapsed lease is found within about this period plus the
+ * engine's 2-minute grace.
+ */
+export const RECONCILE_PERIOD = Duration.minutes(2);
+
+/** The longest reconciler period accepted ({@link DurableReconcilerOptions.period}). */
+export const MAX_RECONCILE_PERIOD = Duration.hours(1);
+
+/** The longest a reconciler invocation runs (Lambda's limit): a longer period still starts one per period. */
+const MAX_PASS_TIMEOUT = Duration.minutes(15);
 
 /** Options of the reconciler (the first `DurableFunction` of a table in a stack decides them). */
 export interface DurableReconcilerOptions {
@@ -33,6 +45,12 @@ export interface DurableReconcilerOptions {
   /** Of its log group and of the wake-ups' dead-letter queue. Default `RemovalPolicy.RETAIN`. */
   readonly removalPolicy?: RemovalPolicy;
   readonly architecture?: lambda.Architecture;
+  /**
+   * How often it runs: whole minutes, 1 minute to 1 hour. Default {@link RECONCILE_PERIOD} (2
+   * minutes). Shorter finds lost wake-ups sooner and costs more (each pass reads every due-index
+   * shard); see the CDK README's price table.
+   */
+  readonly period?: Duration;
 }
 
 /** A durable function as the reconciler serves it. */
@@ -43,6 +61,8 @@ export interface ReconciledFunction {
   readonly schedulerRole: iam.IRole;
   /** The alias its runs start on, if any: runs not pinned to a version yet are woken there. */
   readonly aliasName?: string;
+  /** Whether it publishes custom metrics: the reconciler does when any function it serves does. */
+  readonly metrics?: boolean;
 }
 
 /** The alarms of a {@link DurableReconciler}. */
@@ -57,15 +77,16 @@ export interface DurableReconcilerAlarms {
 
 /**
  * The reconciler of one table's runs in one stack, created by the first `DurableFunction` that
- * uses the table there and shared by the others: a Lambda function run every minute
- * (`rate(1 minute)`) that reads the table's `due` index and wakes every run that is due and not
- * held by a live lease, and tells the parent of every ended child run that was not told. It is
- * what makes a lost wake-up (a throttled Scheduler or Lambda call, a dropped event, a killed
- * process) a delay instead of a stranded run.
+ * uses the table there and shared by the others: a Lambda function run every
+ * {@link DurableReconcilerOptions.period} (default 2 minutes, `rate(2 minutes)`) that reads the
+ * table's `due` index and wakes every run that is due and not held by a live lease, and tells the
+ * parent of every ended child run that was not told. It is what makes a lost wake-up (a throttled
+ * Scheduler or Lambda call, a dropped event, a killed process) a delay instead of a stranded run,
+ * so it is always there, whatever else is opted out of.
  *
  * It also owns the dead-letter queue of every wake-up schedule of these functions (SQS, SSE, TLS
- * only, 14 days, alarmed when not empty): an event Scheduler gave up on lands there, and the run
- * it was for stays due, so the reconciler wakes it anyway.
+ * only, 14 days; alarmed when not empty once {@link enableAlarms} is called): an event Scheduler
+ * gave up on lands there, and the run it was for stays due, so the reconciler wakes it anyway.
  *
  * Its role may use the table's items and query its `due` index, invoke only the functions it
  * serves (any version or alias), and create schedules in its own schedule group only, passing
@@ -76,9 +97,15 @@ export class DurableReconciler extends Construct {
   static of(scope: Construct, table: IDurableTable, options: DurableReconcilerOptions = {}): DurableReconciler {
     const stack = Stack.of(scope);
     const id = `DurableReconciler${table.node.addr}`;
-    return (
-      (stack.node.tryFindChild(id) as DurableReconciler | undefined) ?? new DurableReconciler(stack, id, table, options)
-    );
+    const existing = stack.node.tryFindChild(id) as DurableReconciler | undefined;
+    if (!existing) return new DurableReconciler(stack, id, table, options);
+    // One reconciler per table and stack: a second period asked for cannot be honoured silently.
+    if (options.period !== undefined && options.period.toSeconds() !== existing.period.toSeconds()) {
+      throw new Error(
+        `${scope.node.path}: reconcilerPeriod ${options.period.toHumanString()} differs from the ${existing.period.toHumanString()} of the reconciler its table already has in this stack (the first DurableFunction of a table decides it)`,
+      );
+    }
+    return existing;
   }
 
   readonly function: nodejs.NodejsFunction;
@@ -92,7 +119,10 @@ export class DurableReconciler extends Construct {
   readonly schedulerRole: iam.Role;
   /** Where wake-up schedules of the served functions send an event they could not deliver. */
   readonly deadLetterQueue: sqs.Queue;
-  readonly alarms: DurableReconcilerAlarms;
+  /** How often it runs. */
+  readonly period: Duration;
+  /** Its alarms, once a served function asked for alarms ({@link enableAlarms}). */
+  alarms?: DurableReconcilerAlarms;
   private readonly served: ReconciledFunction[] = [];
   private readonly invokeStatement: iam.PolicyStatement;
   private readonly schedulerInvokeStatement: iam.PolicyStatement;
@@ -103,6 +133,8 @@ export class DurableReconciler extends Construct {
     const stack = Stack.of(this);
     const removalPolicy = options.removalPolicy ?? RemovalPolicy.RETAIN;
     this.table = table;
+    this.period = reconcilePeriod(this.node.path, options.period);
+    const timeout = Duration.seconds(Math.min(this.period.toSeconds(), MAX_PASS_TIMEOUT.toSeconds()));
 
     this.deadLetterQueue = new sqs.Queue(this, 'WakeUpDeadLetters', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -123,11 +155,16 @@ export class DurableReconciler extends Construct {
       description: 'durable-lambda: wakes due runs whose wake-up was lost, tells parents of ended child runs',
       environment: {
         [DURABLE_ENV.tableName]: table.tableName,
+        ...(table.legacyRunIndexes ? { [DURABLE_ENV.legacyIndexes]: '1' } : {}),
         [DURABLE_ENV.scheduleGroup]: this.scheduleGroup.ref,
         [DURABLE_ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
         [DURABLE_ENV.scheduleDeadLetterArn]: this.deadLetterQueue.queueArn,
         [RECONCILER_FUNCTIONS_ENV]: Lazy.string({
           produce: () => stack.toJsonString(this.served.map((served) => served.function.functionName)),
+        }),
+        // Custom metrics in its summary line when a function it serves publishes them.
+        [METRICS_ENV]: Lazy.string({
+          produce: () => (this.alarms !== undefined || this.served.some((served) => served.metrics) ? 'on' : 'off'),
         }),
         // A run not pinned yet is woken through its function's alias, never on `$LATEST`.
         [PINNING_ENV.aliases]: Lazy.string({
@@ -141,9 +178,12 @@ export class DurableReconciler extends Construct {
             ),
         }),
       },
-      // A pass stops well before the next minute's begins (it keeps twice its slowest pass in hand).
-      timeout: RECONCILE_PERIOD,
-      memorySize: 512,
+      // An invocation works through a backlog pass after pass until the next one is due; it stops
+      // well before (it keeps twice its slowest pass in hand).
+      timeout,
+      // An idle pass is I/O and signing: its GB-seconds hardly change with memory (the CPU share
+      // grows with it), while a backlog clears faster with more.
+      memorySize: RECONCILER_MEMORY_MB,
       architecture: options.architecture ?? DEFAULTS.architecture,
       logRetention: options.logRetention ?? DEFAULTS.logRetention,
       logRemovalPolicy: removalPolicy,
@@ -154,8 +194,8 @@ export class DurableReconciler extends Construct {
     this.function = fn;
     this.role = role;
     this.logGroup = logGroup;
-    // A failed pass is not retried: the next minute's pass is the retry.
-    fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: RECONCILE_PERIOD });
+    // A failed pass is not retried: the next period's pass is the retry.
+    fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.seconds(Math.max(60, this.period.toSeconds())) });
 
     // The store reads runs and the due index, and writes what a durable function writes (repairs,
     // a parent's chained-invoke result).
@@ -185,10 +225,19 @@ export class DurableReconciler extends Construct {
 
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'durable-lambda: run the reconciler',
-      schedule: events.Schedule.rate(RECONCILE_PERIOD),
+      schedule: events.Schedule.rate(this.period),
       targets: [new targets.LambdaFunction(fn, { retryAttempts: 0 })],
     });
-    this.alarms = this.createAlarms();
+  }
+
+  /**
+   * Creates its alarms (errors, runs it keeps failing to wake, dead-lettered wake-ups: 3 alarm
+   * metrics, $0.30 a month) and turns its custom metrics on, once; called by every served
+   * function with `alarms`. Returns them.
+   */
+  enableAlarms(): DurableReconcilerAlarms {
+    this.alarms ??= this.createAlarms();
+    return this.alarms;
   }
 
   /**
@@ -207,17 +256,18 @@ export class DurableReconciler extends Construct {
     return this;
   }
 
-  /** Adds actions to every alarm of the reconciler (each action once). */
+  /** Adds actions to every alarm of the reconciler (each action once); creates the alarms first. */
   addAlarmActions(...actions: cloudwatch.IAlarmAction[]): this {
+    const alarms = this.enableAlarms();
     const fresh = actions.filter((action) => !this.alarmActions.has(action));
     for (const action of fresh) this.alarmActions.add(action);
     if (fresh.length > 0) {
-      for (const alarm of Object.values(this.alarms)) alarm.addAlarmAction(...fresh);
+      for (const alarm of Object.values(alarms)) alarm.addAlarmAction(...fresh);
     }
     return this;
   }
 
-  /** Runs the reconciler could not wake or notify, summed per 5 minutes. */
+  /** Runs the reconciler could not wake or notify, summed per 5 minutes (with custom metrics on). */
   metricFailed(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return this.metric('Failed', options);
   }
@@ -282,4 +332,19 @@ export class DurableReconciler extends Construct {
       ),
     };
   }
+}
+
+/** The reconciler's memory: see the comment where it is used, and `fixedMonthlyCost`. */
+export const RECONCILER_MEMORY_MB = 512;
+
+/** The period asked for, checked: whole minutes from 1 minute to {@link MAX_RECONCILE_PERIOD}. */
+function reconcilePeriod(path: string, period: Duration | undefined): Duration {
+  if (period === undefined) return RECONCILE_PERIOD;
+  const seconds = period.toSeconds();
+  if (!(seconds >= 60 && seconds <= MAX_RECONCILE_PERIOD.toSeconds() && seconds % 60 === 0)) {
+    throw new Error(
+      `${path}: reconcilerPeriod must be whole minutes from 1 minute to 1 hour, got ${period.toHumanString()}`,
+    );
+  }
+  return period;
 }

@@ -14,6 +14,34 @@ export const DURABLE_TABLE_LAYOUT = {
   /** Epoch seconds; DynamoDB TTL deletes expired items. */
   timeToLiveAttribute: 'ttl',
   indexes: {
+    /**
+     * Listing runs (layout 2): partition `listKey` (`<function>#<shard>`, 32 shards a function),
+     * sort (`createdAt`, `runId`), projecting `status` and `functionName` besides `expiresAt`.
+     */
+    byFunctionTime: {
+      partitionKeys: [{ name: 'listKey', type: 'S' }],
+      sortKeys: [
+        { name: 'createdAt', type: 'N' },
+        { name: 'runId', type: 'S' },
+      ],
+      projectedAttributes: ['expiresAt', 'status', 'functionName'],
+    },
+    /**
+     * The due index the reconciler reads (sparse: only runs with a `dueAt`): partition `dueShard`
+     * (`due#0`…`due#63`, so its writes spread over 64 partition keys), sort `dueAt`.
+     */
+    due: {
+      partitionKeys: [{ name: 'dueShard', type: 'S' }],
+      sortKeys: [{ name: 'dueAt', type: 'N' }],
+      projectedAttributes: ['expiresAt'],
+    },
+  },
+  /**
+   * The listing indexes of layout 1, kept on a table made before layout 2 (`legacyRunIndexes`),
+   * so the runs written before are listed. Each status change moved a run's entry in them, and
+   * all runs of a function (or of a status) shared one partition key.
+   */
+  legacyIndexes: {
     /** Runs of one function: partition `functionName`, sort (`status`, `createdAt`, `runId`). */
     byFunction: {
       partitionKeys: [{ name: 'functionName', type: 'S' }],
@@ -22,12 +50,9 @@ export const DURABLE_TABLE_LAYOUT = {
         { name: 'createdAt', type: 'N' },
         { name: 'runId', type: 'S' },
       ],
+      projectedAttributes: ['expiresAt'],
     },
-    /**
-     * Runs of one function recorded under a qualified name (`orders:7`, `orders:live`): partition
-     * `functionBase` (`orders`), sort (`status`, `createdAt`, `runId`). Sparse: runs recorded under
-     * the bare name are in `byFunction` only.
-     */
+    /** Runs of one function recorded under a qualified name: partition `functionBase`. */
     byFunctionBase: {
       partitionKeys: [{ name: 'functionBase', type: 'S' }],
       sortKeys: [
@@ -35,6 +60,7 @@ export const DURABLE_TABLE_LAYOUT = {
         { name: 'createdAt', type: 'N' },
         { name: 'runId', type: 'S' },
       ],
+      projectedAttributes: ['expiresAt'],
     },
     /** Runs by status: partition `status`, sort (`createdAt`, `runId`). */
     byStatus: {
@@ -43,22 +69,15 @@ export const DURABLE_TABLE_LAYOUT = {
         { name: 'createdAt', type: 'N' },
         { name: 'runId', type: 'S' },
       ],
-    },
-    /**
-     * The due index the reconciler reads (sparse: only runs with a `dueAt`): partition `dueShard`
-     * (`due#0`…`due#15`, so its writes spread over 16 partition keys), sort `dueAt`.
-     */
-    due: {
-      partitionKeys: [{ name: 'dueShard', type: 'S' }],
-      sortKeys: [{ name: 'dueAt', type: 'N' }],
+      projectedAttributes: ['expiresAt'],
     },
   },
-  /** The indexes project their keys and these attributes. */
-  projectedAttributes: ['expiresAt'],
 } as const;
 
 /** The index names of a durable-lambda table. */
-export type DurableTableIndex = keyof typeof DURABLE_TABLE_LAYOUT.indexes;
+export type DurableTableIndex =
+  | keyof typeof DURABLE_TABLE_LAYOUT.indexes
+  | keyof typeof DURABLE_TABLE_LAYOUT.legacyIndexes;
 
 /** A durable-lambda table: created by {@link DurableTable}, or an existing one ({@link DurableTable.fromTableName}). */
 export interface IDurableTable extends IConstruct {
@@ -66,6 +85,8 @@ export interface IDurableTable extends IConstruct {
   readonly tableArn: string;
   /** The customer managed key the table is encrypted with, if any (callers then need it too). */
   readonly encryptionKey?: kms.IKey;
+  /** The table has the layout-1 listing indexes (see {@link DurableTableProps.legacyRunIndexes}). */
+  readonly legacyRunIndexes?: boolean;
 }
 
 /** Properties of a {@link DurableTable}. */
@@ -84,12 +105,21 @@ export interface DurableTableProps {
    * (`alias/aws/dynamodb`), with server-side encryption stated explicitly.
    */
   readonly encryptionKey?: kms.IKey;
+  /**
+   * Keep the three listing indexes of layout 1 (`byFunction`, `byFunctionBase`, `byStatus`). A
+   * table deployed before layout 2 has them: set this on it, or the deploy would delete three
+   * indexes and add one (CloudFormation changes one index per deploy, and listings would miss the
+   * runs written before). Functions then list from them too. To drop them: wait until the runs
+   * written before have expired, then remove one index per deploy (see the aws package's
+   * TABLE.md). They cost writes: every run's start and end in each. Default false.
+   */
+  readonly legacyRunIndexes?: boolean;
 }
 
 /**
  * The DynamoDB table of runs and operations (`packages/aws/TABLE.md`): on-demand billing, TTL on
- * `ttl`, point-in-time recovery, KMS encryption at rest, the `byFunction` / `byFunctionBase` / `byStatus` indexes
- * with multi-attribute keys and the sharded `due` index of runs the reconciler must look at. Share one between any number of `DurableFunction`s (a
+ * `ttl`, point-in-time recovery, KMS encryption at rest, the `byFunctionTime` listing index (32 shards a
+ * function) and the sharded `due` index of runs the reconciler must look at, with multi-attribute keys. Share one between any number of `DurableFunction`s (a
  * function and the functions it invokes must share one).
  */
 export class DurableTable extends Construct implements IDurableTable {
@@ -98,7 +128,7 @@ export class DurableTable extends Construct implements IDurableTable {
     scope: Construct,
     id: string,
     tableName: string,
-    options: { encryptionKey?: kms.IKey } = {},
+    options: { encryptionKey?: kms.IKey; legacyRunIndexes?: boolean } = {},
   ): IDurableTable {
     class Imported extends Construct implements IDurableTable {
       readonly tableName = tableName;
@@ -108,6 +138,7 @@ export class DurableTable extends Construct implements IDurableTable {
         resourceName: tableName,
       });
       readonly encryptionKey = options.encryptionKey;
+      readonly legacyRunIndexes = options.legacyRunIndexes === true;
     }
     return new Imported(scope, id);
   }
@@ -117,6 +148,7 @@ export class DurableTable extends Construct implements IDurableTable {
   readonly tableName: string;
   readonly tableArn: string;
   readonly encryptionKey?: kms.IKey;
+  readonly legacyRunIndexes: boolean;
 
   constructor(scope: Construct, id: string, props: DurableTableProps = {}) {
     super(scope, id);
@@ -138,13 +170,15 @@ export class DurableTable extends Construct implements IDurableTable {
       name: a.name,
       type: a.type === 'S' ? dynamodb.AttributeType.STRING : dynamodb.AttributeType.NUMBER,
     });
-    for (const [indexName, keys] of Object.entries(layout.indexes)) {
+    this.legacyRunIndexes = props.legacyRunIndexes === true;
+    const indexes = { ...layout.indexes, ...(this.legacyRunIndexes ? layout.legacyIndexes : {}) };
+    for (const [indexName, keys] of Object.entries(indexes)) {
       this.table.addGlobalSecondaryIndex({
         indexName,
         partitionKeys: keys.partitionKeys.map(attribute),
         sortKeys: keys.sortKeys.map(attribute),
         projectionType: dynamodb.ProjectionType.INCLUDE,
-        nonKeyAttributes: [...layout.projectedAttributes],
+        nonKeyAttributes: [...keys.projectedAttributes],
       });
     }
     this.tableName = this.table.tableName;

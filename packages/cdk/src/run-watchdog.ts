@@ -54,6 +54,7 @@ export class RunWatchdog extends Construct {
       description: 'durable-lambda: counts runs stuck past their expected duration (StuckRuns metric)',
       environment: {
         DURABLE_TABLE_NAME: table.tableName,
+        ...(table.legacyRunIndexes ? { DURABLE_LEGACY_INDEXES: '1' } : {}),
         DURABLE_WATCHDOG_FUNCTIONS: Lazy.string({ produce: () => stack.toJsonString(this.watched) }),
       },
       timeout: Duration.minutes(1),
@@ -65,7 +66,12 @@ export class RunWatchdog extends Construct {
       ...(options.projectRoot === undefined ? {} : { projectRoot: options.projectRoot }),
       ...(options.depsLockFilePath === undefined ? {} : { depsLockFilePath: options.depsLockFilePath }),
     });
-    grantTable(table, role, ['dynamodb:Query'], [indexArn(table, 'byFunction')]);
+    grantTable(
+      table,
+      role,
+      ['dynamodb:Query'],
+      [indexArn(table, 'byFunctionTime'), ...(table.legacyRunIndexes ? [indexArn(table, 'byFunction')] : [])],
+    );
     this.listStatement = new iam.PolicyStatement({
       actions: ['lambda:ListAliases', 'lambda:ListVersionsByFunction'],
       resources: [],

@@ -20,6 +20,8 @@ export const DURABLE_ENV = {
   wakeQueueUrl: 'DURABLE_WAKE_QUEUE_URL',
   /** Set when `leaseWakeUp` is given: what stands behind an invocation's lease. */
   leaseWakeUp: 'DURABLE_LEASE_WAKEUP',
+  /** `1` when the table keeps the layout-1 listing indexes (`legacyRunIndexes`). */
+  legacyIndexes: 'DURABLE_LEGACY_INDEXES',
 } as const;
 
 /**

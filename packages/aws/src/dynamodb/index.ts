@@ -7,8 +7,12 @@ export {
   DUE_SHARDS,
   dueShard,
   idempotencyPk,
+  LIST_INDEX,
+  LIST_KEY,
+  LIST_SHARDS,
+  listKeyOf,
   operationSk,
   runPk,
 } from './layout';
 export { DynamoDbStore, type DynamoDbStoreOptions } from './store';
-export { createDurableTable, durableTableDefinition, TTL_ATTRIBUTE } from './table';
+export { createDurableTable, type DurableTableOptions, durableTableDefinition, TTL_ATTRIBUTE } from './table';

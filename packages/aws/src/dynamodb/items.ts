@@ -14,6 +14,8 @@ import {
   dueShard,
   FUNCTION_BASE,
   functionBaseOf,
+  LIST_KEY,
+  listKeyOf,
   operationSk,
   PK,
   RUN_SK,
@@ -161,6 +163,7 @@ export function runItem(
   }
   if (run.expiresAt !== undefined) item[TTL] = ttlSeconds(run.expiresAt);
   if (run.dueAt !== undefined) item[DUE_SHARD] = dueShard(run.runId);
+  item[LIST_KEY] = listKeyOf(run.functionName, run.runId);
   const base = functionBaseOf(run.functionName);
   if (base !== undefined) item[FUNCTION_BASE] = base;
   return { item, chunks, size: approximateSize(item) };

@@ -11,23 +11,48 @@ export const SK = 'sk';
 /** DynamoDB's TTL attribute: epoch seconds. */
 export const TTL = 'ttl';
 /**
- * The index listing runs of one function: partition key `functionName`, sort key
- * (`status`, `createdAt`, `runId`), using DynamoDB's multi-attribute index keys, so it follows
- * the run item's own attributes and nothing derived has to be kept current.
+ * The index listing runs (layout 2): partition key {@link LIST_KEY} (`<function base name>#<n>`,
+ * {@link LIST_SHARDS} shards per function, so the run starts and ends of one function spread over
+ * that many partition keys), sort key (`createdAt`, `runId`), projecting `status`, `functionName`
+ * and `expiresAt`: a run enters it once (its creation) and is written again only when a projected
+ * attribute changes (its status, once, at its end; its name, once, when pinned). No partition key
+ * holds every run of the table or of a status.
+ */
+export const LIST_INDEX = 'byFunctionTime';
+/** The listing index's partition key attribute, on layout-2 run items. */
+export const LIST_KEY = 'listKey';
+/**
+ * Shards of a function in the listing index. A run writes its shard twice (start, end), so one
+ * function takes ~32 x 1,000 / 2 = 16,000 run starts and ends a second before a shard reaches
+ * DynamoDB's ~1,000 writes a second per partition key; a listing queries its 32 shards in parallel.
+ */
+export const LIST_SHARDS = 32;
+/** Partition key of the registry of function base names (`sk` = the name), for listings with no function. */
+export const FUNCTIONS_PK = 'FUNCTIONS';
+
+/** The listing-index partition of a run: its function's base name and a stable shard of its id. */
+export function listKeyOf(functionName: string, runId: string): string {
+  return `${functionBaseName(functionName)}#${fnv1a(runId) % LIST_SHARDS}`;
+}
+
+/** Every listing-index partition of a function (by its base name). */
+export function listKeys(functionBase: string): string[] {
+  return Array.from({ length: LIST_SHARDS }, (_, n) => `${functionBase}#${n}`);
+}
+
+/**
+ * Legacy (layout 1) listing index: partition key `functionName`, sort key (`status`,
+ * `createdAt`, `runId`). Tables made before layout 2 have it (with the two below); new tables do
+ * not. Every status change moved a run's entry in it, and all runs of a function shared its
+ * partition key: see TABLE.md, "Moving a table to layout 2".
  */
 export const BY_FUNCTION_INDEX = 'byFunction';
-/**
- * The index listing the runs of a function recorded under a qualified name (`orders:7`,
- * `orders:live`, `orders:$LATEST`): partition key {@link FUNCTION_BASE} (`orders`), sort key
- * (`status`, `createdAt`, `runId`). Sparse: only qualified runs carry the attribute, so runs
- * recorded under the bare name (every run written before version pinning among them) stay in
- * `byFunction` alone, and listing `orders` merges the two without reading anything twice.
- */
+/** Legacy (layout 1): runs of a function recorded under a qualified name, by `functionBase`. */
 export const BY_FUNCTION_BASE_INDEX = 'byFunctionBase';
 /**
  * On run items whose `functionName` is qualified only: the name without its qualifier
- * (`orders:7` → `orders`), the partition key of {@link BY_FUNCTION_BASE_INDEX}. Every write of
- * `functionName` writes it too (`runItem`, the pinning store's rename).
+ * (`orders:7` → `orders`), the partition key of {@link BY_FUNCTION_BASE_INDEX}. Written by layout 1
+ * and, for tables that keep the legacy indexes, by layout 2 too.
  */
 export const FUNCTION_BASE = 'functionBase';
 
@@ -39,7 +64,7 @@ export function functionBaseOf(functionName: string): string | undefined {
   const base = functionBaseName(functionName);
   return base === functionName ? undefined : base;
 }
-/** The index listing runs of every function by status: `status`, then (`createdAt`, `runId`). */
+/** Legacy (layout 1): runs of every function by status: `status`, then (`createdAt`, `runId`). */
 export const BY_STATUS_INDEX = 'byStatus';
 /**
  * The due index (sparse): partition key {@link DUE_SHARD} (`due#<n>`), sort key `dueAt` (N). Only
@@ -49,12 +74,15 @@ export const DUE_INDEX = 'due';
 /** The due index's partition key attribute, on run items only while `dueAt` is set. */
 export const DUE_SHARD = 'dueShard';
 /**
- * Partitions of the due index. Every run write that moves `dueAt` writes the index, so one
- * partition key would take the writes of every run in the table (~1,000 writes/s per partition
- * key); 16 shards spread them, and a reader queries all 16 (in parallel) and merges. Changing it
- * moves every run's shard: a table's runs must all be written by code with the same count.
+ * Partitions of the due index. A run writes the index ~4 times (enters at its start, moves when it
+ * waits, leaves at its end; a lease keeps its entry), so at 10,000 starts and 10,000 wake-ups a
+ * second the table writes ~40,000 entries a second: 64 shards keep each under ~650 a second, below
+ * DynamoDB's ~1,000 per partition key. A reader queries all 64 (in parallel) and merges; the
+ * reconciler can work them shard by shard. Runs written with 16 shards (layout 1) sit in
+ * `due#0`…`due#15`, which are among the 64: every reader finds them, and their next write of
+ * `dueAt` moves them to their 64-shard key.
  */
-export const DUE_SHARDS = 16;
+export const DUE_SHARDS = 64;
 /** Key prefix (and sort key) of idempotency records: `pk=IDEM#<key>`, `sk=IDEM`. */
 export const IDEMPOTENCY_SK = 'IDEM';
 
@@ -75,15 +103,20 @@ export function runPk(runId: string): string {
  * {@link DUE_SHARDS}, so every write of one run lands on the same shard.
  */
 export function dueShard(runId: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < runId.length; i++) {
-    hash ^= runId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return `due#${hash % DUE_SHARDS}`;
+  return `due#${fnv1a(runId) % DUE_SHARDS}`;
 }
 
-/** Every shard of the due index, `due#0` to `due#15`. */
+/** FNV-1a (32 bits) of a string's UTF-16 code units: a stable, cheap spread of run ids. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/** Every shard of the due index, `due#0` to `due#63`. */
 export function dueShards(): string[] {
   return Array.from({ length: DUE_SHARDS }, (_, n) => `due#${n}`);
 }

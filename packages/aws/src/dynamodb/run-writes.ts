@@ -3,6 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addToMeter,
   dueAtOf,
+  functionBaseName,
   type RevisionBase,
   type RunPatch,
   type RunRecord,
@@ -25,7 +26,7 @@ import {
   prepareEntry,
 } from './inline-operations';
 import { INFLIGHT, operationItems, REVISION, runItem } from './items';
-import { PK, RUN_SK, runPk, SK } from './layout';
+import { FUNCTIONS_PK, PK, RUN_SK, runPk, SK } from './layout';
 import { conditionFailureItem } from './returned-items';
 import { applyRunPatch, setDueAt } from './run-patch';
 import type { StoreContext } from './store-context';
@@ -66,6 +67,7 @@ export async function createRun(
   run: RunRecord,
   execution: Operation,
 ): Promise<{ created: boolean; run: RunRecord }> {
+  await registerFunction(ctx, run.functionName);
   let replacing: Item | undefined;
   let chunksWritten = false;
   const token = randomUUID().slice(0, 13);
@@ -118,6 +120,18 @@ export async function createRun(
     if (replacing && ctx.live(replacing)) return { created: false, run: await ctx.runOf(replacing) };
   }
   throw new Error(`run ${run.runId}: could not create it, the stored run kept changing`);
+}
+
+/**
+ * Puts the run's function in the table's `FUNCTIONS` registry (what a listing with no function
+ * reads), once per store instance and function, before its first run is created: a run is never
+ * created without its function findable. One small PutItem per container and function.
+ */
+async function registerFunction(ctx: StoreContext, functionName: string): Promise<void> {
+  const base = functionBaseName(functionName);
+  if (ctx.registered.has(base)) return;
+  await ctx.access.client.send(new PutCommand({ TableName: ctx.table, Item: { [PK]: FUNCTIONS_PK, [SK]: base } }));
+  ctx.registered.add(base);
 }
 
 /**

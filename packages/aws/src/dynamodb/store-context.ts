@@ -14,6 +14,8 @@ import type { Item, TableAccess } from './table-access';
 export class StoreContext {
   /** What this store last knew of its runs' inline operations: a guess, checked by every write. */
   readonly inline = new InlineHints();
+  /** Function base names this store has put in the table's `FUNCTIONS` registry (once each). */
+  readonly registered = new Set<string>();
 
   constructor(
     readonly access: TableAccess,

@@ -47,6 +47,12 @@ export interface DynamoDbStoreOptions {
    * Default 400 days (runs last up to a year). A run kept longer than this loses its operations.
    */
   itemTtlCeilingMs?: number;
+  /**
+   * The table still has the layout-1 listing indexes (`byFunction`, `byFunctionBase`, `byStatus`:
+   * a table made before layout 2): listings read them too, so runs written before are found.
+   * Default false. See TABLE.md, "Moving a table to layout 2".
+   */
+  legacyIndexes?: boolean;
 }
 
 const DEFAULT_MAX_ITEM_BYTES = 350_000;
@@ -76,6 +82,7 @@ const DEFAULT_ITEM_TTL_CEILING_MS = 400 * 24 * 60 * 60 * 1000;
 export class DynamoDbStore implements Store {
   private readonly ctx: StoreContext;
   private readonly idempotency: IdempotencyRecords;
+  private readonly legacyIndexes: boolean;
 
   constructor(options: DynamoDbStoreOptions) {
     if (options.client.config.translateConfig?.marshallOptions?.removeUndefinedValues !== true) {
@@ -93,6 +100,7 @@ export class DynamoDbStore implements Store {
       options.itemTtlCeilingMs ?? DEFAULT_ITEM_TTL_CEILING_MS,
     );
     this.idempotency = new IdempotencyRecords(access, limits);
+    this.legacyIndexes = options.legacyIndexes === true;
   }
 
   createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
@@ -140,8 +148,12 @@ export class DynamoDbStore implements Store {
   }
 
   async listRuns(query: RunQuery): Promise<RunPage> {
-    return listRuns(this.ctx.access, query, this.ctx.clock.now(), (items) =>
-      Promise.all(items.map((item) => this.ctx.runOf(item))),
+    return listRuns(
+      this.ctx.access,
+      query,
+      this.ctx.clock.now(),
+      (items) => Promise.all(items.map((item) => this.ctx.runOf(item))),
+      { legacyIndexes: this.legacyIndexes },
     );
   }
 

@@ -13,43 +13,59 @@ import {
   DUE_INDEX,
   DUE_SHARD,
   FUNCTION_BASE,
+  LIST_INDEX,
+  LIST_KEY,
   PK,
   SK,
   TTL,
 } from './layout';
 
+/** Options of {@link durableTableDefinition}. */
+export interface DurableTableOptions {
+  /**
+   * Also the three listing indexes of layout 1 (`byFunction`, `byFunctionBase`, `byStatus`), as a
+   * table made before layout 2 has them (see TABLE.md, "Moving a table to layout 2"). Default false.
+   */
+  legacyIndexes?: boolean;
+}
+
 /**
  * The CreateTable input of a durable-lambda table (layout: `packages/aws/TABLE.md`): on-demand
- * billing, string keys `pk`/`sk`, three indexes listing runs, with multi-attribute keys on
- * the run item's own attributes (only run items have them all, so nothing else is indexed), and
- * the due index the reconciler reads:
+ * billing, string keys `pk`/`sk`, and two sparse indexes with multi-attribute keys on the run
+ * item's own attributes (only run items have them, so nothing else is indexed):
  *
- * - `byFunction`: partition `functionName`, sort (`status`, `createdAt`, `runId`);
- * - `byFunctionBase`: partition `functionBase` (the bare name of a run recorded as `orders:7`),
- *   sort (`status`, `createdAt`, `runId`); sparse, as only runs with a qualified name carry it;
- * - `byStatus`: partition `status`, sort (`createdAt`, `runId`);
- * - `due`: partition `dueShard` (`due#0`…`due#15`), sort `dueAt` (N); sparse, as only run items
- *   with a `dueAt` carry the two.
+ * - `byFunctionTime`: partition `listKey` (`<function>#<shard>`, 32 shards a function), sort
+ *   (`createdAt`, `runId`), projecting `status`, `functionName` and `expiresAt`: listing runs;
+ * - `due`: partition `dueShard` (`due#0`…`due#63`), sort `dueAt` (N), projecting `expiresAt`: the
+ *   runs the reconciler must look at.
  *
- * They project keys and `expiresAt` only (so the frequent run writes cost no listing-index
- * writes); a reader reads the runs it returns by key. TTL on `ttl` is a separate request
- * ({@link createDurableTable} makes it).
+ * A run's frequent writes (lease, checkpoints) change none of their keys or projected attributes
+ * and cost no index write. TTL on `ttl` is a separate request ({@link createDurableTable} makes it).
  */
-export function durableTableDefinition(tableName: string): CreateTableCommandInput {
-  const projection = { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: ['expiresAt'] };
+export function durableTableDefinition(tableName: string, options: DurableTableOptions = {}): CreateTableCommandInput {
+  const projection = (extra: string[] = []) => ({
+    ProjectionType: 'INCLUDE' as const,
+    NonKeyAttributes: ['expiresAt', ...extra],
+  });
+  const legacy = options.legacyIndexes === true;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
     AttributeDefinitions: [
       { AttributeName: PK, AttributeType: 'S' },
       { AttributeName: SK, AttributeType: 'S' },
-      { AttributeName: 'functionName', AttributeType: 'S' },
-      { AttributeName: FUNCTION_BASE, AttributeType: 'S' },
-      { AttributeName: 'status', AttributeType: 'S' },
+      { AttributeName: LIST_KEY, AttributeType: 'S' },
       { AttributeName: 'createdAt', AttributeType: 'N' },
       { AttributeName: 'runId', AttributeType: 'S' },
       { AttributeName: DUE_SHARD, AttributeType: 'S' },
       { AttributeName: 'dueAt', AttributeType: 'N' },
+      ...(legacy
+        ? [
+            { AttributeName: 'functionName', AttributeType: 'S' as const },
+            { AttributeName: FUNCTION_BASE, AttributeType: 'S' as const },
+            { AttributeName: 'status', AttributeType: 'S' as const },
+          ]
+        : []),
     ],
     KeySchema: [
       { AttributeName: PK, KeyType: 'HASH' },
@@ -57,33 +73,13 @@ export function durableTableDefinition(tableName: string): CreateTableCommandInp
     ],
     GlobalSecondaryIndexes: [
       {
-        IndexName: BY_FUNCTION_INDEX,
+        IndexName: LIST_INDEX,
         KeySchema: [
-          { AttributeName: 'functionName', KeyType: 'HASH' },
-          { AttributeName: 'status', KeyType: 'RANGE' },
+          { AttributeName: LIST_KEY, KeyType: 'HASH' },
           { AttributeName: 'createdAt', KeyType: 'RANGE' },
           { AttributeName: 'runId', KeyType: 'RANGE' },
         ],
-        Projection: projection,
-      },
-      {
-        IndexName: BY_FUNCTION_BASE_INDEX,
-        KeySchema: [
-          { AttributeName: FUNCTION_BASE, KeyType: 'HASH' },
-          { AttributeName: 'status', KeyType: 'RANGE' },
-          { AttributeName: 'createdAt', KeyType: 'RANGE' },
-          { AttributeName: 'runId', KeyType: 'RANGE' },
-        ],
-        Projection: projection,
-      },
-      {
-        IndexName: BY_STATUS_INDEX,
-        KeySchema: [
-          { AttributeName: 'status', KeyType: 'HASH' },
-          { AttributeName: 'createdAt', KeyType: 'RANGE' },
-          { AttributeName: 'runId', KeyType: 'RANGE' },
-        ],
-        Projection: projection,
+        Projection: projection(['status', 'functionName']),
       },
       {
         IndexName: DUE_INDEX,
@@ -91,10 +87,46 @@ export function durableTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: DUE_SHARD, KeyType: 'HASH' },
           { AttributeName: 'dueAt', KeyType: 'RANGE' },
         ],
-        Projection: projection,
+        Projection: projection(),
       },
+      ...(legacy ? legacyIndexes(projection()) : []),
     ],
   };
+}
+
+/** The three listing indexes of layout 1. */
+function legacyIndexes(projection: { ProjectionType: 'INCLUDE'; NonKeyAttributes: string[] }) {
+  return [
+    {
+      IndexName: BY_FUNCTION_INDEX,
+      KeySchema: [
+        { AttributeName: 'functionName', KeyType: 'HASH' as const },
+        { AttributeName: 'status', KeyType: 'RANGE' as const },
+        { AttributeName: 'createdAt', KeyType: 'RANGE' as const },
+        { AttributeName: 'runId', KeyType: 'RANGE' as const },
+      ],
+      Projection: projection,
+    },
+    {
+      IndexName: BY_FUNCTION_BASE_INDEX,
+      KeySchema: [
+        { AttributeName: FUNCTION_BASE, KeyType: 'HASH' as const },
+        { AttributeName: 'status', KeyType: 'RANGE' as const },
+        { AttributeName: 'createdAt', KeyType: 'RANGE' as const },
+        { AttributeName: 'runId', KeyType: 'RANGE' as const },
+      ],
+      Projection: projection,
+    },
+    {
+      IndexName: BY_STATUS_INDEX,
+      KeySchema: [
+        { AttributeName: 'status', KeyType: 'HASH' as const },
+        { AttributeName: 'createdAt', KeyType: 'RANGE' as const },
+        { AttributeName: 'runId', KeyType: 'RANGE' as const },
+      ],
+      Projection: projection,
+    },
+  ];
 }
 
 /** The TTL attribute of a durable-lambda table (epoch seconds). */
@@ -107,10 +139,10 @@ export const TTL_ATTRIBUTE = TTL;
 export async function createDurableTable(
   client: DynamoDBClient | DynamoDBDocumentClient,
   tableName: string,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number } & DurableTableOptions = {},
 ): Promise<void> {
   const send = client.send.bind(client) as DynamoDBClient['send'];
-  await send(new CreateTableCommand(durableTableDefinition(tableName)));
+  await send(new CreateTableCommand(durableTableDefinition(tableName, options)));
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   for (let delay = 50; ; delay = Math.min(delay * 2, 2_000)) {
     const { Table } = await send(new DescribeTableCommand({ TableName: tableName }));

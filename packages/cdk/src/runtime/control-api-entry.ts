@@ -60,6 +60,8 @@ const engine = new AliasStartingEngine({
       marshallOptions: { removeUndefinedValues: true },
     }),
     tableName: config.tableName,
+    // The table still has the layout-1 listing indexes (DurableTable's legacyRunIndexes).
+    legacyIndexes: process.env.DURABLE_LEGACY_INDEXES === '1',
   }),
   waker,
   invoker,
