@@ -161,6 +161,31 @@ describe('durable console against a deployed (IAM-auth) API', () => {
     await page.screenshot({ path: resolve(ARTIFACTS, 'console-callback-completed.png'), fullPage: true });
   });
 
+  it('shows what a deployed run consumed, kept current as its meter grows', async () => {
+    const url = consoles[0]!.url;
+    await page.goto(`${url}/#/runs/${encodeURIComponent(checkoutId)}`);
+    const meter = page.getByTestId('run-facts').getByTestId('run-meter');
+    await meter.getByTestId('meter-invocations').waitFor();
+    expect(await meter.getByTestId('meter-invocations').textContent()).toBe('1 invocation');
+    // What a production invocation adds with its close (see test/aws/run-meter.dynamodb.test.ts):
+    // DynamoDB units, SQS requests, memory. Written as its close would, the page shows it.
+    const run = await world.engine.store.getRun(checkoutId);
+    await world.engine.store.commit(checkoutId, run?.fence ?? 0, {
+      operations: [],
+      run: { meter: { mbMs: 1024 * 1_000, wru: 9, rru: 2.5, sqsRequests: 3, schedulerInvocations: 1 } },
+    });
+    await meter.getByTestId('meter-wru').waitFor();
+    expect(await meter.getByTestId('meter-wru').textContent()).toBe('9 WRU');
+    expect(await meter.getByTestId('meter-rru').textContent()).toBe('2.5 RRU');
+    expect(await meter.getByTestId('meter-sqs').textContent()).toBe('3 SQS requests');
+    expect(await meter.getByTestId('meter-scheduler').textContent()).toBe('1 Scheduler invocation');
+    expect(await meter.getByTestId('meter-billed').textContent()).toMatch(/ ms billed \(1 GB-s\)$/);
+    expect(await meter.getByTestId('meter-not-measured').count()).toBe(0);
+    expect((await api.getRun(checkoutId)).meter).toMatchObject({ invocations: 1, wru: 9, rru: 2.5 });
+    await page.screenshot({ path: resolve(ARTIFACTS, 'console-run-meter.png'), fullPage: true });
+    expect(pageErrors).toEqual([]);
+  });
+
   it('refuses an unsigned console: the front answers 403 and the page says why', async () => {
     const unsigned = await startConsole(['--url', world.front.url], {});
     expect(unsigned.lines.join('\n')).toContain('Signing requests: no');

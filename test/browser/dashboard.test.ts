@@ -132,6 +132,25 @@ describe('dashboard', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'run-completed.png'), fullPage: true });
   });
 
+  it('shows what the run consumed: its invocations and billed time, the AWS figures as not measured', async () => {
+    await page.goto(`${server.url}#/runs/${encodeURIComponent(approvalRunId)}`);
+    const { meter } = await call('GET', `/v1/runs/${approvalRunId}`);
+    // Two invocations: one up to the callback, one after it; each billed its real duration.
+    expect(meter.invocations).toBe(2);
+    expect(meter.billedMs).toBeGreaterThanOrEqual(2);
+    const facts = page.getByTestId('run-facts');
+    expect(await facts.getByTestId('meter-invocations').textContent()).toBe('2 invocations');
+    expect(await facts.getByTestId('meter-billed').textContent()).toBe(
+      `${meter.billedMs.toLocaleString('en-US')} ms billed`,
+    );
+    // The dev server has no DynamoDB, Scheduler or SQS: said so, not shown as zeros.
+    expect(await facts.getByTestId('meter-not-measured').textContent()).toBe(
+      'DynamoDB, Scheduler and SQS not measured here',
+    );
+    expect(await facts.getByTestId('meter-wru').count()).toBe(0);
+    await page.screenshot({ path: join(ARTIFACTS, 'run-meter.png'), fullPage: true });
+  });
+
   it('lists runs live, with working status and function filters', async () => {
     await page.goto(`${server.url}#/`);
     await page.locator(`[data-testid="run-row"][data-run-id="${approvalRunId}"]`).waitFor();

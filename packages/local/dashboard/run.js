@@ -6,6 +6,7 @@ import { api } from './api.js';
 import { h, replace, rerender } from './dom.js';
 import { badge, duration, elapsed, errorBox, logList, payload, renderNote, sinceEl, timeEl } from './format.js';
 import { runHref, toWire } from './list.js';
+import { renderMeter } from './meter.js';
 import { isOpen, renderTimeline, treeState, wakeable } from './timeline.js';
 import { renderWaterfall } from './waterfall.js';
 
@@ -208,6 +209,7 @@ function renderSummary(run, retriedAt) {
     fact('Updated', timeEl(run.updatedAt, 'both')),
     run.nextWakeAt ? fact('Next wake-up', timeEl(run.nextWakeAt, 'both')) : null,
     fact('Invocations', String(run.invocations), run.lostInvocations ? ` (${run.lostInvocations} lost)` : ''),
+    run.meter ? fact('Consumed', renderMeter(run.meter)) : null,
     retriedAt.length > 0 ? fact('Retried', `${retriedAt.length}×, last `, timeEl(retriedAt.at(-1), 'both')) : null,
     run.runKey ? fact('Run key', h('code', null, run.runKey)) : null,
     run.parent
