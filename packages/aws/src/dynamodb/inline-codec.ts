@@ -76,6 +76,26 @@ const invert = (table: Record<string, string>) => Object.fromEntries(Object.entr
 const TYPE_NAMES = invert(TYPES);
 const STATUS_NAMES = invert(STATUSES);
 
+/**
+ * The SubType our SDK gives each type: left out of the text when it is that one (`u` absent), `u`
+ * = 0 when the operation has none, the SubType itself otherwise.
+ */
+const DEFAULT_SUBTYPES: Record<string, string> = {
+  STEP: 'Step',
+  WAIT: 'Wait',
+  CALLBACK: 'Callback',
+  CHAINED_INVOKE: 'ChainedInvoke',
+  CONTEXT: 'RunInChildContext',
+};
+
+/**
+ * Payload fields that hold serialized JSON: stored as the JSON value itself (no escaped quotes)
+ * under a capitalised code when the text round-trips exactly (`JSON.stringify(JSON.parse(x)) ===
+ * x`), else as the string under the plain code.
+ */
+const JSON_CODES: Record<string, string> = { r: 'R', ip: 'IP', in: 'IN' };
+const JSON_NAMES: Record<string, string> = Object.fromEntries(Object.entries(JSON_CODES).map(([k, v]) => [v, k]));
+
 /** Marks the text's extras: the chunk references, and an input left to the run item. */
 const REFS = '$r';
 const RUN_INPUT = '$i';
@@ -88,23 +108,52 @@ export interface InlineEntry {
   runInput?: boolean;
 }
 
-function rename(value: unknown, names: Record<string, string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => rename(v, names));
+function rename(value: unknown, names: Record<string, string>, encoding: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => rename(v, names, encoding));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
     if (inner === undefined) continue;
-    out[names[key] ?? key] = rename(inner, names);
+    if (encoding) {
+      const code = names[key] ?? key;
+      const jsonCode = JSON_CODES[code];
+      if (jsonCode !== undefined && typeof inner === 'string' && roundTrips(inner)) {
+        out[jsonCode] = JSON.parse(inner);
+        continue;
+      }
+      out[code] = rename(inner, names, encoding);
+    } else {
+      const jsonCode = JSON_NAMES[key];
+      if (jsonCode !== undefined) {
+        out[names[jsonCode] ?? jsonCode] = JSON.stringify(inner);
+        continue;
+      }
+      out[names[key] ?? key] = rename(inner, names, encoding);
+    }
   }
   return out;
+}
+
+/** The text is JSON that serializes back to exactly itself (whitespace, number forms, escapes). */
+function roundTrips(text: string): boolean {
+  if (text.length === 0) return false;
+  try {
+    return JSON.stringify(JSON.parse(text)) === text;
+  } catch {
+    return false;
+  }
 }
 
 /** The compact text of an inline entry. */
 export function encodeInline(entry: InlineEntry): string {
   const op = entry.runInput ? withoutInput(entry.op) : entry.op;
-  const short = rename(op, KEYS) as Record<string, unknown>;
+  const short = rename(op, KEYS, true) as Record<string, unknown>;
   short.t = TYPES[op.Type] ?? op.Type;
   short.s = STATUSES[op.Status] ?? op.Status;
+  const standard = DEFAULT_SUBTYPES[op.Type];
+  if (op.SubType === undefined) {
+    if (standard !== undefined) short.u = 0;
+  } else if (op.SubType === standard) delete short.u;
   if (entry.refs && Object.keys(entry.refs).length > 0) short[REFS] = entry.refs;
   if (entry.runInput) short[RUN_INPUT] = 1;
   return JSON.stringify(short);
@@ -121,9 +170,14 @@ export function decodeInline(stored: unknown): InlineEntry {
   const runInput = short[RUN_INPUT] === 1;
   delete short[REFS];
   delete short[RUN_INPUT];
-  const op = rename(short, NAMES) as Record<string, unknown>;
+  const subType = short.u;
+  delete short.u;
+  const op = rename(short, NAMES, false) as Record<string, unknown>;
   op.Type = TYPE_NAMES[op.Type as string] ?? op.Type;
   op.Status = STATUS_NAMES[op.Status as string] ?? op.Status;
+  const standard = DEFAULT_SUBTYPES[op.Type as string];
+  if (subType === undefined && standard !== undefined) op.SubType = standard;
+  else if (typeof subType === 'string') op.SubType = subType;
   return { op: op as unknown as Operation, ...(refs ? { refs } : {}), ...(runInput ? { runInput } : {}) };
 }
 
