@@ -120,6 +120,7 @@ async function listLatencies(url: () => string | undefined, stop: Promise<unknow
         const res = await fetch(`${at}/v1/runs?include=waitingFor&limit=25`);
         await res.arrayBuffer();
         if (res.status === 200) latencies.push(performance.now() - started);
+        if (process.env.RECOVERY_DEBUG) progressLine(`list ${(performance.now() - started).toFixed(0)} ms at ${started.toFixed(0)}`);
       } catch {
         // Not listening (killed, not restarted yet): not a request the dashboard could make.
       }

@@ -87,10 +87,15 @@ const DEFAULT_INVOCATION_MS = 15 * 60_000;
 const DEFAULT_RECONCILE_EVERY_MS = 5_000;
 /** Local timers fire on time: a run due for a second has lost its wake-up. */
 const LOCAL_RECONCILE_GRACE_MS = 1_000;
-/** Reconcile passes in a row at most (each of up to 100 runs), so a start always ends. */
-const MAX_PASSES = 100;
-/** Runs one reconcile pass looks at. */
-const PASS_LIMIT = 100;
+/**
+ * Runs one reconcile pass looks at. The runs a pass wakes start together before the next pass (a
+ * timer each, fired in one turn of the event loop), and each start (a lease, a replay, a write or
+ * more) costs a few ms: small passes keep that turn short, so the dev server's HTTP requests are
+ * served between them while a restart takes up a thousand runs at once.
+ */
+const PASS_LIMIT = 10;
+/** Reconcile passes in a row at most, so a start always ends (10,000 runs; the next loop goes on). */
+const MAX_PASSES = 1_000;
 
 interface Active {
   /** Another wake-up came while an invocation ran: invoke once more after it. */
