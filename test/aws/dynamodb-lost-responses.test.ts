@@ -204,11 +204,28 @@ describe('DynamoDbStore: a write whose response was lost, retried by the SDK', (
     expect(await fresh.getOperation('r1', '2')).toEqual(start('2'));
   });
 
+  it('createRun with its first lease: the retried put finds its own lease token and creates the run once', async () => {
+    const leasedRun = runRecord('r2', {
+      fence: 1,
+      invocations: 1,
+      leaseExpiresAt: T0 + 60_000,
+      leaseToken: 'token-start',
+    });
+    // The first PutItem registers the function; the second is the run's.
+    const { result, sent } = await losingResponse('PutItemCommand', () => store.createRun(leasedRun, executionOp()), 2);
+    expect(sent).toBe(3);
+    expect(result.created).toBe(true);
+    expect(await store.getRun('r2')).toEqual(result.run);
+    expect(result.run).toMatchObject({ fence: 1, leaseToken: 'token-start' });
+  });
+
   it('createRun: the retried put finds its own create token and creates the run once', async () => {
-    const { result, sent } = await losingResponse('PutItemCommand', () =>
-      store.createRun(runRecord('r1'), executionOp()),
+    const { result, sent } = await losingResponse(
+      'PutItemCommand',
+      () => store.createRun(runRecord('r1'), executionOp()),
+      2,
     );
-    expect(sent).toBe(2);
+    expect(sent).toBe(3);
     expect(result.created).toBe(true);
     expect(await store.getRun('r1')).toEqual(result.run);
   });

@@ -85,7 +85,8 @@ export async function createRun(
     if (!entry) throw new Error(`run ${run.runId}: its EXECUTION operation does not fit an entry`);
     runPrepared.item[INFLIGHT] = { [execution.Id]: entry.text };
     runPrepared.item[LAYOUT_VERSION] = CURRENT_LAYOUT;
-    runPrepared.item[CREATE_TOKEN] = token;
+    // A run created with its lease is recognised by its lease token; others carry a token of their own.
+    if (run.leaseToken === undefined) runPrepared.item[CREATE_TOKEN] = token;
     if (!chunksWritten) {
       await ctx.access.writeChunks([...runPrepared.chunks, ...entry.chunks]);
       chunksWritten = true;
@@ -111,7 +112,9 @@ export async function createRun(
       if (!isConditionFailure(error)) throw error;
       existing = conditionFailureItem(error);
     }
-    if (existing?.[CREATE_TOKEN] === token) {
+    const ours =
+      run.leaseToken === undefined ? existing?.[CREATE_TOKEN] === token : existing?.leaseToken === run.leaseToken;
+    if (existing !== undefined && ours) {
       ctx.inline.set(run.runId, stored.fence, knowledgeOf(runPrepared.item));
       return { created: true, run: structuredClone(stored) };
     }
