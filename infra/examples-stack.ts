@@ -143,6 +143,9 @@ export class ExamplesStack extends Stack {
         table: this.table,
         environment,
         expectedRunDuration: example.expected,
+        // The demo shows the monitoring a production app would opt into: alarms and the custom
+        // metrics they watch (about $2 a month per function, priced in the CDK README).
+        alarms: true,
         timeout: Duration.minutes(10),
         ...reserved,
       });

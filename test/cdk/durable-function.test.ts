@@ -35,7 +35,7 @@ describe('DURABLE_ENV', () => {
   });
 });
 
-describe('DurableFunction: two functions sharing a table, one invoking the other', () => {
+describe('DurableFunction: two functions sharing a table, one invoking the other, with alarms', () => {
   let stack: Stack;
   let template: Template;
   let saga: DurableFunction;
@@ -49,6 +49,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       entry: entry('order-saga/payments.ts'),
       functionName: 'payments',
       table,
+      alarms: true,
     });
     saga = new DurableFunction(stack, 'Saga', {
       entry: entry('order-saga/handler.ts'),
@@ -59,6 +60,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       inProcessWaitThreshold: Duration.seconds(10),
       expectedRunDuration: Duration.hours(2),
       invokes: [payments],
+      alarms: true,
     });
     template = Template.fromStack(stack);
   }, 60_000);
@@ -80,7 +82,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       'AWS::Lambda::Version': 2, // per function: this deploy's version (retained when replaced)
       'AWS::Lambda::Alias': 2, // per function: `live`, where runs start
       'AWS::CloudWatch::Alarm': 13, // 5 per function, 3 of the reconciler
-      'AWS::Events::Rule': 2, // the watchdog's 5-minute and the reconciler's 1-minute schedule
+      'AWS::Events::Rule': 2, // the watchdog's 5-minute and the reconciler's 2-minute schedule
       'AWS::Lambda::Permission': 2, // EventBridge may invoke the watchdog and the reconciler
     });
   });
@@ -117,6 +119,8 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       DURABLE_IN_PROCESS_WAIT_MS: '10000',
       DURABLE_VERSION_PINNING: 'version',
       DURABLE_WAKE_QUEUE_URL: { Ref: id('AWS::SQS::Queue', 'SagaWakeUpsQueue') },
+      // Alarms watch its run metrics: it publishes them.
+      DURABLE_CUSTOM_METRICS: 'on',
       // The saga invokes payments: its child runs start on payments' alias.
       DURABLE_FUNCTION_ALIASES: {
         'Fn::Join': ['', ['{"', { Ref: id('AWS::Lambda::Function', 'PaymentsFunction') }, '":"live"}']],
@@ -326,7 +330,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       ]),
     );
     expect(metrics).toHaveLength(4);
-    expect(saga.alarms.wakeUpsDeadLettered).toBeDefined();
+    expect(saga.alarms?.wakeUpsDeadLettered).toBeDefined();
     // Async failures: events in the failure queue, or dropped by any version or alias (Lambda sums
     // every qualifier under the FunctionName dimension).
     const [asyncFailures, ...others] = alarms.filter((a) => a.Metrics);
@@ -355,10 +359,10 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       Period: 300,
       Stat: 'Sum',
     });
-    expect(saga.alarms.stuckRuns.node.defaultChild).toBeDefined();
+    expect(saga.alarms?.stuckRuns.node.defaultChild).toBeDefined();
   });
 
-  it("has one watchdog per table that counts each function's stuck runs (every alias and version) with a Query on the byFunction index only", () => {
+  it("has one watchdog per table that counts each function's stuck runs (every alias and version) with a Query on the listing index only", () => {
     const watchdogRole = id('AWS::IAM::Role', 'DurableRunWatchdog');
     const table = id('AWS::DynamoDB::Table', 'RunsTable');
     expect(statementsOfRole(template, watchdogRole)).toEqual([
@@ -370,7 +374,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       {
         Action: 'dynamodb:Query',
         Effect: 'Allow',
-        Resource: { 'Fn::Join': ['', [arnOf(table), '/index/byFunction']] },
+        Resource: { 'Fn::Join': ['', [arnOf(table), '/index/byFunctionTime']] },
       },
       {
         Action: ['lambda:ListAliases', 'lambda:ListVersionsByFunction'],

@@ -1,12 +1,13 @@
 /**
  * The table's reconciler (DurableReconciler, created by the first DurableFunction of a table in a
- * stack): its function, its 1-minute schedule, its alarms, the wake-ups' dead-letter queue, its
- * exact IAM, and the asynchronous-invocation coverage of aliases and versions.
+ * stack): its function, its schedule (every 2 minutes unless told), its alarms (once a function asks
+ * for alarms), the wake-ups' dead-letter queue, its exact IAM, and the asynchronous-invocation
+ * coverage of aliases and versions.
  */
 import { join } from 'node:path';
 import { RECONCILER_ENV } from '@durable-lambda/aws';
 import { DurableFunction, DurableReconciler, DurableTable } from '@durable-lambda/cdk';
-import type { Stack } from 'aws-cdk-lib';
+import { Duration, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -67,11 +68,12 @@ describe('DurableReconciler: one per table, serving every function of the table 
     ).toHaveLength(1);
   });
 
-  it('runs the bundled reconciler entry every minute, never retried (the next minute is the retry)', () => {
+  it('runs the bundled reconciler entry every 2 minutes, never retried (the next pass is the retry)', () => {
     expect(props('AWS::Lambda::Function', 'DurableReconciler')).toMatchObject({
       Runtime: 'nodejs22.x',
       Handler: 'index.handler',
-      Timeout: 60,
+      Timeout: 120,
+      MemorySize: 512,
       Role: arnOf(own('AWS::IAM::Role', 'ServiceRole')),
     });
     const rules = Object.entries(resources(template)).filter(
@@ -79,7 +81,7 @@ describe('DurableReconciler: one per table, serving every function of the table 
     );
     expect(rules).toHaveLength(1);
     expect(rules[0]?.[1].Properties).toMatchObject({
-      ScheduleExpression: 'rate(1 minute)',
+      ScheduleExpression: 'rate(2 minutes)',
       State: 'ENABLED',
       Targets: [{ Arn: arnOf(reconcilerFn()), RetryPolicy: { MaximumRetryAttempts: 0 } }],
     });
@@ -93,7 +95,7 @@ describe('DurableReconciler: one per table, serving every function of the table 
       FunctionName: { Ref: reconcilerFn() },
       Qualifier: '$LATEST',
       MaximumRetryAttempts: 0,
-      MaximumEventAgeInSeconds: 60,
+      MaximumEventAgeInSeconds: 120,
     });
   });
 
@@ -115,6 +117,8 @@ describe('DurableReconciler: one per table, serving every function of the table 
           ],
         ],
       },
+      // Payments has alarms (so metrics), one of them on the reconciler's `Failed`: its summary line publishes them.
+      DURABLE_CUSTOM_METRICS: 'on',
       // Runs not pinned to a version yet are woken through their function's alias.
       DURABLE_FUNCTION_ALIASES: {
         'Fn::Join': [
@@ -300,6 +304,46 @@ describe('DurableReconciler: one per table, serving every function of the table 
 });
 
 describe('DurableReconciler: per table and stack', () => {
+  it('runs on the period the first function of its table asks for, and refuses a second, different one', () => {
+    const stack = newStack();
+    const table = new DurableTable(stack, 'Runs');
+    const a = new DurableFunction(stack, 'A', {
+      entry: entry('checkout/handler.ts'),
+      table,
+      reconcilerPeriod: Duration.minutes(30),
+    });
+    // Not asking is agreeing; asking for the same is too.
+    new DurableFunction(stack, 'B', { entry: entry('reminder/handler.ts'), table });
+    new DurableFunction(stack, 'C', {
+      entry: entry('reminder/handler.ts'),
+      table,
+      reconcilerPeriod: Duration.minutes(30),
+    });
+    expect(
+      () =>
+        new DurableFunction(stack, 'D', {
+          entry: entry('reminder/handler.ts'),
+          table,
+          reconcilerPeriod: Duration.minutes(5),
+        }),
+    ).toThrow(
+      /Test\/D: reconcilerPeriod 5 minutes differs from the 30 minutes of the reconciler its table already has/,
+    );
+    const template = Template.fromStack(stack);
+    const fn = stack.getLogicalId(a.reconciler.function.node.defaultChild as lambda.CfnFunction);
+    // A longer period than Lambda's 15-minute limit still runs one invocation a period, 15 minutes at most.
+    expect(resources(template)[fn]?.Properties).toMatchObject({ Timeout: 900 });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(30 minutes)' });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn },
+      MaximumEventAgeInSeconds: 1_800,
+    });
+    // Nobody asked for metrics or alarms: none, and the reconciler's summary line publishes nothing.
+    expect(resources(template)[fn]?.Properties?.Environment.Variables.DURABLE_CUSTOM_METRICS).toBe('off');
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 0);
+    expect(a.reconciler.alarms).toBeUndefined();
+  });
+
   it('gives each table its own reconciler, serving only that table’s functions', () => {
     const stack = newStack();
     const a = new DurableFunction(stack, 'A', { entry: entry('checkout/handler.ts') });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DurableBackend, InvocationOutput, OpenedInvocation } from '@durable-lambda/protocol';
 import { describe, expect, it } from 'vitest';
 import { functionTarget, readControlApiConfig } from '../../packages/cdk/src/runtime/control-api-config';
-import { emfLine } from '../../packages/cdk/src/runtime/metrics';
+import { customMetricsOn, emfLine, withoutEmf } from '../../packages/cdk/src/runtime/metrics';
 import { withRunMetrics } from '../../packages/cdk/src/runtime/run-metrics';
 import { checkStuckRuns, readWatchedFunctions } from '../../packages/cdk/src/runtime/watchdog';
 import { REPO_ROOT } from './support';
@@ -94,6 +94,21 @@ describe('withRunMetrics', () => {
     await result.opened?.close({ Status: 'SUCCEEDED' });
     expect(JSON.parse(lines[0] as string)).toMatchObject({ FunctionName: 'checkout', RunsSucceeded: 1 });
     expect(JSON.parse(lines[0] as string)).not.toHaveProperty('RunDuration');
+  });
+});
+
+describe('custom metrics, opt-in', () => {
+  it('are on only when the construct set DURABLE_CUSTOM_METRICS=on', () => {
+    expect(customMetricsOn({ DURABLE_CUSTOM_METRICS: 'on' })).toBe(true);
+    for (const value of [undefined, 'off', 'true', 'ON'])
+      expect(customMetricsOn({ DURABLE_CUSTOM_METRICS: value })).toBe(false);
+  });
+
+  it('leave a plain JSON line when off: the same fields, no metric directive', () => {
+    const line = emfLine('checkout', { RunsFailed: [1, 'Count'] }, 5);
+    expect(JSON.parse(withoutEmf(line))).toEqual({ FunctionName: 'checkout', RunsFailed: 1 });
+    // Anything that is not an EMF object passes as it is.
+    for (const other of ['not json', '[1,2]', '{"message":"hi"}', 'null']) expect(withoutEmf(other)).toBe(other);
   });
 });
 

@@ -109,12 +109,40 @@ export interface DurableFunctionProps {
   /** Longest time Lambda keeps an asynchronous event before giving up. Default 6 hours. */
   readonly maxEventAge?: Duration;
   /**
-   * A run still RUNNING this long after it started is "stuck": the watchdog counts such runs and
-   * the stuck-runs alarm fires. Default 1 day.
+   * A run still RUNNING this long after it started is "stuck": with {@link metrics} on, the
+   * watchdog counts such runs (`StuckRuns`) and, with {@link alarms}, the stuck-runs alarm fires.
+   * Default 1 day.
    */
   readonly expectedRunDuration?: Duration;
-  /** Actions of every alarm (an SNS topic, say), the table reconciler's included. Default: none. */
+  /**
+   * Custom CloudWatch metrics (namespace `DurableLambda`, embedded metric format: no API call, no
+   * permission), each billed $0.30 a month (priced in the CDK README): the function's
+   * `RunsSucceeded`, `RunsFailed` and `RunDuration` (sets `DURABLE_CUSTOM_METRICS=on`);
+   * `StuckRuns`, counted every 5 minutes by the table's watchdog (a Lambda function, created with
+   * the first function of the table that turns metrics on); and the reconciler's `RunsExamined`,
+   * `RunsWoken`, `ParentsNotified` and `Failed`. Default: `true` with {@link alarms}, else `false`
+   * (the run outcomes are in the table and the logs either way; Lambda's own metrics are free).
+   */
+  readonly metrics?: boolean;
+  /**
+   * CloudWatch alarms (each alarm metric $0.10 a month, priced in the CDK README): failed runs,
+   * stuck runs, throttles, asynchronous invocations that failed every attempt, dead-lettered
+   * wake-ups; and the reconciler's (its errors, runs it keeps failing to wake, dead-lettered
+   * wake-up schedules). Needs {@link metrics} (turned on with it; `metrics: false` with
+   * `alarms: true` is refused). Default: `true` when `alarmActions` are given, else `false`.
+   */
+  readonly alarms?: boolean;
+  /** Actions of every alarm (an SNS topic, say), the table reconciler's included; turns `alarms` on. Default: none. */
   readonly alarmActions?: cloudwatch.IAlarmAction[];
+  /**
+   * How often the table's reconciler (always deployed: it wakes runs whose wake-up was lost and
+   * resumes runs whose invocation died) reads the due index: whole minutes, 1 minute to 1 hour.
+   * A lost wake-up or a lapsed lease is found within about this period plus a 2-minute grace.
+   * Each pass reads every due-index shard, so this sets most of an idle table's monthly cost (the
+   * CDK README's table). The first function of a table in a stack decides it; another asking for a
+   * different period is refused. Default 2 minutes.
+   */
+  readonly reconcilerPeriod?: Duration;
   /**
    * Removal policy of what this construct owns and keeps data: its log group, its failure queue,
    * and the table when it creates one (the first function of a table in a stack also decides the
@@ -149,7 +177,7 @@ export interface DurableFunctionProps {
   readonly pinning?: DurableVersionPinning;
 }
 
-/** The alarms of a {@link DurableFunction}. */
+/** The alarms of a {@link DurableFunction} (with `alarms` on). */
 export interface DurableFunctionAlarms {
   /** A run ended FAILED (`RunsFailed` ≥ 1 in 5 minutes). */
   readonly failedRuns: cloudwatch.Alarm;

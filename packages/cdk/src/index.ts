@@ -1,6 +1,7 @@
 /**
  * `@durable-lambda/cdk`: AWS CDK constructs deploying durable-lambda functions and the control API.
  */
+
 export { DurableApi, type DurableApiProps } from './durable-api';
 export {
   DURABLE_ENV,
@@ -14,7 +15,9 @@ export {
   DurableReconciler,
   type DurableReconcilerAlarms,
   type DurableReconcilerOptions,
+  MAX_RECONCILE_PERIOD,
   RECONCILE_PERIOD,
+  RECONCILER_MEMORY_MB,
   type ReconciledFunction,
 } from './durable-reconciler';
 export {
@@ -26,9 +29,22 @@ export {
   FUNCTION_TABLE_ACTIONS,
   type IDurableTable,
 } from './durable-table';
+export {
+  type CloudFormationTemplate,
+  FIXED_COST_ASSUMPTIONS,
+  FIXED_COST_PRICES,
+  type FixedCostAssumptions,
+  type FixedCostEstimate,
+  type FixedCostLine,
+  type FixedCostPrice,
+  FREE_RESOURCE_TYPES,
+  fixedMonthlyCost,
+  RECONCILER_METRIC_NAMES,
+  RUN_METRIC_NAMES,
+} from './fixed-cost';
 export { coverQualifiedInvocations } from './qualified-invocations';
 export { RunWatchdog, type RunWatchdogOptions, WATCHDOG_PERIOD } from './run-watchdog';
-export { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
+export { METRIC, METRICS_ENV, METRICS_NAMESPACE } from './runtime/metrics';
 export { RUNTIME } from './service-function';
 export {
   WAKE_QUEUE_MAX_RECEIVES,

@@ -48,3 +48,32 @@ export function emfLine(
     ...values,
   });
 }
+
+/**
+ * Whether a function publishes its custom metrics: `on` when its construct was asked for them
+ * (`metrics` of `DurableFunction`; for the reconciler, when a function it serves was). Custom
+ * metrics are billed per metric and month (CloudWatch, $0.30 each), so they are opt-in.
+ */
+export const METRICS_ENV = 'DURABLE_CUSTOM_METRICS';
+
+/** True when the environment turns custom metrics on ({@link METRICS_ENV} is `on`). */
+export function customMetricsOn(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env[METRICS_ENV] === 'on';
+}
+
+/**
+ * The line without its embedded-metric-format directive (`_aws`): the same JSON fields, searchable
+ * in Logs Insights, but no metric is made of it (so none is billed). A line that is not a JSON
+ * object is returned as it is.
+ */
+export function withoutEmf(line: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return line;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('_aws' in parsed)) return line;
+  const { _aws: _directive, ...fields } = parsed as Record<string, unknown>;
+  return JSON.stringify(fields);
+}
