@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { CloudAssembly, SynthesisMessageLevel } from 'aws-cdk-lib/cx-api';
 import { fastNpxDir } from './fast-npx';
 import { REPO_ROOT } from './support';
@@ -135,15 +136,21 @@ export function assetOf(synth: CliSynth, idPrefix: string): string {
   throw new Error(`no function ${idPrefix}`);
 }
 
-/** Loads a bundled handler in a fresh Node process and calls it once; prints the outcome as JSON. */
+/** The file Lambda loads from a bundled asset: `index.mjs` (the constructs bundle ESM). */
+export const bundleFile = (asset: string) => join(asset, 'index.mjs');
+
+/**
+ * Loads a bundled handler in a fresh Node process and calls it once, as Lambda's Node.js runtime
+ * loads an ES module (`import()`); prints the outcome as JSON.
+ */
 export function callBundle(asset: string, event: unknown, context: unknown, env: Record<string, string> = {}) {
   const script = `
-    const { handler } = require(${JSON.stringify(join(asset, 'index.js'))});
-    handler(${JSON.stringify(event)}, ${JSON.stringify(context)}).then(
+    const { handler } = await import(${JSON.stringify(pathToFileURL(bundleFile(asset)).href)});
+    await handler(${JSON.stringify(event)}, ${JSON.stringify(context)}).then(
       (value) => console.log(JSON.stringify({ value })),
       (error) => console.log(JSON.stringify({ error: { name: error.name, message: error.message } })),
     );`;
-  const result = spawnSync(process.execPath, ['-e', script], {
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: tmpdir(), // nothing of the repository's node_modules on the way
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',

@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -16,9 +17,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDurableTable, DynamoDbStore } from '@durable-lambda/aws';
 import { DURABLE_SDKS, DurableFunction } from '@durable-lambda/cdk';
@@ -33,6 +34,19 @@ import { withFastNpx } from './fast-npx';
 import { newApp, REPO_ROOT, resources } from './support';
 
 const AWS_SDK_DIR = join(REPO_ROOT, 'bench', 'node_modules', '@aws', 'durable-execution-sdk-js');
+
+/**
+ * Imports the bundle in `asset` with Node's own loader, as Lambda loads it: from a copy under a
+ * `node_modules` folder, which the test runner leaves to Node (it would otherwise transform the
+ * bundle and resolve its `import('@durable-lambda/aws')` through its aliases to our sources, not to
+ * the shim next to the bundle).
+ */
+async function importBundle(asset: string): Promise<unknown> {
+  const copy = join(REPO_ROOT, 'node_modules', '.cache', 'durable-lambda-tests', `bundle-${process.pid}-${Date.now()}`);
+  cpSync(asset, copy, { recursive: true });
+  projects.push(copy);
+  return import(pathToFileURL(join(copy, 'index.mjs')).href);
+}
 
 const projects: string[] = [];
 afterAll(() => {
@@ -158,7 +172,7 @@ describe("DurableFunction sdk: 'aws' (bundled for real)", () => {
   }, 60_000);
 
   it("bundles AWS's SDK from the user's install and our host around the export", () => {
-    const code = readFileSync(join(asset, 'index.js'), 'utf8');
+    const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
     expect(code).toContain('validateDurableExecutionEvent');
     expect(code).toContain('hostAwsHandler');
     expect(code).toContain('durable-lambda.aws-sdk-handler');
@@ -166,12 +180,12 @@ describe("DurableFunction sdk: 'aws' (bundled for real)", () => {
 
   it('answers as our host in a fresh process: the production backend it loads names what is missing', () => {
     const script = `
-      const { handler } = require(${JSON.stringify(join(asset, 'index.js'))});
-      handler({ order: 'o-1' }, { functionName: 'orders', awsRequestId: 'req-1', invokedFunctionArn: 'arn:aws:lambda:${REGION}:${ACCOUNT}:function:orders' }).then(
+      const { handler } = await import(${JSON.stringify(pathToFileURL(join(asset, 'index.mjs')).href)});
+      await handler({ order: 'o-1' }, { functionName: 'orders', awsRequestId: 'req-1', invokedFunctionArn: 'arn:aws:lambda:${REGION}:${ACCOUNT}:function:orders' }).then(
         (value) => console.log(JSON.stringify({ value })),
         (error) => console.log(JSON.stringify({ error: { name: error.name, message: error.message } })),
       );`;
-    const result = spawnSync(process.execPath, ['-e', script], {
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: tmpdir(),
       env: { PATH: process.env.PATH ?? '' },
       encoding: 'utf8',
@@ -201,6 +215,8 @@ describe("DurableFunction sdk: 'aws' (bundled for real)", () => {
       DURABLE_TABLE_NAME: tableName,
       DURABLE_SCHEDULE_GROUP: 'durable-orders',
       DURABLE_SCHEDULER_ROLE_ARN: `arn:aws:iam::${ACCOUNT}:role/durable-orders-scheduler`,
+      // What the construct sets with `metrics` (or `alarms`): the run metrics are published.
+      DURABLE_CUSTOM_METRICS: 'on',
     };
     for (const [name, value] of Object.entries(variables)) {
       saved[name] = process.env[name];
@@ -214,7 +230,7 @@ describe("DurableFunction sdk: 'aws' (bundled for real)", () => {
       return write(chunk, ...rest);
     }) as typeof process.stdout.write;
     try {
-      const bundle = createRequire(join(asset, 'index.js'))(join(asset, 'index.js')) as {
+      const bundle = (await importBundle(asset)) as {
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
       cloud.register('orders', bundle.handler as never);

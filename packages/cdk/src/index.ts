@@ -2,6 +2,7 @@
  * `@durable-lambda/cdk`: AWS CDK constructs deploying durable-lambda functions and the control API.
  */
 
+export { bundleDefaults, ESM_MAIN_FIELDS, ESM_REQUIRE_BANNER } from './bundle-defaults';
 export { DurableApi, type DurableApiProps } from './durable-api';
 export {
   DURABLE_ENV,

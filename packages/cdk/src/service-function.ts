@@ -4,6 +4,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
+import { bundleDefaults } from './bundle-defaults';
 import { acknowledge, REASONS } from './nag';
 
 /** The Lambda runtime of every function the constructs deploy. */
@@ -40,7 +41,8 @@ export interface ServiceFunction {
 }
 
 /**
- * A `NodejsFunction` bundled locally by esbuild (never Docker), on nodejs22.x, with a role of its
+ * A `NodejsFunction` bundled locally by esbuild (never Docker; ESM, minified: `bundleDefaults`), on
+ * nodejs22.x, with a role of its
  * own whose only logging grant is writing streams of its own log group (created here, with the
  * retention asked for: no `AWSLambdaBasicExecutionRole`, no `logs:CreateLogGroup`).
  */
@@ -79,14 +81,7 @@ export function serviceFunction(scope: Construct, options: ServiceFunctionOption
     role,
     logGroup,
     environment: options.environment,
-    bundling: {
-      ...bundling,
-      // Local esbuild (a dependency of this package); Docker is never needed.
-      forceDockerBundling: false,
-      // The AWS SDK is bundled: the code runs on the SDK versions it was tested with.
-      externalModules: bundling.externalModules ?? [],
-      target: bundling.target ?? 'node22',
-    },
+    bundling: bundleDefaults(bundling),
   });
   acknowledge(fn, 'AwsSolutions-L1', REASONS.runtime);
   return { fn, role, logGroup };

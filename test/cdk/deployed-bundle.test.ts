@@ -1,0 +1,148 @@
+/**
+ * What a DurableFunction deploys, bundled for real (local esbuild, `cdk synth` in-process) at its
+ * defaults: an ES module (`index.mjs`) built from the `module` builds of its dependencies,
+ * whitespace and syntax minified with every identifier kept, the AWS SDK inside it, the Scheduler, Lambda and SQS clients reached
+ * only by `import()` (evaluated at their first call), and nothing of our packages a function never
+ * runs. The bundle then answers in a fresh Node process as Lambda loads it. How long its import
+ * takes is a figure of the bench (`bundle` section), not asserted here.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DurableFunction, ESM_REQUIRE_BANNER } from '@durable-lambda/cdk';
+import { Stack } from 'aws-cdk-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { withFastNpx } from './fast-npx';
+import { newApp, REPO_ROOT } from './support';
+
+interface Metafile {
+  inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>;
+  outputs: Record<
+    string,
+    { inputs: Record<string, { bytesInOutput: number }>; imports: Array<{ path: string; kind: string }> }
+  >;
+}
+
+/** The inputs reached from the bundle's entry and injected files by static imports only. */
+function staticallyReached(meta: Metafile, roots: string[]): Set<string> {
+  const seen = new Set<string>();
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const path = queue.pop() as string;
+    if (seen.has(path) || !meta.inputs[path]) continue;
+    seen.add(path);
+    for (const edge of meta.inputs[path].imports) {
+      if (edge.kind !== 'dynamic-import' && !edge.external) queue.push(edge.path);
+    }
+  }
+  return seen;
+}
+
+describe('the deployed bundle of a DurableFunction, at its defaults', () => {
+  const assets: Record<'function' | 'reconciler', string> = { function: '', reconciler: '' };
+
+  beforeAll(() => {
+    const app = newApp({ bundle: true });
+    const stack = new Stack(app, 'Bundle');
+    withFastNpx(
+      () =>
+        new DurableFunction(stack, 'Checkout', {
+          entry: join(REPO_ROOT, 'examples', 'checkout', 'handler.ts'),
+          projectRoot: REPO_ROOT,
+          depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+          // Our packages from their sources (the root tsconfig's paths), and esbuild's metafile to
+          // read what went in; every other bundling option is the construct's default.
+          bundling: { tsconfig: join(REPO_ROOT, 'tsconfig.json'), metafile: true },
+        }),
+    );
+    const outdir = app.synth().directory;
+    for (const name of readdirSync(outdir).filter((n) => n.startsWith('asset.'))) {
+      const dir = join(outdir, name);
+      if (existsSync(join(dir, 'node_modules', '@durable-lambda', 'aws', 'package.json'))) assets.function = dir;
+      else assets.reconciler = dir;
+    }
+  }, 240_000);
+
+  const meta = (asset: string) => JSON.parse(readFileSync(join(asset, 'index.meta.json'), 'utf8')) as Metafile;
+  const output = (m: Metafile) => Object.values(m.outputs)[0] as Metafile['outputs'][string];
+  /** The inputs that put bytes into the bundle. */
+  const bundled = (m: Metafile) =>
+    Object.entries(output(m).inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([path]) => path);
+
+  it('is an ES module, index.mjs, minified with its names kept, that defines require for the CommonJS code in it', () => {
+    for (const asset of [assets.function, assets.reconciler]) {
+      expect(existsSync(join(asset, 'index.js')), asset).toBe(false);
+      const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
+      // (Booleans: a failed match would print the whole bundle.)
+      expect(code.startsWith(ESM_REQUIRE_BANNER), asset).toBe(true);
+      expect(/export\s*\{[^}]*\bhandler\b[^}]*\}/.test(code), `${asset}: export { handler }`).toBe(true);
+      // Not esbuild's CommonJS output, whose exports are `module.exports = __toCommonJS(...)`.
+      expect(/\bmodule\.exports\s*=\s*__toCommonJS\(/.test(code), `${asset}: CommonJS exports`).toBe(false);
+      // Minified: few lines, however large.
+      expect(code.split('\n').length).toBeLessThan(code.length / 1_000);
+    }
+    // Identifiers are not renamed: errors keep their class's name (`new.target.name`), stack traces
+    // their functions'.
+    const code = readFileSync(join(assets.function, 'index.mjs'), 'utf8');
+    expect(/\bnew StepError\(/.test(code), 'new StepError(').toBe(true);
+    expect(/\bfunction withDurableExecution\(/.test(code), 'function withDurableExecution(').toBe(true);
+  });
+
+  it('takes the ES module builds of the AWS SDK (`module` before `main`), and bundles it: nothing is external but Node', () => {
+    const m = meta(assets.function);
+    const sdk = bundled(m).filter((path) => /node_modules\/@(aws-sdk|smithy)\//.test(path));
+    expect(sdk.some((path) => path.includes('@aws-sdk/client-dynamodb/dist-es/'))).toBe(true);
+    expect(sdk.filter((path) => /\/dist-cjs\//.test(path))).toEqual([]);
+    expect(output(m).imports.filter((i) => !i.path.startsWith('node:'))).toEqual([]);
+  });
+
+  it('reaches the Scheduler, Lambda and SQS clients only through import(): evaluated at their first call', () => {
+    const m = meta(assets.function);
+    const roots = Object.keys(m.inputs).filter((p) => /examples\/checkout\/handler\.ts$|backend-inject\.ts$/.test(p));
+    expect(roots).toHaveLength(2);
+    const reached = [...staticallyReached(m, roots)];
+    for (const client of ['client-scheduler', 'client-lambda', 'client-sqs']) {
+      expect(bundled(m).some((path) => path.includes(`@aws-sdk/${client}/`))).toBe(true);
+      expect(reached.filter((path) => path.includes(`@aws-sdk/${client}/`))).toEqual([]);
+    }
+    // The DynamoDB client is what every invocation uses: loaded with the bundle.
+    expect(reached.some((path) => path.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
+  });
+
+  it('leaves out what a function never runs: the reconciler handler, signed fetch, the AWS-SDK host, dev tooling', () => {
+    const ours = bundled(meta(assets.function)).filter((path) => path.startsWith('packages/'));
+    for (const unused of [
+      'packages/aws/src/reconciler-handler.ts',
+      'packages/aws/src/signed-fetch.ts',
+      'packages/aws/src/aws-sdk-host.ts',
+    ]) {
+      expect(ours).not.toContain(unused);
+    }
+    expect(ours.filter((path) => /packages\/(local|api|otel|cdk\/src\/(?!runtime\/))/.test(path))).toEqual([]);
+  });
+
+  it('answers in a fresh Node process, loaded as Lambda loads an ES module handler', () => {
+    const script = `
+      const { handler } = await import(${JSON.stringify(pathToFileURL(join(assets.function, 'index.mjs')).href)});
+      await handler({ cart: 'c-1' }, { functionName: 'checkout', awsRequestId: 'r-1', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:checkout' }).then(
+        (value) => console.log(JSON.stringify({ value })),
+        (error) => console.log(JSON.stringify({ error: { name: error.name, message: error.message } })),
+      );`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const outcome = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as {
+      error?: { name: string; message: string };
+    };
+    // The production backend, reached through the shim, names what the construct would have set.
+    expect(outcome.error?.name, `${result.stdout}\n${result.stderr}`).toBe('ConfigurationError');
+    expect(outcome.error?.message).toMatch(/missing environment variables DURABLE_TABLE_NAME/);
+  });
+});
