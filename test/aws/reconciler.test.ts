@@ -100,9 +100,11 @@ function env(over: Record<string, string | undefined> = {}): Record<string, stri
 
 /** A run whose invocation took the lease and was lost `ago` ms ago, its wake-up never scheduled. */
 async function strandedRun(functionName: string, key: string, ago = TEN_MINUTES): Promise<string> {
-  const engine = new Engine({ store, waker: { wakeAt: async () => {} } });
-  const { run } = await engine.startRun({ functionName, runKey: key, input: JSON.stringify({ key }) });
+  // Started a minute before its lease was taken (a lease never ends before its run began: the
+  // store may keep the run's earlier due time instead of the lease's end).
   const now = Date.now();
+  const engine = new Engine({ store, waker: { wakeAt: async () => {} }, clock: { now: () => now - ago - 60_000 } });
+  const { run } = await engine.startRun({ functionName, runKey: key, input: JSON.stringify({ key }) });
   const grant = await store.acquireLease(run.runId, now - ago - 60_000, now - ago, `lost-${key}`);
   expect(grant?.run).toMatchObject({ status: 'RUNNING', leaseExpiresAt: now - ago });
   return run.runId;
