@@ -112,7 +112,7 @@ async function listLatencies(url: () => string | undefined, stop: Promise<unknow
     stopped = true;
   });
   const latencies: number[] = [];
-  while (!stopped) {
+  do {
     const at = url();
     if (at) {
       const started = performance.now();
@@ -120,13 +120,14 @@ async function listLatencies(url: () => string | undefined, stop: Promise<unknow
         const res = await fetch(`${at}/v1/runs?include=waitingFor&limit=25`);
         await res.arrayBuffer();
         if (res.status === 200) latencies.push(performance.now() - started);
-        if (process.env.RECOVERY_DEBUG) progressLine(`list ${(performance.now() - started).toFixed(0)} ms at ${started.toFixed(0)}`);
+        if (process.env.RECOVERY_DEBUG)
+          progressLine(`list ${(performance.now() - started).toFixed(0)} ms at ${started.toFixed(0)}`);
       } catch {
         // Not listening (killed, not restarted yet): not a request the dashboard could make.
       }
     }
     await sleep(LIST_EVERY_MS);
-  }
+  } while (!stopped);
   return latencies;
 }
 
@@ -173,9 +174,12 @@ async function scenario(crash: boolean, dir: string): Promise<Outcome> {
     }
     await done;
     const finishMs = performance.now() - t;
+    const measured = await latencies;
+    // At the smallest size the runs may all finish before the first request after the restart.
+    if (measured.length === 0) measured.push(...(await listLatencies(() => current, sleep(1))));
     return {
       finishMs,
-      latencies: await latencies,
+      latencies: measured,
       inflightAtKill,
       ...(restartMs === undefined ? {} : { restartMs }),
     };
