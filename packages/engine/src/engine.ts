@@ -177,7 +177,12 @@ export class Engine implements DurableBackend {
       ...(request.input === undefined ? {} : { input: request.input }),
       ...(timeoutMs === undefined ? {} : { deadlineAt: now + timeoutMs, executionTimeoutMs: timeoutMs }),
       ...(request.lease
-        ? { fence: 1, invocations: 1, leaseExpiresAt: request.lease.leaseExpiresAt, leaseToken: request.lease.leaseToken }
+        ? {
+            fence: 1,
+            invocations: 1,
+            leaseExpiresAt: request.lease.leaseExpiresAt,
+            leaseToken: request.lease.leaseToken,
+          }
         : {}),
     };
     if (request.lease) {
