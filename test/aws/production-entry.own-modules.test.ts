@@ -131,6 +131,7 @@ describe('createProductionBackend: configuration from the environment', () => {
   it('documents the variable names', () => {
     expect(PRODUCTION_ENV).toEqual({
       tableName: 'DURABLE_TABLE_NAME',
+      legacyIndexes: 'DURABLE_LEGACY_INDEXES',
       scheduleGroup: 'DURABLE_SCHEDULE_GROUP',
       schedulerRoleArn: 'DURABLE_SCHEDULER_ROLE_ARN',
       retentionDays: 'DURABLE_RETENTION_DAYS',
