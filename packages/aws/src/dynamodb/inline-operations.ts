@@ -229,10 +229,21 @@ export function knowledgeOf(item: Item | undefined): InlineKnowledge {
 }
 
 /**
+ * How many kilobytes finished entries may add to the run item before they move out. A finished
+ * entry kept costs one more write unit on each later write while it keeps the item a kilobyte
+ * larger; moved out it costs one write unit once and its item's storage until its TTL ceiling
+ * (~400 days: ~1.7 write units' worth for a small one, bench "cost" rows). So a short run that
+ * never grows a kilobyte past what it needs moves nothing (its operations expire with its run
+ * item), and a long one moves its finished entries out in batches.
+ */
+export const SPILL_SLACK_KB = 1;
+
+/**
  * Finished entries to move out to operation items so the run item stays within the kilobytes its
- * other contents need: after a write adding `adding` and removing `removing`, if the item would
- * be over the smallest whole number of KB that its base and unfinished entries take, the largest
- * finished entries (committed before this write) move out until it fits.
+ * other contents need: after a write adding `adding` and removing `removing`, if the item would be
+ * more than {@link SPILL_SLACK_KB} over the smallest whole number of KB that its base and
+ * unfinished entries take, the largest finished entries (committed before this write) move out
+ * until it is back within that number.
  */
 export function spillPlan(
   state: InlineState,
@@ -253,6 +264,7 @@ export function spillPlan(
     kept += entry.bytes;
   }
   const target = Math.max(1, Math.ceil(kept / 1024)) * 1024;
+  if (total <= target + SPILL_SLACK_KB * 1024) return [];
   const spill: string[] = [];
   movable.sort((a, b) => b.bytes - a.bytes);
   for (const entry of movable) {
