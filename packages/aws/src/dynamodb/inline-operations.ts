@@ -229,14 +229,17 @@ export function knowledgeOf(item: Item | undefined): InlineKnowledge {
 }
 
 /**
- * How many kilobytes finished entries may add to the run item before they move out. A finished
- * entry kept costs one more write unit on each later write while it keeps the item a kilobyte
- * larger; moved out it costs one write unit once and its item's storage until its TTL ceiling
- * (~400 days: ~1.7 write units' worth for a small one, bench "cost" rows). So a short run that
- * never grows a kilobyte past what it needs moves nothing (its operations expire with its run
- * item), and a long one moves its finished entries out in batches.
+ * How many kilobytes a few finished entries may add to the run item before they move out. A
+ * finished entry kept costs one more write unit on each later write while it keeps the item a
+ * kilobyte larger; moved out it costs one write unit once and its item's storage until its TTL
+ * ceiling (~400 days: ~1.7 write units' worth for a small one, bench "cost" rows). A short run's
+ * few finished entries are worth keeping (it ends soon, and they expire with its run item); a run
+ * that has many is a long one, whose later writes would each pay for them: those move out as soon
+ * as the item would grow a kilobyte past what it needs.
  */
 export const SPILL_SLACK_KB = 1;
+/** At most this many finished entries get {@link SPILL_SLACK_KB}. */
+export const SLACK_ENTRIES = 6;
 
 /**
  * Finished entries to move out to operation items so the run item stays within the kilobytes its
@@ -264,7 +267,7 @@ export function spillPlan(
     kept += entry.bytes;
   }
   const target = Math.max(1, Math.ceil(kept / 1024)) * 1024;
-  if (total <= target + SPILL_SLACK_KB * 1024) return [];
+  if (movable.length <= SLACK_ENTRIES && total <= target + SPILL_SLACK_KB * 1024) return [];
   const spill: string[] = [];
   movable.sort((a, b) => b.bytes - a.bytes);
   for (const entry of movable) {
