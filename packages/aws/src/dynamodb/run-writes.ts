@@ -60,7 +60,8 @@ export const CREATE_TOKEN = 'ct';
  * retention has passed is replaced in place, conditioned on the expired item as read (returned
  * with the refusal), since DynamoDB may not have deleted it yet. The run enters the due index at
  * {@link dueAtOf} (a new run is due at once, or when its first lease lapses). A put the SDK sent
- * again after a lost response finds its own item: the item's create token is this call's.
+ * again after a lost response finds its own item: it holds this call's lease token (a start with
+ * its first lease) or create token (`ct`, a start without one).
  */
 export async function createRun(
   ctx: StoreContext,
@@ -74,8 +75,8 @@ export async function createRun(
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = ctx.clock.now();
     // A run re-created over an expired one starts above its fences: its operations stay hidden
-    // (they carry lower fences) and its invocations' fences are never valid again.
-    // A run created with its first lease is one fence above its epoch, as a lease would have made it.
+    // (they carry lower fences) and its invocations' fences are never valid again. A run created
+    // with its first lease is one fence above its epoch, as a lease would have made it.
     const leased = run.leaseToken === undefined ? 0 : 1;
     const epoch = replacing ? Math.max(run.fence - leased, Number(replacing.fence ?? 0) + 1) : run.fence - leased;
     const stored = withDueAt({ ...run, fence: epoch + leased });
