@@ -29,6 +29,7 @@ import {
   type Store,
   type WakeRequest,
 } from '@durable-lambda/engine';
+import { mulberry32 } from '../../packages/local/src/faults/seeded-random';
 
 /** Request latencies of the model, ms: median and p99 of a lognormal each. */
 export interface LatencyModel {
@@ -139,17 +140,8 @@ function before(a: { at: number; seq: number }, b: { at: number; seq: number }):
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A seeded generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator: the fault injector's mulberry32, so the same seed gives the same figures. */
+const seeded = mulberry32;
 
 /** A lognormal draw with the given median and p99. */
 function lognormal(random: () => number, { median, p99 }: { median: number; p99: number }): number {
