@@ -14,7 +14,7 @@ import type { RunEntry } from './fenced-writes';
 import { decodeInline, encodeInline, type InlineEntry } from './inline-codec';
 import { chunkBytes, INFLIGHT, type ItemLimits, largeOperationFields, OP, refAttribute } from './items';
 import { operationSk, PK, runPk } from './layout';
-import type { Item } from './table-access';
+import type { Item, TableAccess } from './table-access';
 
 /**
  * Inline operations (layout 2): a run's operations live in its run item, in the map `inflight`
@@ -167,6 +167,17 @@ export function joinEntry(item: Item, entry: InlineEntry, pool: ChunkPool | unde
     record.ExecutionDetails = { ...(record.ExecutionDetails ?? {}), InputPayload: input as unknown as never };
   }
   return op;
+}
+
+/**
+ * One operation the run item holds inline, whole (its moved fields read from their chunks), or
+ * undefined when the item has no entry for it.
+ */
+export async function readInlineOperation(access: TableAccess, item: Item, id: string, now: number) {
+  const raw = rawEntriesOf(item)?.get(id);
+  if (raw === undefined) return undefined;
+  const entry = decodeInline(raw);
+  return joinEntry(item, entry, await access.readChunks(String(item[PK]), entryRefs(item, [entry]), now));
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Operation } from '@durable-lambda/protocol';
 import { isTerminal } from '@durable-lambda/protocol';
 import { ChunkPool } from './chunks';
 import { Expressions } from './expressions';
-import { HAS_ITEMS, inlineOperationsOf, inlineRefs, LAYOUT_VERSION, withInline } from './inline-operations';
+import { HAS_ITEMS, inlineOperationsOf, LAYOUT_VERSION, readInlineOperation, withInline } from './inline-operations';
 import { EPOCH, INFLIGHT, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem, refAttribute } from './items';
 import { CHUNK_PREFIX, OP_PREFIX, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlPassed } from './layout';
 import type { StoreContext } from './store-context';
@@ -75,9 +75,7 @@ export async function getOperation(
   ]);
   if (!run || !ctx.live(run)) return undefined;
   if (rawHas(run, operationId)) {
-    const only = { ...run, [INFLIGHT]: { [operationId]: (run[INFLIGHT] as Record<string, unknown>)[operationId] } };
-    const pool = await ctx.access.readChunks(pk, inlineRefs(only), ctx.clock.now());
-    return inlineOperationsOf(only, pool).get(operationId);
+    return readInlineOperation(ctx.access, run, operationId, ctx.clock.now());
   }
   let item = read;
   // A step read as missing or unfinished may have been read just before a commit moved its inline

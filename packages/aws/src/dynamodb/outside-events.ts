@@ -4,7 +4,7 @@ import type { OperationDeadlines } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { failedAnyCondition, failedConditionAt, isConditionFailure } from './errors';
 import { Expressions } from './expressions';
-import { inlineOperationsOf, inlineRefs, prepareEntry } from './inline-operations';
+import { prepareEntry, readInlineOperation } from './inline-operations';
 import { INFLIGHT, OP, OP_REFS, operationItem } from './items';
 import { DUE_SHARD, dueShard, operationSk, PK, RUN_SK, runPk, SK, TTL } from './layout';
 import { getOperation, RUN_ATTRIBUTES_FOR_OPERATIONS } from './operation-reads';
@@ -121,8 +121,7 @@ async function writeInlineOutsideEvent(
     if (!run || !ctx.live(run)) return false;
     const raw = (run[INFLIGHT] as Record<string, unknown> | undefined)?.[next.Id];
     if (raw === undefined) return attempt === 0 ? undefined : false;
-    const only = { ...run, [INFLIGHT]: { [next.Id]: raw } };
-    const current = inlineOperationsOf(only, await ctx.access.readChunks(pk, inlineRefs(only), now)).get(next.Id);
+    const current = await readInlineOperation(ctx.access, run, next.Id, now);
     if (!current) return false;
     if (!matches(current, expected)) return sameOperation(current, next);
     const prepared = prepareEntry(runId, next, ctx.itemTtl(now, undefined), ctx.limits);
@@ -176,7 +175,5 @@ function sameOperation(a: Operation, b: Operation): boolean {
 /** The stored operation already equals `next` (as DynamoDB stores it: no undefined fields). */
 async function alreadyWritten(ctx: StoreContext, runId: string, next: Operation): Promise<boolean> {
   const stored = await getOperation(ctx, runId, next.Id);
-  return (
-    stored !== undefined && isDeepStrictEqual(JSON.parse(JSON.stringify(stored)), JSON.parse(JSON.stringify(next)))
-  );
+  return stored !== undefined && sameOperation(stored, next);
 }

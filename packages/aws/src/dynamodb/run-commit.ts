@@ -90,10 +90,17 @@ export async function commit(
   };
   for (let attempt = 1; ; attempt++) {
     const state: InlineState | undefined = known === 'absent' ? undefined : known;
-    // What moves out is decided on what this write adds (all of it inline, at first), and frees room.
-    const tentative = placeOperations(runId, [...latest.values()], ttl, ctx, known, new Set());
+    // Each operation's entry is prepared once; what moves out is decided on what this write adds
+    // (all of it inline, at first), and frees room.
+    const preparedEntries = new Map<string, PreparedEntry | undefined>();
+    const entryOf = (op: Operation) => {
+      if (!preparedEntries.has(op.Id))
+        preparedEntries.set(op.Id, prepareEntry(runId, op, ttl, ctx.limits, state?.input));
+      return preparedEntries.get(op.Id);
+    };
+    const tentative = placeOperations([...latest.values()], ctx, known, new Set(), entryOf);
     const spill = state ? spillPlan(state, tentative.inline, new Set(tentative.itemOps.map((op) => op.Id))) : [];
-    const { inline, itemOps } = placeOperations(runId, [...latest.values()], ttl, ctx, known, new Set(spill));
+    const { inline, itemOps } = placeOperations([...latest.values()], ctx, known, new Set(spill), entryOf);
     const prepared = operationItems(runId, itemOps, fence, ttl, ctx.limits);
     const batches = operationBatches(prepared);
     const removing = new Set([...itemIds(batches[batches.length - 1] ?? []), ...spill]);
@@ -164,12 +171,11 @@ export async function commit(
  * entry even with fields moved out, beyond the map's room, or a run item without a map).
  */
 function placeOperations(
-  runId: string,
   operations: readonly Operation[],
-  ttl: number,
   ctx: StoreContext,
   known: InlineKnowledge,
   leaving: ReadonlySet<string>,
+  entryOf: (op: Operation) => PreparedEntry | undefined,
 ): { inline: Map<string, PreparedEntry>; itemOps: Operation[] } {
   const inline = new Map<string, PreparedEntry>();
   const itemOps: Operation[] = [];
@@ -178,7 +184,7 @@ function placeOperations(
   let room = maxInlineEntries(ctx.limits) - (known?.entries.size ?? 0) + leaving.size;
   for (const op of operations) {
     const already = known?.entries.has(op.Id) === true;
-    const entry = already || room > 0 ? prepareEntry(runId, op, ttl, ctx.limits, known?.input) : undefined;
+    const entry = already || room > 0 ? entryOf(op) : undefined;
     if (!entry) {
       itemOps.push(op);
       continue;
