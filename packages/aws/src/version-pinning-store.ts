@@ -1,6 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeaseGrant, RunRecord } from '@durable-lambda/engine';
 import { DynamoDbStore, type DynamoDbStoreOptions } from './dynamodb';
+import { UpdateCommand } from './dynamodb/commands';
 import { FUNCTION_BASE, functionBaseOf, PK, RUN_SK, runPk, SK } from './dynamodb/layout';
 import { namePinnedAtLease, type RunningCode, type VersionPinning } from './version-pinning';
 
@@ -74,7 +74,7 @@ export class PinningStore extends DynamoDbStore {
   private async rename(runId: string, from: string, to: string, leaseToken: string): Promise<boolean> {
     const base = functionBaseOf(to);
     try {
-      await this.pinningOptions.client.send(
+      await this.transport.send(
         new UpdateCommand({
           TableName: this.pinningOptions.tableName,
           Key: { [PK]: runPk(runId), [SK]: RUN_SK },

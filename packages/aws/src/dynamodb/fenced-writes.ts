@@ -1,5 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FencedError } from '@durable-lambda/protocol';
+import { UpdateCommand } from './commands';
 import { failedConditionAt, isConditionFailure, retryConflicts } from './errors';
 import { cancelledItem, conditionFailureItem } from './returned-items';
 import type { StoreContext } from './store-context';

@@ -1,6 +1,6 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord } from '@durable-lambda/engine';
 import { approximateSize, type ChunkItem, type ChunkRef, chunkItems, splitField } from './chunks';
+import { DeleteCommand, PutCommand, UpdateCommand } from './commands';
 import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
 import type { ItemLimits } from './items';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { OperationDeadlines } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
+import { UpdateCommand } from './commands';
 import { failedAnyCondition, failedConditionAt, isConditionFailure } from './errors';
 import { Expressions } from './expressions';
 import { prepareEntry, readInlineOperation } from './inline-operations';

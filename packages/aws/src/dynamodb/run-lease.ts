@@ -1,5 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LeaseGrant, RunRecord } from '@durable-lambda/engine';
+import { UpdateCommand } from './commands';
 import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
 import { type InlineState, knowledgeOf } from './inline-operations';

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addToMeter,
   dueAtOf,
@@ -10,6 +9,7 @@ import {
   type RunStatus,
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
+import { PutCommand } from './commands';
 import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
 import { operationBatches, type RunEntry, writeFenced } from './fenced-writes';

@@ -1,5 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { FencedError } from '@durable-lambda/protocol';
+import { PutCommand } from './commands';
 import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
 import { decodeInline } from './inline-codec';

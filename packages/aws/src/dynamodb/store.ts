@@ -14,6 +14,7 @@ import type {
   Store,
 } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
+import { type DynamoDbTransport, isDynamoDbTransport } from './commands';
 import { duePartitions, findDueRuns } from './due-index';
 import { IdempotencyRecords } from './idempotency';
 import { RUN_SK, runPk } from './layout';
@@ -25,13 +26,18 @@ import { commit } from './run-commit';
 import { acquireLease } from './run-lease';
 import { listRuns } from './run-listing';
 import { createRun, reviseRun } from './run-writes';
+import { DocumentClientTransport } from './sdk-transport';
 import { StoreContext } from './store-context';
 import { TableAccess } from './table-access';
 
 /** Options of a {@link DynamoDbStore}. */
 export interface DynamoDbStoreOptions {
-  /** A document client; create it with `marshallOptions: { removeUndefinedValues: true }`. */
-  client: DynamoDBDocumentClient;
+  /**
+   * What requests go through: the light client (`new LightDynamoDbClient({ region })`, what the
+   * production backend uses), or an AWS SDK document client, created with
+   * `marshallOptions: { removeUndefinedValues: true }` (its middleware, retries and errors apply).
+   */
+  client: DynamoDBDocumentClient | DynamoDbTransport;
   /** A table made by `durableTableDefinition` / `createDurableTable` (or the CDK construct). */
   tableName: string;
   /** The clock deciding expiry and `updatedAt`. Default: the system clock. */
@@ -71,7 +77,7 @@ const DEFAULT_ITEM_TTL_CEILING_MS = 400 * 24 * 60 * 60 * 1000;
  * when free or lapsed, an outside event only while the operation is as expected. Reads are
  * strongly consistent (listing, on an index, is eventually consistent) and ignore items whose
  * retention has passed, as DynamoDB deletes expired items only eventually. A conditional write
- * the SDK sent again after a lost response recognises its own earlier success (a lease by its
+ * the client sent again after a lost response recognises its own earlier success (a lease by its
  * token, a claim by its token, a revision by its id, an outside event by the operation it wrote).
  *
  * The class only checks its options and delegates, one module per concern: `run-writes.ts`
@@ -85,13 +91,7 @@ export class DynamoDbStore implements Store {
   private readonly legacyIndexes: boolean;
 
   constructor(options: DynamoDbStoreOptions) {
-    if (options.client.config.translateConfig?.marshallOptions?.removeUndefinedValues !== true) {
-      throw new Error(
-        'DynamoDbStore: create the document client with `marshallOptions: { removeUndefinedValues: true }` ' +
-          '(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }))',
-      );
-    }
-    const access = new TableAccess(options.client, options.tableName);
+    const access = new TableAccess(transportOf(options.client), options.tableName);
     const limits = { maxItemBytes: options.maxItemBytes ?? DEFAULT_MAX_ITEM_BYTES };
     this.ctx = new StoreContext(
       access,
@@ -192,4 +192,24 @@ export class DynamoDbStore implements Store {
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void> {
     return commit(this.ctx, runId, fence, write);
   }
+
+  /** What this store's requests go through (a subclass's own requests too). */
+  protected get transport(): DynamoDbTransport {
+    return this.ctx.access.client;
+  }
+}
+
+/**
+ * The transport of a store's `client` option: itself, or an AWS SDK document client behind its
+ * adapter (checked for `removeUndefinedValues`, which the store's items rely on).
+ */
+function transportOf(client: DynamoDBDocumentClient | DynamoDbTransport): DynamoDbTransport {
+  if (isDynamoDbTransport(client)) return client;
+  if (client.config?.translateConfig?.marshallOptions?.removeUndefinedValues !== true) {
+    throw new Error(
+      'DynamoDbStore: create the document client with `marshallOptions: { removeUndefinedValues: true }` ' +
+        '(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }))',
+    );
+  }
+  return new DocumentClientTransport(client);
 }

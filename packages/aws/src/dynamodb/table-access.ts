@@ -1,14 +1,14 @@
+import { type ChunkItem, ChunkPool, type ChunkRef } from './chunks';
 import {
   BatchGetCommand,
   BatchWriteCommand,
-  type DynamoDBDocumentClient,
+  type DynamoDbTransport,
   GetCommand,
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import { type ChunkItem, ChunkPool, type ChunkRef } from './chunks';
+} from './commands';
 import { retryConflicts } from './errors';
 import { Expressions } from './expressions';
 import { chunkSk, PK, SK, TTL, ttlPassed } from './layout';
@@ -32,7 +32,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The requests the store makes to its table, with their retries and pagination. */
 export class TableAccess {
   constructor(
-    readonly client: DynamoDBDocumentClient,
+    /** The light client, or a user's document client behind its adapter. */
+    readonly client: DynamoDbTransport,
     readonly tableName: string,
   ) {}
 
