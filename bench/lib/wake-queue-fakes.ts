@@ -100,7 +100,7 @@ export function queueReceivingBackend(options: {
   const receiver = new WakeQueueReceiver({
     rearm: (request, hint) => options.rearm(request, hint),
     forward: (name, event) => options.invoker.invoke(name, event),
-    isOwn,
+    opensHere: isOwn,
     ownName: () => options.functionName,
     now: () => clock.now(),
     sleep: async (ms) => clock.advanceTo(clock.now() + ms),

@@ -265,7 +265,7 @@ function receiver(now: () => number) {
   const receive = new WakeQueueReceiver({
     rearm: (r, hint) => waker.wakeAt(r, hint),
     forward: (name, event) => invoker.invoke(name, event),
-    isOwn: (name) => name.split(':')[0] === 'orders',
+    opensHere: (name) => name.split(':')[0] === 'orders',
     ownName: () => 'orders',
     now,
     sleep: async (ms) => {

@@ -119,9 +119,12 @@ const runOf = async (tag: string): Promise<RunRecord> => {
   if (!run) throw new Error(`no run ${tag}`);
   return run;
 };
+/** Request ids of the runs started by an invoke, by tag (a delivery again reuses it, as Lambda does). */
+const requestIds = new Map<string, string>();
 /** Starts a run by a plain asynchronous invoke of the alias (keyed by the Lambda request id). */
 const invokeAlias = (tag: string) => {
   const requestId = `req-${tag}-${Date.now()}`;
+  requestIds.set(tag, requestId);
   runIds.set(tag, runIdFor(requestId));
   return cloud.invoke('orders', { tag }, requestId, 'live');
 };
@@ -218,6 +221,35 @@ describe('version pinning (DynamoDB Local, faked Lambda with versions and an ali
     await control.sendCallbackSuccess(callbacks.get('new') as string, 'yes');
     const fresh = await ended((await runOf('new')).runId);
     expect(result(fresh)).toEqual({ quote: 'quoted by v2', approval: 'yes', finish: 'finished by v2' });
+    cloud.clearSchedules();
+  }, 180_000);
+
+  it('hands a start event delivered again after a deploy to the version its run is pinned to', async () => {
+    publish('3', 'v3');
+    aliases.live = '3';
+    await invokeAlias('again');
+    await waiting('again');
+    await cloud.settled();
+    const run = await runOf('again');
+    expect(run.functionName).toBe('orders:3');
+    // The callback completes, and its wake-up is lost (late): the run is due, nobody runs it yet.
+    cloud.rule = ({ event }) =>
+      (event as { durableLambda?: { runId?: string } }).durableLambda?.runId === run.runId ? 'drop' : undefined;
+    await operator().sendCallbackSuccess(callbacks.get('again') as string, 'yes');
+    cloud.rule = () => undefined;
+    // Deploy v4, then Lambda delivers the start event again, through the alias, with its request id.
+    publish('4', 'v4');
+    aliases.live = '4';
+    const before = ranOn.length;
+    await cloud.invoke('orders', { tag: 'again' }, requestIds.get('again'), 'live');
+    const ended_ = await ended(run.runId);
+    expect(ended_.functionName).toBe('orders:3');
+    expect(result(ended_)).toEqual({ quote: 'quoted by v3', approval: 'yes', finish: 'finished by v3' });
+    // The start event reached v4, which handed the run to v3: every wake-up of it ran v3.
+    const after = ranOn.slice(before);
+    expect(after[0]?.version).toBe('4');
+    expect(after.filter((r) => r.runId === run.runId).map((r) => r.version)).toContain('3');
+    expect(after.filter((r) => r.runId === run.runId).every((r) => r.version === '3')).toBe(true);
     cloud.clearSchedules();
   }, 180_000);
 });

@@ -6,7 +6,7 @@
 import { PinnedRunsEngine, parseFunctionArn, readPinningConfig } from '@durable-lambda/aws';
 import { MemoryStore, RunKeyConflictError } from '@durable-lambda/engine';
 import { describe, expect, it } from 'vitest';
-import { nameAtStart, namePinnedAtLease, pinnedElsewhere, runningCode } from '../../packages/aws/src/version-pinning';
+import { nameAtStart, namePinnedAtLease, runningCode, runsElsewhere } from '../../packages/aws/src/version-pinning';
 
 const ARN = 'arn:aws:lambda:us-east-1:123456789012:function:orders';
 const code = (qualifier: string | undefined, functionVersion?: string) =>
@@ -16,11 +16,17 @@ describe('version pinning rules', () => {
   it('records a run started on the alias under the version it runs on (policy version)', () => {
     expect(nameAtStart(code('live', '7'), 'version')).toBe('orders:7');
     expect(nameAtStart(code('7'), 'version')).toBe('orders:7');
-    // No published version (a container of $LATEST, or a host that does not say): as before.
+    // No published version (a host that does not say): the alias it came through.
     expect(nameAtStart(code('live'), 'version')).toBe('orders:live');
-    expect(nameAtStart(code(undefined, '$LATEST'), 'version')).toBe('orders');
+    // A container of $LATEST: the run is on $LATEST, and stays there (a bare name would be
+    // pinned by whichever version leased it next, after steps ran on $LATEST).
+    expect(nameAtStart(code(undefined, '$LATEST'), 'version')).toBe('orders:$LATEST');
+    expect(nameAtStart(code('$LATEST', '$LATEST'), 'alias')).toBe('orders:$LATEST');
     expect(nameAtStart(code('live', '7'), 'alias')).toBe('orders:live');
-    expect(nameAtStart(code('live', '7'), 'latest')).toBe('orders');
+    expect(nameAtStart(code('7', '7'), 'alias')).toBe('orders:7');
+    // Under `latest` a bare name is $LATEST's; a start through the alias is recorded there.
+    expect(nameAtStart(code(undefined, '$LATEST'), 'latest')).toBe('orders');
+    expect(nameAtStart(code('live', '7'), 'latest')).toBe('orders:live');
   });
 
   it('pins at the first lease only runs not pinned yet, of this function', () => {
@@ -34,15 +40,36 @@ describe('version pinning rules', () => {
     expect(namePinnedAtLease('orders', v7, 'alias')).toBe('orders:live');
     expect(namePinnedAtLease('orders:live', v7, 'alias')).toBeUndefined();
     expect(namePinnedAtLease('orders', v7, 'latest')).toBeUndefined();
-    expect(namePinnedAtLease('orders', code(undefined, '$LATEST'), 'version')).toBeUndefined();
+    // Leased on $LATEST: pinned there, never left bare for another version's lease.
+    expect(namePinnedAtLease('orders', code(undefined, '$LATEST'), 'version')).toBe('orders:$LATEST');
+    expect(namePinnedAtLease('orders:live', code(undefined, '$LATEST'), 'version')).toBeUndefined();
   });
 
-  it('hands over a wake-up of a run pinned to another version, whatever this invocation runs', () => {
-    expect(pinnedElsewhere('orders:6', code('live', '7'))).toBe('6');
-    expect(pinnedElsewhere('orders:6', code(undefined, '$LATEST'))).toBe('6');
-    expect(pinnedElsewhere('orders:7', code('live', '7'))).toBeUndefined();
-    expect(pinnedElsewhere('orders:live', code('live', '7'))).toBeUndefined();
-    expect(pinnedElsewhere('orders', code('live', '7'))).toBeUndefined();
+  it('hands over any run recorded on other code, whatever this invocation runs', () => {
+    const v7 = code('live', '7');
+    const latest = code(undefined, '$LATEST');
+    expect(runsElsewhere('orders:6', v7, 'version')).toBe('orders:6');
+    expect(runsElsewhere('orders:6', latest, 'version')).toBe('orders:6');
+    expect(runsElsewhere('orders:7', v7, 'version')).toBeUndefined();
+    expect(runsElsewhere('orders:7', code('7', '7'), 'version')).toBeUndefined();
+    // Not pinned yet: its lease here pins it here.
+    expect(runsElsewhere('orders:live', v7, 'version')).toBeUndefined();
+    expect(runsElsewhere('orders', v7, 'version')).toBeUndefined();
+    expect(runsElsewhere('orders', latest, 'alias')).toBeUndefined();
+    // On $LATEST: only $LATEST runs it, not the alias the wake-up queue feeds.
+    expect(runsElsewhere('orders:$LATEST', v7, 'version')).toBe('orders:$LATEST');
+    expect(runsElsewhere('orders:$LATEST', code('7', '7'), 'alias')).toBe('orders:$LATEST');
+    expect(runsElsewhere('orders:$LATEST', latest, 'version')).toBeUndefined();
+    expect(runsElsewhere('orders:$LATEST', code('$LATEST', '$LATEST'), 'version')).toBeUndefined();
+    // On an alias: only invocations through it.
+    expect(runsElsewhere('orders:live', code('7', '7'), 'alias')).toBe('orders:live');
+    expect(runsElsewhere('orders:live', latest, 'version')).toBe('orders:live');
+    expect(runsElsewhere('orders:canary', v7, 'alias')).toBe('orders:canary');
+    // Under `latest` a bare name is $LATEST's.
+    expect(runsElsewhere('orders', v7, 'latest')).toBe('orders');
+    expect(runsElsewhere('orders', latest, 'latest')).toBeUndefined();
+    // Other functions' runs (and ARNs) are not judged here.
+    expect(runsElsewhere('billing:3', v7, 'version')).toBeUndefined();
   });
 
   it('reads its configuration, naming a malformed variable', () => {

@@ -63,7 +63,12 @@ export {
   type OnTimeWakerOptions,
   SCHEDULER_HOP_LEAD_MS,
 } from './on-time-waker';
-export { createProductionBackend, ProductionBackend, type ProductionWiring } from './production';
+export {
+  createProductionBackend,
+  ProductionBackend,
+  type ProductionParts,
+  type ProductionWiring,
+} from './production';
 export type { ProductionConfig, ProductionEnvironment } from './production-config';
 export {
   ConfigurationError,
@@ -132,11 +137,15 @@ export {
 export {
   PINNING_ENV,
   type PinningConfig,
+  type RunningCode,
   readPinningConfig,
+  runningCode,
+  runsElsewhere,
   VERSION_PINNINGS,
   type VersionPinning,
 } from './version-pinning';
-export { PinnedRunsEngine } from './version-pinning-engine';
+export { PinnedRunsEngine, type PinnedRunsEngineOptions, type RunPlacement } from './version-pinning-engine';
+export { type PinnedRunStore, PinningStore, pinnedGrant } from './version-pinning-store';
 export {
   batchResponse,
   isSqsEvent,

@@ -4,12 +4,14 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
+  type Clock,
   type Engine,
   type Invoker,
-  isWakeEvent,
   type RunMeterIncrement,
+  systemClock,
   type WakeRequest,
   type Waker,
+  wakeEvent,
 } from '@durable-lambda/engine';
 import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
 import { measureConsumedCapacity } from './consumed-capacity';
@@ -28,6 +30,8 @@ import {
   lazyLambdaClient,
   lazySchedulerClient,
   type SchedulerCommand,
+  type SdkClientLike,
+  type SendsCommands,
 } from './lazy-aws-sdk-clients';
 import { OnTimeWaker } from './on-time-waker';
 import {
@@ -42,15 +46,16 @@ import { lazySqsClient, type SqsCommand, SqsDelayWaker } from './sqs-delay-waker
 import {
   LATEST,
   nameAtStart,
+  namePinnedAtLease,
   type PinningConfig,
-  pinnedElsewhere,
   type RunningCode,
   readPinningConfig,
   runningCode,
+  runsElsewhere,
   splitRunName,
 } from './version-pinning';
-import { PinnedRunsEngine } from './version-pinning-engine';
-import { PinningStore } from './version-pinning-store';
+import { PinnedRunsEngine, type RunPlacement } from './version-pinning-engine';
+import { type PinnedRunStore, PinningStore } from './version-pinning-store';
 import { WakeQueueReceiver } from './wake-queue-receiver';
 import { wakeUpCost } from './wake-up-cost';
 
@@ -65,6 +70,23 @@ export interface ProductionWiring {
   invoker?(invoker: Invoker): Invoker;
   /** Wraps the waker (`OnTimeWaker`, whose immediate wake-ups go through the wrapped invoker). */
   waker?(waker: Waker): Waker;
+}
+
+/**
+ * Parts of the production backend a simulated cloud replaces (the chaos suite's deploy world):
+ * the clock every timed decision reads, how it sleeps, the clients of Lambda, SQS and Scheduler,
+ * and the store. Each one left out is the real one, built from the configuration.
+ */
+export interface ProductionParts {
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** How a short in-process hold sleeps (an early wake-up, an immediate one). Default: a timer. */
+  sleep?(ms: number): Promise<void>;
+  lambda?: SdkClientLike<LambdaCommand>;
+  sqs?: SendsCommands<SqsCommand>;
+  scheduler?: SdkClientLike<SchedulerCommand>;
+  /** Default: a {@link PinningStore} on the configured table. */
+  store?: PinnedRunStore;
 }
 
 /**
@@ -90,7 +112,7 @@ export class ProductionBackend implements DurableBackend {
   /** Version pinning: the function's policy and the aliases runs start on. */
   readonly pinning: PinningConfig;
   private readonly invoker: Invoker;
-  private readonly store: PinningStore;
+  private readonly store: PinnedRunStore;
   private ownArn: string | undefined;
   /** What a bare own name targets: the running version, alias or `$LATEST` (see {@link bindInvokedArn}). */
   private selfArn: string | undefined;
@@ -104,13 +126,15 @@ export class ProductionBackend implements DurableBackend {
    * The execution timeout of its own runs is `config.executionTimeoutSeconds` (for the function
    * Lambda names in `AWS_LAMBDA_FUNCTION_NAME`, any qualifier; every run when unset), and that of
    * the child runs it starts of other functions is `executionTimeouts` (default: the environment's
-   * `DURABLE_EXECUTION_TIMEOUTS`, see `EXECUTION_TIMEOUTS_ENV`).
+   * `DURABLE_EXECUTION_TIMEOUTS`, see `EXECUTION_TIMEOUTS_ENV`). `parts` replaces real parts
+   * with simulated ones (see {@link ProductionParts}).
    */
   constructor(
     config: ProductionConfig,
     wiring: ProductionWiring = {},
     pinning: PinningConfig = readPinningConfig(process.env),
     executionTimeouts: ExecutionTimeoutMap = readExecutionTimeoutMap(process.env),
+    parts: ProductionParts = {},
   ) {
     this.config = config;
     this.pinning = pinning;
@@ -122,31 +146,40 @@ export class ProductionBackend implements DurableBackend {
     });
     // Run meter hook: each DynamoDB request's capacity, for the invocation it was made for.
     measureConsumedCapacity(this.dynamodb, (consumed) => currentTally()?.addDynamoDb(consumed));
+    const clock = parts.clock ?? systemClock;
+    const sleep = parts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     const targetArn = (functionName: string) => this.targetArn(functionName);
-    const lambdaInvoker = new LambdaInvoker({ client: this.lambda, targetArn });
+    const lambdaInvoker = new LambdaInvoker({ client: parts.lambda ?? this.lambda, targetArn });
     const invoker = wiring.invoker ? wiring.invoker(lambdaInvoker) : lambdaInvoker;
     this.invoker = invoker;
     const schedulerWaker = new SchedulerWaker({
-      client: this.scheduler,
+      client: parts.scheduler ?? this.scheduler,
       groupName: config.scheduleGroup,
       roleArn: config.schedulerRoleArn,
       ...(config.scheduleDeadLetterArn === undefined ? {} : { deadLetterArn: config.scheduleDeadLetterArn }),
       targetArn,
       invoker,
+      clock,
+      sleep,
     });
     this.sqs = config.wakeQueueUrl === undefined ? undefined : lazySqsClient(region);
+    const sqsClient = parts.sqs ?? this.sqs;
     const onTime = new OnTimeWaker({
       scheduler: schedulerWaker,
-      ...(this.sqs && config.wakeQueueUrl
+      ...(sqsClient && config.wakeQueueUrl
         ? {
             queue: new SqsDelayWaker({
               queueUrl: config.wakeQueueUrl,
-              client: this.sqs,
+              client: sqsClient,
+              clock,
               ...(config.wakeDelayRounding === undefined ? {} : { rounding: config.wakeDelayRounding }),
             }),
           }
         : {}),
+      // The queue feeds one qualifier of this function (the alias); a wake-up of a run on another
+      // one goes there all the same, and the receiver hands it on (on time, one invoke more).
       feeds: (functionName) => this.isOwn(functionName),
+      clock,
       ...(config.leaseWakeUp === undefined ? {} : { lease: config.leaseWakeUp }),
     });
     this.wakeCost = (wake) => wakeUpCost(onTime, wake);
@@ -157,30 +190,46 @@ export class ProductionBackend implements DurableBackend {
       // reconciler's gate) takes the request alone, rounded as a fixed-phase send.
       rearm: (request, hint) => (waker === onTime ? onTime.wakeAt(request, hint) : waker.wakeAt(request)),
       forward: (functionName, event) => invoker.invoke(functionName, event),
-      isOwn: (functionName) => this.isOwn(functionName),
+      opensHere: (functionName) => this.isOwn(functionName) && this.runsElsewhere(functionName) === undefined,
       ownName: () => this.code?.own.name ?? process.env.AWS_LAMBDA_FUNCTION_NAME ?? '',
-      now: () => Date.now(),
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      now: () => clock.now(),
+      sleep,
     });
-    this.store = new PinningStore(
-      {
-        client: this.dynamodb,
-        tableName: config.tableName,
-        ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
-      },
-      pinning.pinning,
-    );
+    this.store =
+      parts.store ??
+      new PinningStore(
+        {
+          client: this.dynamodb,
+          tableName: config.tableName,
+          ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
+        },
+        pinning.pinning,
+      );
     const executionTimeout = withExecutionTimeoutMap(
       executionTimeoutSetting(config, process.env.AWS_LAMBDA_FUNCTION_NAME),
       executionTimeouts,
     );
+    // Where runs may run: only on the qualifier they are recorded with (see `runsElsewhere`).
+    const placement: RunPlacement = {
+      elsewhere: (functionName) => this.runsElsewhere(functionName),
+      unpinned: (functionName) =>
+        this.code !== undefined && namePinnedAtLease(functionName, this.code, this.pinning.pinning) !== undefined,
+      handOver: (functionName, runId) => invoker.invoke(functionName, wakeEvent(runId)),
+    };
     this.engine = new PinnedRunsEngine({
       store: this.store,
       waker,
       invoker,
+      clock,
       retentionMs: config.retentionDays * DAY_MS,
       executionTimeout,
+      placement,
     });
+  }
+
+  /** Where a run recorded as `functionName` must run when not on this invocation's code (see `runsElsewhere`). */
+  private runsElsewhere(functionName: string): string | undefined {
+    return this.code === undefined ? undefined : runsElsewhere(functionName, this.code, this.pinning.pinning);
   }
 
   /**
@@ -202,8 +251,11 @@ export class ProductionBackend implements DurableBackend {
    *
    * A run started here is recorded under the version it starts on (`orders:7`, see
    * `version-pinning.ts`), so every wake-up and resume, from any container, replays it on that
-   * code. A wake-up of a run pinned to another version (delivered through the alias after a
-   * deploy, say) is handed to that version unopened: the run never replays on other code.
+   * code. Any event that reaches a run recorded on other code (a wake-up through the alias or
+   * the wake-up queue after a deploy, a start event delivered again, a wake-up of a `$LATEST`
+   * run) hands the run to that code unopened (`PinnedRunsEngine`): a run never replays
+   * elsewhere. When that code is gone (a deleted version) the hand-over fails
+   * `function_not_found`, and the run waits there (see the README's "Old versions").
    */
   private async openUnmetered(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
     this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
@@ -211,15 +263,6 @@ export class ProductionBackend implements DurableBackend {
     const received = await this.wakeUps.receive(event, (wake) => this.open(wake, lambdaContext));
     if (received) return received;
     const code = this.code as RunningCode;
-    if (isWakeEvent(event)) {
-      const runId = event.durableLambda.runId;
-      const run = await this.store.readAhead(runId);
-      const version = run?.status === 'RUNNING' ? pinnedElsewhere(run.functionName, code) : undefined;
-      if (run && version !== undefined) {
-        await this.invoker.invoke(run.functionName, event);
-        return { response: { Status: 'PENDING', runId, handedTo: `${code.own.name}:${version}` } };
-      }
-    }
     return this.engine.open(event, { ...lambdaContext, functionName: nameAtStart(code, this.pinning.pinning) });
   }
 

@@ -1,8 +1,40 @@
-import type { LeaseGrant, RunRecord } from '@durable-lambda/engine';
+import type { LeaseGrant, RunRecord, Store } from '@durable-lambda/engine';
 import { DynamoDbStore, type DynamoDbStoreOptions } from './dynamodb';
 import { UpdateCommand } from './dynamodb/commands';
 import { FUNCTION_BASE, functionBaseOf, PK, RUN_SK, runPk, SK } from './dynamodb/layout';
 import { namePinnedAtLease, type RunningCode, type VersionPinning } from './version-pinning';
+
+/**
+ * The store of a backend that pins runs (the production backend's is {@link PinningStore}): it is
+ * told the code each invocation runs, pins the runs it leases there ({@link pinnedGrant}), and
+ * reads a run ahead for the engine's own read of it.
+ */
+export interface PinnedRunStore extends Store {
+  /** Sets the code the current invocation runs (a container runs one invocation at a time). */
+  runningOn(code: RunningCode): void;
+  /** Reads a run, and keeps it for the engine's own read of it that follows at once. */
+  readAhead(runId: string): Promise<RunRecord | undefined>;
+}
+
+/**
+ * Re-records the run `grant` just leased where the running `code` pins it
+ * ({@link namePinnedAtLease}), by `rename` (a write conditional on the name read, the lease's
+ * token and the run still RUNNING; true once the run has the new name, also when a retried write
+ * finds it done). A rename that fails or throws leaves the grant's name as it was: the engine
+ * then releases the run without running it (see `PinnedRunsEngine`), so a run never runs unpinned.
+ */
+export async function pinnedGrant(
+  grant: LeaseGrant,
+  leaseToken: string,
+  code: RunningCode,
+  pinning: VersionPinning,
+  rename: (runId: string, from: string, to: string, leaseToken: string) => Promise<boolean>,
+): Promise<LeaseGrant> {
+  const pinned = namePinnedAtLease(grant.run.functionName, code, pinning);
+  if (pinned === undefined) return grant;
+  const recorded = await rename(grant.run.runId, grant.run.functionName, pinned, leaseToken).catch(() => false);
+  return recorded ? { ...grant, run: { ...grant.run, functionName: pinned } } : grant;
+}
 
 /**
  * The production backend's store: a {@link DynamoDbStore} that pins a run to the code version
@@ -12,13 +44,12 @@ import { namePinnedAtLease, type RunningCode, type VersionPinning } from './vers
  * and reconciler wake targets that version.
  *
  * Faults: the write is conditional on the lease just taken (its token) and on the name read, so
- * it never overwrites a newer lease's pin. If it fails or its answer is lost, the invocation goes
- * on with the name it read: its wake-ups still reach this function (through the alias), and the
- * next lease pins the run, or finds it pinned and hands it to that version
- * (see `ProductionBackend.open`). A crash between the lease and the write leaves it unpinned
- * for the next lease likewise.
+ * it never overwrites a newer lease's pin; a retry after a lost answer finds the name it wrote.
+ * If it fails, the invocation runs nothing: `PinnedRunsEngine` releases the run, due again in a
+ * moment, and the next lease pins it (or finds it pinned and hands it to that version). A crash
+ * between the lease and the write leaves it unpinned for the next lease likewise.
  */
-export class PinningStore extends DynamoDbStore {
+export class PinningStore extends DynamoDbStore implements PinnedRunStore {
   private code: RunningCode | undefined;
   private primed: RunRecord | undefined;
 
@@ -61,10 +92,9 @@ export class PinningStore extends DynamoDbStore {
     this.primed = undefined;
     const grant = await super.acquireLease(runId, now, leaseExpiresAt, leaseToken);
     if (!grant || !this.code) return grant;
-    const pinned = namePinnedAtLease(grant.run.functionName, this.code, this.pinning);
-    if (pinned === undefined) return grant;
-    const recorded = await this.rename(runId, grant.run.functionName, pinned, leaseToken).catch(() => false);
-    return recorded ? { ...grant, run: { ...grant.run, functionName: pinned } } : grant;
+    return pinnedGrant(grant, leaseToken, this.code, this.pinning, (id, from, to, token) =>
+      this.rename(id, from, to, token),
+    );
   }
 
   /**

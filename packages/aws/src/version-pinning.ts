@@ -5,13 +5,16 @@
  *   `…:function:orders:7`, whatever the `live` alias points at since.
  * - `orders:live`: follows the alias (started on the alias, not yet pinned; or the function's
  *   `pinning` is `alias`).
- * - `orders:$LATEST`: opted into `$LATEST` (per run); never pinned.
- * - `orders`: unqualified (started before pinning, by a parent's `invoke`, or `pinning` is
- *   `latest`).
+ * - `orders:$LATEST`: on `$LATEST` (opted in per run, or first run on `$LATEST`); never pinned.
+ * - `orders`: unqualified (started by the control API or a parent's `invoke`, not yet pinned; or
+ *   `pinning` is `latest`, where it means `$LATEST`).
  *
  * A run is pinned where it first runs: started by an invoke of the alias, it is recorded as
  * `name:<version>` at once (`lambdaContext.functionVersion`); started elsewhere (the control
- * API, a parent's `invoke`), its first invocation re-records it (see `PinningStore`).
+ * API, a parent's `invoke`), its first invocation re-records it (see `PinningStore`). From then
+ * on it runs only on the qualifier it is recorded with: an invocation of other code that meets it
+ * (a start event delivered again after a deploy, a wake-up through the alias or the wake-up
+ * queue) hands it there unopened ({@link runsElsewhere}).
  */
 import type { FunctionArn } from './lambda-targets';
 import { ConfigurationError, type ProductionEnvironment } from './production-config';
@@ -108,44 +111,65 @@ export function runningCode(own: FunctionArn, functionVersion: string | undefine
   return version === undefined ? { own } : { own, version };
 }
 
-function aliasOf(own: FunctionArn): string | undefined {
-  return own.qualifier !== undefined && own.qualifier !== LATEST && !isVersion(own.qualifier)
-    ? own.qualifier
-    : undefined;
+/**
+ * The qualifier this invocation was invoked with: an alias, a version, or `$LATEST` (also for an
+ * unqualified ARN, which Lambda runs as `$LATEST`).
+ */
+function invokedQualifier(own: FunctionArn): string {
+  return own.qualifier ?? LATEST;
 }
 
-/** The name a run started by this invocation (a plain event) is recorded under. */
+/**
+ * The name a run started by this invocation (a plain event) is recorded under: where it runs now,
+ * so that every later invocation of it runs there too. `version`: the running version
+ * (`orders:7`). Otherwise the qualifier it was invoked with: the alias (`orders:live`), a version,
+ * or `$LATEST` (`orders:$LATEST`; bare `orders` under `latest`, where a bare name means `$LATEST`).
+ */
 export function nameAtStart(code: RunningCode, pinning: VersionPinning): string {
   const { own } = code;
-  if (pinning === 'latest') return own.name;
   if (pinning === 'version' && code.version !== undefined) return `${own.name}:${code.version}`;
-  const alias = aliasOf(own);
-  return alias === undefined ? own.name : `${own.name}:${alias}`;
+  const invoked = invokedQualifier(own);
+  if (invoked === LATEST) return pinning === 'latest' ? own.name : `${own.name}:${LATEST}`;
+  return `${own.name}:${invoked}`;
 }
 
 /**
  * The name a run leased by this invocation is re-recorded under, or undefined to keep it: a run
- * not yet pinned (unqualified, or on the alias this invocation came through) is pinned to the
- * running version (`version`), or to the alias (`alias`, unqualified runs only). Runs of other
- * functions, runs pinned already and runs on `$LATEST` are kept.
+ * not yet pinned is pinned where it runs now ({@link nameAtStart}), so no later invocation runs it
+ * elsewhere. Not yet pinned: a bare name (started by the control API or a parent's `invoke`, or
+ * under `latest` before a policy change), except under `latest`, where a bare name is `$LATEST`'s;
+ * and, under `version`, the alias this invocation came through. Runs of other functions, runs
+ * pinned already and runs on `$LATEST` are kept.
  */
 export function namePinnedAtLease(recorded: string, code: RunningCode, pinning: VersionPinning): string | undefined {
   const { name, qualifier } = splitRunName(recorded);
-  if (name !== code.own.name || pinning === 'latest') return undefined;
-  const alias = aliasOf(code.own);
-  const unpinned = qualifier === undefined || (alias !== undefined && qualifier === alias);
-  if (!unpinned) return undefined;
-  if (pinning === 'version' && code.version !== undefined) return `${name}:${code.version}`;
-  if (pinning === 'alias' && qualifier === undefined && alias !== undefined) return `${name}:${alias}`;
+  if (name !== code.own.name) return undefined;
+  if (qualifier === undefined) return pinning === 'latest' ? undefined : nameAtStart(code, pinning);
+  const onThisAlias = qualifier === code.own.qualifier && !isVersion(qualifier) && qualifier !== LATEST;
+  if (pinning === 'version' && onThisAlias && code.version !== undefined) return `${name}:${code.version}`;
   return undefined;
 }
 
 /**
- * The version a run is pinned to when it is not the one this invocation runs, so the invocation
- * must hand the wake-up over instead of replaying the run on other code; undefined otherwise.
+ * Where a run of this function must run when it is not here, so the invocation hands it over
+ * instead of running it (a start event delivered again after a deploy, a wake-up through the
+ * alias or the wake-up queue): the run's recorded name, which its wake-ups target. Undefined when
+ * this invocation may run it:
+ *
+ * - pinned to a version (`orders:7`): only code of that version;
+ * - on `$LATEST` (`orders:$LATEST`): only an invocation of `$LATEST` (unqualified);
+ * - on an alias (`orders:live`): only an invocation through that alias (which pins it there
+ *   under `version`, see {@link namePinnedAtLease});
+ * - bare (`orders`): anywhere under `version` and `alias` (its first lease pins it where it runs),
+ *   only `$LATEST` under `latest`.
+ *
+ * Runs of other functions (and names that are ARNs) are not judged here.
  */
-export function pinnedElsewhere(recorded: string, code: RunningCode): string | undefined {
+export function runsElsewhere(recorded: string, code: RunningCode, pinning: VersionPinning): string | undefined {
   const { name, qualifier } = splitRunName(recorded);
-  if (name !== code.own.name || !isVersion(qualifier)) return undefined;
-  return qualifier === code.version ? undefined : qualifier;
+  if (name !== code.own.name) return undefined;
+  const invoked = invokedQualifier(code.own);
+  if (qualifier === undefined) return pinning === 'latest' && invoked !== LATEST ? recorded : undefined;
+  if (isVersion(qualifier)) return qualifier === code.version ? undefined : recorded;
+  return qualifier === invoked ? undefined : recorded;
 }

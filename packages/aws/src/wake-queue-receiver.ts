@@ -23,8 +23,13 @@ export interface WakeQueueReceiverOptions {
   rearm(request: WakeRequest, hint?: WakeHint): Promise<void>;
   /** Hands a due wake-up to its function's own invocation (an asynchronous Lambda invoke). */
   forward(functionName: string, event: WakeEvent): Promise<void>;
-  /** Whether `functionName` (a run's recorded name) is this function, so its wake-up opens here. */
-  isOwn(functionName: string): boolean;
+  /**
+   * Whether a wake-up for `functionName` (a run's recorded name, qualifier included) opens in this
+   * invocation: a run of this function recorded on the code this invocation runs (see
+   * `runsElsewhere`). Any other is handed to `functionName`: the queue's event source invokes
+   * one qualifier (the alias), whatever qualifier the run is on (`$LATEST`, an older version).
+   */
+  opensHere(functionName: string): boolean;
   /** This function's name, for a wake-up that does not say whose it is. */
   ownName(): string;
   now(): number;
@@ -47,6 +52,10 @@ export interface WakeQueueReceiverOptions {
  *   it ends in the queue's dead-letter queue).
  * - A timed wake event delivered directly (a Scheduler schedule with a final hop, which fires
  *   ahead of the due time on purpose): re-armed for the rest, or held until due.
+ * - A due wake-up for a run recorded on other code (another function, or this one's `$LATEST`,
+ *   older version or other alias: the queue feeds the alias whatever the run's qualifier) is
+ *   handed to that code by an asynchronous invoke, never opened here. The message says the
+ *   run's name when it was sent; the engine checks the run's name as stored when it opens it.
  *
  * Duplicates are harmless: opening a run takes its lease, so a second delivery finds it held, or
  * finds nothing due, and does nothing. A re-arm keeps the message's own due time, so a stale
@@ -75,7 +84,7 @@ export class WakeQueueReceiver {
     if (await this.rearmedIfEarly(event, at, 'random')) {
       return { response: { Status: 'PENDING', runId, rearmed: true } };
     }
-    if (functionName !== undefined && !this.options.isOwn(functionName)) {
+    if (functionName !== undefined && !this.options.opensHere(functionName)) {
       await this.options.forward(functionName, plainWakeEvent(event));
       return { response: { Status: 'PENDING', runId, handedTo: functionName } };
     }
@@ -109,7 +118,7 @@ export class WakeQueueReceiver {
     const { at, functionName } = wakeTiming(wake);
     try {
       if (at !== undefined && (await this.rearmedIfEarly(wake, at))) return { response: batchResponse() };
-      if (functionName !== undefined && !this.options.isOwn(functionName)) {
+      if (functionName !== undefined && !this.options.opensHere(functionName)) {
         await this.options.forward(functionName, plainWakeEvent(wake));
         return { response: batchResponse() };
       }
