@@ -4,7 +4,7 @@
  * say the dev server's one line, and leave a free port (or port 0) and a free file alone. The
  * end-to-end lines are in test/local/cli-dev.test.ts.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,6 +95,22 @@ describe('durable dev: the port checked before the dev server is loaded', () => 
     next.acquire();
     next.release();
     expect(() => checkDevDatabase({ db: ':memory:' })).not.toThrow();
+  });
+
+  it('finds the lock by the file, whatever name the database is given by (a symlink to it)', () => {
+    const db = join(dir, 'real.sqlite');
+    writeFileSync(db, '');
+    const alias = join(dir, 'alias.sqlite');
+    symlinkSync(db, alias);
+    const owner = new OwnerLock(db);
+    owner.acquire();
+    try {
+      expect(() => checkDevDatabase({ db: alias })).toThrow(new DevDatabaseBusyError(alias, db).message);
+      expect(new DevDatabaseBusyError(alias, db).message).toBe(new DatabaseInUseError(alias, db).message);
+    } finally {
+      owner.release();
+    }
+    expect(() => checkDevDatabase({ db: alias })).not.toThrow();
   });
 
   it("still says the server's own refusals in the same lines (a port or file taken after the checks)", async () => {

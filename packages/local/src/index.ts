@@ -21,7 +21,7 @@ export { FunctionNotFoundError, InProcessInvoker } from './embedded/in-process-i
 export type { LocalRuntimeOptions, LocalRuntimeStore } from './embedded/local-runtime';
 export { LocalRuntime } from './embedded/local-runtime';
 export { SqliteUnavailableError } from './embedded/sqlite-driver';
-export { DatabaseInUseError } from './embedded/sqlite-owner-lock';
+export { DatabaseHardLinkedError, DatabaseInUseError } from './embedded/sqlite-owner-lock';
 export type { LogLine, RunJournalLimits } from './embedded/sqlite-run-journal';
 export type { SqliteStoreOptions } from './embedded/sqlite-store';
 export { SqliteStore } from './embedded/sqlite-store';

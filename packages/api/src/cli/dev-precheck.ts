@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -48,8 +48,14 @@ export function checkDevPort(options: Pick<DevCommandOptions, 'port' | 'host'>):
 export class DevDatabaseBusyError extends Error {
   /** Stable code, the same as the dev server's own. */
   readonly code = 'database_in_use';
-  constructor(readonly path: string) {
-    super(`the database ${path} is in use by another dev server or LocalRuntime (stop it first, or give another file)`);
+  constructor(
+    readonly path: string,
+    /** The file `path` names (symlinks resolved), when it differs. */
+    readonly file: string = path,
+  ) {
+    super(
+      `the database ${file === path ? path : `${path} (the file ${file})`} is in use by another dev server or LocalRuntime (stop it first, or give another file)`,
+    );
     this.name = 'DevDatabaseBusyError';
   }
 }
@@ -72,7 +78,8 @@ function sqliteDriver(): LockFileDriver | undefined {
 
 /**
  * Whether another dev server owns the database file, found out before `@durable-lambda/local` is
- * loaded: the owner holds an exclusive SQLite transaction on `<db>.lock` (`OwnerLock` there), so
+ * loaded: the owner holds an exclusive SQLite transaction on `<real path of db>.lock` (`OwnerLock`
+ * there: named after the file, whatever name it is given by), so
  * one taken here at once, and let go, tells. No lock file (never owned) or no better-sqlite3
  * next to this package: nothing is said here, and the server's own start decides, as before.
  */
@@ -80,15 +87,22 @@ export function checkDevDatabase(options: Pick<DevCommandOptions, 'db'>): void {
   const db = options.db ?? DEV_DEFAULTS.db;
   if (db === ':memory:' || db === '') return;
   const path = resolve(db);
-  if (!existsSync(`${path}.lock`)) return;
+  // The lock is named after the file itself (symlinks resolved by the system, as SQLite does).
+  let file = path;
+  try {
+    file = realpathSync.native(path);
+  } catch {
+    // No such file yet: its lock, if any, is named after the path.
+  }
+  if (!existsSync(`${file}.lock`)) return;
   const Database = sqliteDriver();
   if (!Database) return;
   let probe: InstanceType<LockFileDriver> | undefined;
   try {
-    probe = new Database(`${path}.lock`, { fileMustExist: true, timeout: 0 });
+    probe = new Database(`${file}.lock`, { fileMustExist: true, timeout: 0 });
     probe.exec('BEGIN EXCLUSIVE');
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'SQLITE_BUSY') throw new DevDatabaseBusyError(path);
+    if ((error as { code?: unknown }).code === 'SQLITE_BUSY') throw new DevDatabaseBusyError(path, file);
   } finally {
     probe?.close();
   }

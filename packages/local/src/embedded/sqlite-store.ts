@@ -24,7 +24,7 @@ import {
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { openDatabase, type SqliteDatabase } from './sqlite-driver';
 import { SqliteIdempotency } from './sqlite-idempotency';
-import { OwnerLock } from './sqlite-owner-lock';
+import { DatabaseHardLinkedError, linkCount, OwnerLock, openedFile } from './sqlite-owner-lock';
 import { type LogLine, type RunJournalLimits, SqliteRunJournal } from './sqlite-run-journal';
 import { listRuns, searchRuns } from './sqlite-run-queries';
 import { immediately, prepareRunStatements, type RunRow, type RunStatements } from './sqlite-run-statements';
@@ -50,9 +50,10 @@ export interface SqliteStoreOptions {
  * a run sets its `dueAt` (and the indexed `due_at` column) to `dueAtOf` of the record written.
  *
  * Any number of processes may read and write one file, but one runtime at a time may run its
- * runs: {@link SqliteStore.reclaimLeases} takes the file for a runtime (a lock on `<file>.lock`
- * that the operating system drops with the process), so a second one is refused instead of
- * taking live leases for a dead process's.
+ * runs: {@link SqliteStore.reclaimLeases} takes the file for a runtime (a lock on `<file>.lock`,
+ * named after the file's real path whatever name it was opened by, that the operating system drops
+ * with the process), so a second one is refused instead of taking live leases for a dead process's.
+ * A file with hard links is refused (`DatabaseHardLinkedError`): SQLite keeps a WAL per name.
  */
 export class SqliteStore implements Store {
   /** The pending wake-ups of a {@link TimerWaker} on this database. */
@@ -70,12 +71,25 @@ export class SqliteStore implements Store {
   /**
    * Opens (or creates) the database and brings its schema up to date.
    * @throws `SqliteUnavailableError` (code `sqlite_unavailable`) when better-sqlite3 is not installed or does not load.
+   * @throws {@link DatabaseHardLinkedError} (code `database_hard_linked`) when the file is open by
+   * another of its names (a hard link) elsewhere.
    */
   constructor(options: SqliteStoreOptions) {
     this.clock = options.clock ?? { now: () => Date.now() };
     this.db = openDatabase(options.path, { timeout: 5_000 });
-    this.owner = options.path === ':memory:' || options.path === '' ? undefined : new OwnerLock(options.path);
-    this.db.pragma('journal_mode = WAL');
+    // The file SQLite opened, symlinks and `..` resolved: the owner lock is named after it, so
+    // every name of the file finds the same lock.
+    const file = openedFile(this.db);
+    this.owner = file === undefined ? undefined : new OwnerLock(options.path, file);
+    try {
+      this.db.pragma('journal_mode = WAL');
+    } catch (error) {
+      // Another connection has the file open by another of its names, with a WAL of its own.
+      const links = file === undefined ? 1 : linkCount(file);
+      this.db.close();
+      if (links > 1) throw new DatabaseHardLinkedError(options.path, links, { cause: error });
+      throw error;
+    }
     this.db.pragma('synchronous = NORMAL');
     migrate(this.db);
     this.wakeUps = new SqliteWakeUps(this.db);
