@@ -1,3 +1,4 @@
+export { environmentCredentials } from './aws-credentials';
 export {
   AWS_SDK_HANDLER,
   type BackendSource,
@@ -30,6 +31,7 @@ export {
   runPk,
   TTL_ATTRIBUTE,
 } from './dynamodb';
+export type { DynamoDbCall, DynamoDbInterceptor, DynamoDbTransport } from './dynamodb/commands';
 export {
   bareFunctionName,
   EXECUTION_TIMEOUTS_ENV,
@@ -56,6 +58,8 @@ export {
   type SdkClientLike,
   type SendsCommands,
 } from './lazy-aws-sdk-clients';
+export { LightDynamoDbClient, type LightDynamoDbClientOptions } from './light-dynamodb/client';
+export { DynamoDbServiceError, type ResponseMetadata } from './light-dynamodb/service-errors';
 export {
   LEASE_WAKE_UPS,
   type LeaseWakeUp,

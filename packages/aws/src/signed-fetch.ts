@@ -6,31 +6,9 @@
  * this package (a Lambda's cold start) pays nothing for them.
  */
 import { createHash, createHmac } from 'node:crypto';
+import { type AwsCredentials, type AwsCredentialsProvider, NoAwsCredentialsError } from './aws-credentials';
 
-/** AWS credentials: an access key, its secret and, for temporary ones, a session token. */
-export interface AwsCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-  /** When temporary credentials expire (the default chain refreshes them before). */
-  readonly expiration?: Date;
-}
-
-/** Resolves credentials (each call may refresh them). */
-export type AwsCredentialsProvider = () => Promise<AwsCredentials>;
-
-/** No AWS credentials could be found to sign with (code `no_aws_credentials`). */
-export class NoAwsCredentialsError extends Error {
-  /** Stable code. */
-  readonly code = 'no_aws_credentials';
-  constructor(reason: string, options?: { cause?: unknown }) {
-    super(
-      `no AWS credentials found to sign requests with (${reason}): set AWS_PROFILE (and run "aws sso login" for an SSO profile) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`,
-      options,
-    );
-    this.name = 'NoAwsCredentialsError';
-  }
-}
+export { type AwsCredentials, type AwsCredentialsProvider, NoAwsCredentialsError } from './aws-credentials';
 
 /** Options of {@link createSignedFetch}. */
 export interface SignedFetchOptions {
