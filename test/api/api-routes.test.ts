@@ -325,16 +325,18 @@ describe('POST /v1/runs/{runId}/cancel and /retry', () => {
     expect((await f.call('POST', '/v1/runs/rnope/cancel')).status).toBe(404);
   });
 
-  it('retries a failed run: answers it RUNNING, wakes and invokes it; a running run is 409', async () => {
+  it('retries a failed run: answers it RUNNING and wakes it once; a running run is 409', async () => {
     const f = new ApiFixture();
     const runId = await f.start();
     await f.drive(runId, failing);
+    const invokedBefore = f.invoked.length;
     const answer = await f.call('POST', `/v1/runs/${runId}/retry`);
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ runId, status: 'RUNNING' });
     expect(answer.json.error).toBeUndefined();
-    expect(f.wakeUps.at(-1)).toMatchObject({ runId, reason: 'event' });
-    expect(f.invoked.at(-1)).toEqual({ functionName: 'fn', event: wakeEvent(runId) });
+    // One wake-up, by the engine's waker: the route invokes nothing more.
+    expect(f.wakeUps.filter((w) => w.runId === runId && w.reason === 'event')).toHaveLength(1);
+    expect(f.invoked).toHaveLength(invokedBefore);
     const again = await f.call('POST', `/v1/runs/${runId}/retry`);
     expect(again).toMatchObject({ status: 409, json: { error: { code: 'run_state_conflict' } } });
     expect((await f.call('POST', '/v1/runs/rnope/retry')).json.error.code).toBe('run_not_found');

@@ -137,15 +137,13 @@ describe('a request whose write is durable answers its success, whatever fails a
     expect(retry).toMatchObject({ status: 200, headers: { 'idempotent-replayed': 'true' } });
   });
 
-  it('retry of a failed run stored, wake-up throttled: 200 RUNNING, the run invoked and due', async () => {
+  it('retry of a failed run stored, wake-up throttled: 200 RUNNING, the run due for the reconciler', async () => {
     const f = new ApiFixture();
     const runId = await f.start();
     await f.drive(runId, failing);
     wakerDown(f);
-    const invokedBefore = f.invoked.length;
     const first = await f.call('POST', `/v1/runs/${runId}/retry`, { headers: key('again') });
     expect(first).toMatchObject({ status: 200, json: { runId, status: 'RUNNING' } });
-    expect(f.invoked.length).toBe(invokedBefore + 1);
     expect((await f.store.findDueRuns(f.clock.now(), 10)).map((d) => d.runId)).toContain(runId);
   });
 

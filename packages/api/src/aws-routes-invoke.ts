@@ -3,11 +3,11 @@
  * execution ARN comes back in `X-Amz-Durable-Execution-Arn`. With it, a tool written for Lambda's
  * durable functions (AWS's own `CloudDurableTestRunner`) starts and follows runs on this API.
  */
-import { type RunRecord, wakeEvent } from '@durable-lambda/engine';
 import { executionArn } from './aws-routes-token';
 import { AwsRouteError, awsRoute } from './aws-routes-wire';
 import type { RouteDeps } from './deps';
 import { headerValue } from './http';
+import { kickStartedRun } from './kick';
 import type { Route } from './router';
 
 /** Lambda's `Invoke` path (its own API version, older than the durable-execution calls). */
@@ -22,21 +22,6 @@ function functionNameOf(given: string): string {
   const at = given.indexOf(marker);
   const rest = at === -1 ? given : given.slice(at + marker.length);
   return rest.split(':')[0] ?? rest;
-}
-
-/** Gets a new run going as `POST /v1/runs` does: the invoker, else a wake-up now (else the reconciler). */
-async function kick(deps: RouteDeps, run: RunRecord): Promise<void> {
-  if (deps.invoker) {
-    try {
-      await deps.invoker.invoke(run.functionName, wakeEvent(run.runId));
-      return;
-    } catch (error) {
-      deps.report(error);
-    }
-  }
-  await deps.engine.waker
-    .wakeAt({ runId: run.runId, functionName: run.functionName, at: deps.clock.now(), reason: 'event' })
-    .catch(deps.report);
 }
 
 function header(request: Parameters<Route['handle']>[0]['request'], name: string) {
@@ -80,7 +65,7 @@ export function awsInvokeRoute(deps: RouteDeps): Route {
     }
     const { run } = await deps.engine.startRun({ functionName, input, ...(runKey === undefined ? {} : { runKey }) });
     // A run never invoked (new, or found again after its first start failed) is started now.
-    if (run.status === 'RUNNING' && run.invocations === 0) await kick(deps, run);
+    await kickStartedRun(deps, run);
     return {
       status: type === 'Event' ? 202 : 200,
       headers: {

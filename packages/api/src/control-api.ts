@@ -26,8 +26,9 @@ export interface ControlApiOptions {
     | Readonly<Record<string, readonly FunctionSampleWire[]>>
     | ((name: string) => readonly FunctionSampleWire[] | undefined);
   /**
-   * Invokes a function with a run's wake-up event after a start (and a retry). Default: the
-   * engine's invoker; with neither, the engine's waker is asked to wake the run now.
+   * Invokes a function with a run's wake-up event after a start. Default: the engine's invoker;
+   * with neither, the engine's waker is asked to wake the run now. A retry, skip or wake-now is
+   * woken by the engine's own write, through its waker, once.
    */
   invoker?: Invoker;
   /**

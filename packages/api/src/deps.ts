@@ -29,7 +29,7 @@ export interface RouteDeps {
   functions(): readonly string[];
   /** A function's sample inputs, offered by the dashboard's start form. */
   samples(name: string): readonly FunctionSampleWire[] | undefined;
-  /** Invokes a function to run a run; undefined: the engine's waker wakes it instead. */
+  /** Invokes a function to start a new run (see `kickStartedRun`); undefined: the engine's waker wakes it instead. */
   invoker: Invoker | undefined;
   clock: Clock;
   /** Told of errors that do not change the answer. */

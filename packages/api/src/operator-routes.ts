@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { RunAction, RunRecord } from '@durable-lambda/engine';
-import { MAX_EXECUTION_TIMEOUT_SECONDS, wakeEvent } from '@durable-lambda/engine';
+import { MAX_EXECUTION_TIMEOUT_SECONDS } from '@durable-lambda/engine';
 import type { RouteDeps } from './deps';
 import { afterDurableWrite } from './durable-outcome';
 import { ApiError, invalidArgument } from './errors';
@@ -122,13 +122,6 @@ async function requireRun(deps: RouteDeps, runId: string): Promise<RunRecord> {
   return run;
 }
 
-/** Starts the retried run sooner than its wake-up (best effort: it is due, the reconciler has it). */
-async function kickRetried(deps: RouteDeps, run: RunRecord): Promise<void> {
-  if (deps.invoker && run.status === 'RUNNING') {
-    await deps.invoker.invoke(run.functionName, wakeEvent(run.runId)).catch(deps.report);
-  }
-}
-
 /** The retry, skip, cancel and action-history routes. */
 export function operatorRoutes(deps: RouteDeps): Route[] {
   return [
@@ -149,7 +142,7 @@ export function operatorRoutes(deps: RouteDeps): Route[] {
             ...(fromOperationId === undefined ? {} : { fromOperationId }),
           }),
         );
-        await kickRetried(deps, retried);
+        // retryRun made the run due and woke it, once (see `kickStartedRun`).
         return jsonResponse(200, answer(retried, actionId));
       },
     },
@@ -187,7 +180,7 @@ export function operatorRoutes(deps: RouteDeps): Route[] {
             ...(result === undefined ? {} : { result }),
           }),
         );
-        await kickRetried(deps, skipped);
+        // skipStep made the run due and woke it, once.
         return jsonResponse(200, answer(skipped, actionId));
       },
     },

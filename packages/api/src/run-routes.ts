@@ -1,8 +1,9 @@
-import { type RunRecord, wakeEvent } from '@durable-lambda/engine';
+import type { RunRecord } from '@durable-lambda/engine';
 import type { RouteDeps } from './deps';
 import { ApiError } from './errors';
 import { historyPage, parseHistoryQuery } from './history-page';
 import { jsonResponse } from './http';
+import { kickStartedRun } from './kick';
 import { operatorRoutes, parseExecutionTimeoutField } from './operator-routes';
 import { payloadRoutes, runAlone } from './payload-page-routes';
 import type { Route } from './router';
@@ -14,34 +15,6 @@ import type { FunctionListWire, OperationListWire } from './wire';
 
 /** Longest function name and run key accepted (the engine's run-key limit). */
 const MAX_NAME = 256;
-
-/**
- * Gets a new run going: through the invoker with its wake-up event, or, without an invoker or
- * when the invoke fails, by asking the waker to wake it now. When neither works the run is still
- * created and due (`nextWakeAt` is its creation), so its start is left to the reconciler: the
- * request succeeded and is answered so (a 5xx would invite a retry that starts a second run).
- */
-async function kick(deps: RouteDeps, run: RunRecord): Promise<void> {
-  if (deps.invoker) {
-    try {
-      await deps.invoker.invoke(run.functionName, wakeEvent(run.runId));
-      return;
-    } catch (error) {
-      deps.report(error);
-    }
-  }
-  try {
-    await deps.engine.waker.wakeAt({
-      runId: run.runId,
-      functionName: run.functionName,
-      at: deps.clock.now(),
-      reason: 'event',
-    });
-  } catch (error) {
-    // Left to the reconciler (the run is due from its creation).
-    deps.report(error);
-  }
-}
 
 async function requireRun(deps: RouteDeps, runId: string): Promise<RunRecord> {
   const run = await deps.engine.getRun(runId);
@@ -92,7 +65,7 @@ export function runRoutes(deps: RouteDeps): Route[] {
           ...parseExecutionTimeoutField(body.executionTimeout),
         });
         // A run never invoked (new, or found again after its first start failed) is started now.
-        if (run.status === 'RUNNING' && run.invocations === 0) await kick(deps, run);
+        await kickStartedRun(deps, run);
         return created
           ? jsonResponse(201, runAlone(run), { location: `/v1/runs/${encodeURIComponent(run.runId)}` })
           : jsonResponse(200, runAlone(run));

@@ -1,4 +1,3 @@
-import { wakeEvent } from '@durable-lambda/engine';
 import type { RouteDeps } from './deps';
 import { jsonResponse } from './http';
 import { runAlone } from './payload-page-routes';
@@ -27,11 +26,7 @@ export function wakeRoute(deps: RouteDeps): Route {
         params.runId as string,
         operationId === undefined ? {} : { operationId },
       );
-      // The engine's writes made the run due and it asked the waker; a direct invoke starts it
-      // sooner (best effort: a failure is left to the reconciler).
-      if (deps.invoker) {
-        await deps.invoker.invoke(report.run.functionName, wakeEvent(report.run.runId)).catch(deps.report);
-      }
+      // The engine's writes made the run due and woke it, once (a failed wake-up is the reconciler's).
       const answer: WakeAnswerWire = {
         run: runAlone((await deps.engine.getRun(report.run.runId)) ?? report.run),
         woken: report.woken.map((w) => ({

@@ -1,0 +1,37 @@
+import { type RunRecord, wakeEvent } from '@durable-lambda/engine';
+import type { RouteDeps } from './deps';
+
+/**
+ * Sets a run the API just started going: the one place the control API kicks a run into motion
+ * (`POST /v1/runs` and Lambda's `Invoke` route). Through the invoker with its wake-up event, or,
+ * without an invoker or when the invoke fails, by asking the waker to wake it now. When neither
+ * works the run is still created and due (`nextWakeAt` is its creation), so its start is left to
+ * the reconciler: the request succeeded and is answered so (a 5xx would invite a retry that
+ * starts a second run).
+ *
+ * Routes whose engine call changes a run that exists (retry, skip, wake now, a callback completed)
+ * kick nothing themselves: the engine's write made the run due and asked its waker to wake it,
+ * once (a second invoke would only find the run busy or nothing due, at the price of an invocation).
+ */
+export async function kickStartedRun(deps: RouteDeps, run: RunRecord): Promise<void> {
+  if (run.status !== 'RUNNING' || run.invocations > 0) return;
+  if (deps.invoker) {
+    try {
+      await deps.invoker.invoke(run.functionName, wakeEvent(run.runId));
+      return;
+    } catch (error) {
+      deps.report(error);
+    }
+  }
+  try {
+    await deps.engine.waker.wakeAt({
+      runId: run.runId,
+      functionName: run.functionName,
+      at: deps.clock.now(),
+      reason: 'event',
+    });
+  } catch (error) {
+    // Left to the reconciler (the run is due from its creation).
+    deps.report(error);
+  }
+}
