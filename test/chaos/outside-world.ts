@@ -21,8 +21,8 @@ export interface HandedOutCallback {
 
 /**
  * Everything outside the runs: a log of every step body executed (with its run, attempt and
- * idempotency key, parsed from the key `<runId>:<operationId>:<attempt>`), and the callbacks
- * handed out for "test code" to complete.
+ * idempotency key, parsed from the key `<runId>[.<incarnation>]:<operationId>:<attempt>`), and
+ * the callbacks handed out for "test code" to complete.
  */
 export class OutsideWorld {
   readonly executions: Execution[] = [];
@@ -42,7 +42,8 @@ export class OutsideWorld {
     const key = context.idempotencyKey;
     const first = key.indexOf(':');
     const last = key.lastIndexOf(':');
-    const runId = key.slice(0, first);
+    // A run started with a key (a child run) names its incarnation after its id.
+    const runId = key.slice(0, first).split('.')[0] as string;
     const operationId = key.slice(first + 1, last);
     this.executions.push({
       seq: this.executions.length + 1,

@@ -32,6 +32,7 @@ import { describeMeterConformance } from './meter-conformance';
 import { describeOperationPageConformance } from './operation-page-conformance';
 import { describeOutsideEventConformance } from './outside-event-conformance';
 import { describePayloadConformance } from './payload-conformance';
+import { describeRecreationConformance } from './recreation-conformance';
 import { describeReplayLoadConformance } from './replay-load-conformance';
 import { describeRetryConformance } from './retry-conformance';
 import { conformanceTest } from './support';
@@ -52,6 +53,7 @@ export function describeStoreConformance(
   describeOperationPageConformance(name, setup, options);
   describeReplayLoadConformance(name, setup, options);
   describeMeterConformance(name, setup, options);
+  describeRecreationConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;
@@ -84,6 +86,7 @@ export function describeStoreConformance(
       test('keeps every field of the run record, including optional ones', async () => {
         const full = runRecord('r1', {
           runKey: 'key-1',
+          incarnation: '0123456789abcdef',
           parent: { runId: 'p1', operationId: '3-1' },
           leaseExpiresAt: T0 + 5,
           expiresAt: T0 + 10 * 86_400_000,

@@ -180,7 +180,7 @@ export class AwsCheckpointSessions {
       faultRetryMs: this.faultRetryMs,
       ids: {
         callbackId: (operationId) => issueCallbackId(runId, operationId),
-        childRunId: (operationId) => runIdFor(childRunKey(runId, operationId)),
+        childRunId: (operationId) => runIdFor(childRunKey(run, operationId)),
       },
       hooks: {
         canInvoke: (name) => invoker !== undefined && invoker.knows?.(name) !== false,

@@ -3,6 +3,7 @@ import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lamb
 import { issueCallbackId } from './callback-ids';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { type ExecutionTimeoutSetting, executionTimeoutFor, expireRun, pastDeadline } from './execution-timeout';
+import { newLeaseToken } from './lease';
 import {
   type CancelOptions,
   cancelRunAction,
@@ -16,7 +17,7 @@ import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from 
 import { dueAtOf, systemClock } from './ports';
 import { duePartitionsOf, type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
 import { loadReplayOperations } from './replay-scope';
-import { runIdFor } from './run-ids';
+import { newIncarnation, runIdFor } from './run-ids';
 import { wallClockMeter } from './run-meter';
 import { runQueryLimit } from './run-query';
 import { EngineSession } from './session';
@@ -173,7 +174,8 @@ export class Engine implements DurableBackend {
       eventSeq: 0,
       handledEventSeq: 0,
       ...(request.parent ? { parent: request.parent } : {}),
-      ...(request.runKey === undefined ? {} : { runKey: request.runKey }),
+      // Its id names a new run again once this one expires: the incarnation tells the two apart.
+      ...(request.runKey === undefined ? {} : { runKey: request.runKey, incarnation: newIncarnation() }),
       ...(request.input === undefined ? {} : { input: request.input }),
       ...(timeoutMs === undefined ? {} : { deadlineAt: now + timeoutMs, executionTimeoutMs: timeoutMs }),
       ...(request.lease
@@ -222,7 +224,7 @@ export class Engine implements DurableBackend {
     if (!lapsed && !due) return undefined;
     const remainingTimeMs = options.remainingTimeMs ?? (() => this.defaultInvocationMs);
     const leaseExpiresAt = now + remainingTimeMs() + this.leaseGraceMs;
-    const grant = await this.store.acquireLease(runId, now, leaseExpiresAt, randomUUID());
+    const grant = await this.store.acquireLease(runId, now, leaseExpiresAt, newLeaseToken());
     if (!grant) return undefined;
     await this.armLease(run, leaseExpiresAt);
     const operations = await this.outside.settleOnOpen(grant.run, await loadReplayOperations(this.store, runId));
@@ -274,7 +276,7 @@ export class Engine implements DurableBackend {
       meter: wallClockMeter(),
       ids: {
         callbackId: (operationId) => issueCallbackId(runId, operationId),
-        childRunId: (operationId) => runIdFor(childRunKey(runId, operationId)),
+        childRunId: (operationId) => runIdFor(childRunKey(run, operationId)),
       },
       hooks: {
         canInvoke: (name) => this.invoker !== undefined && this.invoker.knows?.(name) !== false,
@@ -386,7 +388,7 @@ export class Engine implements DurableBackend {
       const input = event === undefined ? undefined : JSON.stringify(event);
       const now = this.clock.now();
       const remaining = options.remainingTimeMs ?? (() => this.defaultInvocationMs);
-      const lease = { leaseExpiresAt: now + remaining() + this.leaseGraceMs, leaseToken: randomUUID() };
+      const lease = { leaseExpiresAt: now + remaining() + this.leaseGraceMs, leaseToken: newLeaseToken() };
       const started = await this.startRun({
         functionName,
         ...(input === undefined ? {} : { input }),

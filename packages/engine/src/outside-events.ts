@@ -1,4 +1,4 @@
-import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import { type ErrorObject, incarnationId, type Operation } from '@durable-lambda/protocol';
 import { parseCallbackId, sameCallbackId } from './callback-ids';
 import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
@@ -29,9 +29,14 @@ export interface OutsideEventDeps {
   }): Promise<RunRecord>;
 }
 
-/** The run key of the child run started by the chained invoke `operationId` of `runId`. */
-export function childRunKey(runId: string, operationId: string): string {
-  return `invoke:${runId}:${operationId}`;
+/**
+ * The run key of the child run started by the chained invoke `operationId` of `run`. It names the
+ * parent's incarnation: a parent created again under its id (a run key reused after retention)
+ * starts children of its own, never finding the old parent's child (still running, or ended with
+ * a result that is not this run's). A parent without one keeps the key it always had.
+ */
+export function childRunKey(run: Pick<RunRecord, 'runId' | 'incarnation'>, operationId: string): string {
+  return `invoke:${incarnationId(run.runId, run.incarnation)}:${operationId}`;
 }
 
 /**
@@ -120,7 +125,7 @@ export class OutsideEvents {
     const child = await this.deps.startChild({
       functionName: d?.FunctionName ?? '',
       ...(d?.Input === undefined ? {} : { input: d.Input }),
-      runKey: childRunKey(run.runId, op.Id),
+      runKey: childRunKey(run, op.Id),
       parent: { runId: run.runId, operationId: op.Id },
     });
     if (child.status === 'RUNNING' && child.invocations === 0) {
@@ -171,7 +176,9 @@ export class OutsideEvents {
     if (!child.parent || child.parentNotified) return;
     const parent = await this.deps.store.getRun(child.parent.runId);
     const op = parent && (await this.deps.store.getOperation(parent.runId, child.parent.operationId));
-    if (parent && op?.Status === 'STARTED') {
+    // Only the invoke that started this child: a parent created again under its id (after its
+    // retention) may hold another operation there, or an invoke of another child.
+    if (parent && op?.Status === 'STARTED' && startedChild(op, child.runId)) {
       const done = completedInvoke(op, child, this.deps.clock.now());
       // The write makes the parent due: its wake-up, if lost, is left to the reconciler.
       if (await this.deps.store.writeOutsideEvent(parent.runId, done, { Status: 'STARTED' }, true)) {
@@ -261,4 +268,9 @@ function completedInvoke(op: Operation, child: RunRecord, now: number): Operatio
           }),
     },
   };
+}
+
+/** Whether `op` is the chained invoke that started the child run `childRunId`. */
+function startedChild(op: Operation, childRunId: string): boolean {
+  return op.Type === 'CHAINED_INVOKE' && op.ChainedInvokeDetails?.ChildRunId === childRunId;
 }

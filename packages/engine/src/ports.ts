@@ -11,6 +11,13 @@ export interface RunRecord {
   functionName: string;
   /** The key the run was started with (a run key or a Lambda request id). */
   runKey?: string;
+  /**
+   * Set on a run started with a key: random, unique to this creation of the run id. The id names
+   * a new run once this one has expired, and everything that must never repeat across creations
+   * (a step's idempotency key, a child run's key) is derived from `incarnationId(runId,
+   * incarnation)`. Absent for a random run id (never used again) and on runs created before it.
+   */
+  incarnation?: string;
   status: RunStatus;
   /** The serialized input. */
   input?: string;

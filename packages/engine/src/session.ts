@@ -105,6 +105,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     return this.run.runId;
   }
 
+  get incarnation(): string | undefined {
+    return this.run.incarnation;
+  }
+
   get functionName(): string {
     return this.run.functionName;
   }

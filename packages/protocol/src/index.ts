@@ -1,2 +1,3 @@
 export * from './invocation';
 export * from './operations';
+export * from './run-incarnation';

@@ -46,6 +46,12 @@ export class CheckpointRejectedError extends Error {
 export interface DurableInvocation {
   /** The run this invocation works on. */
   readonly runId: string;
+  /**
+   * Which creation of `runId` this is, for a run whose id comes from a key (a run key, a Lambda
+   * request id, a parent's invoke): such an id names a new run again once the old one has expired,
+   * and this tells the two apart (see `incarnationId`). Absent for a random id.
+   */
+  readonly incarnation?: string;
   /** The durable function's name. */
   readonly functionName: string;
   /** The run's serialized input. */

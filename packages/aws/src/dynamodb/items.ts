@@ -31,6 +31,7 @@ const RUN_FIELDS = [
   'runId',
   'functionName',
   'runKey',
+  'incarnation',
   'status',
   'input',
   'result',

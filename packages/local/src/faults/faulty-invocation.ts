@@ -52,6 +52,10 @@ export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
     return this.inner.invocation.runId;
   }
 
+  get incarnation(): string | undefined {
+    return this.inner.invocation.incarnation;
+  }
+
   get functionName(): string {
     return this.inner.invocation.functionName;
   }

@@ -1,4 +1,4 @@
-import type { Operation, OperationUpdate } from '@durable-lambda/protocol';
+import { incarnationId, type Operation, type OperationUpdate } from '@durable-lambda/protocol';
 import { parseConfigObject, parseSemantics, parseSerdes, parseTimeout } from '../config';
 import { runInContext } from '../context/active-context';
 import type { Scope } from '../context/scope';
@@ -183,7 +183,9 @@ class AttemptContext implements StepContext {
     readonly attempt: number,
     controller: LazyAbort,
   ) {
-    this.idempotencyKey = `${scope.runtime.invocation.runId}:${id}:${attempt}`;
+    // The run's incarnation too: a run key reused after retention makes a new run under the same id.
+    const { runId, incarnation } = scope.runtime.invocation;
+    this.idempotencyKey = `${incarnationId(runId, incarnation)}:${id}:${attempt}`;
     this.#scope = scope;
     this.#name = name;
     this.#id = id;

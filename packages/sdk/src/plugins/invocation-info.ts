@@ -1,4 +1,10 @@
-import type { DurableInvocation, InvocationOutput, LambdaContextLike, Operation } from '@durable-lambda/protocol';
+import {
+  type DurableInvocation,
+  type InvocationOutput,
+  incarnationId,
+  type LambdaContextLike,
+  type Operation,
+} from '@durable-lambda/protocol';
 import type { InvocationResult } from '../runtime/invocation-runtime';
 import {
   type InvocationEndInfo,
@@ -56,7 +62,8 @@ export function invocationEndInfo(
   // What the next invocation will diff against: only a clean end leaves a state it can trust
   // (after a fault or a fence, what is stored may differ from what this invocation knows).
   if (invocation) {
-    rememberLeftState(invocation.runId, result.type === 'completed' && !runEnded ? all : undefined);
+    const id = incarnationId(invocation.runId, invocation.incarnation);
+    rememberLeftState(id, result.type === 'completed' && !runEnded ? all : undefined);
   }
   const info: InvocationEndInfo = {
     ...base,

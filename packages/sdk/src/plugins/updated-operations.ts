@@ -1,4 +1,4 @@
-import { type DurableInvocation, isTerminal, type Operation } from '@durable-lambda/protocol';
+import { type DurableInvocation, incarnationId, isTerminal, type Operation } from '@durable-lambda/protocol';
 
 /**
  * AWS's `updatedOperations`: what changed from outside (a wait's time, a callback, a child run, a
@@ -18,12 +18,15 @@ import { type DurableInvocation, isTerminal, type Operation } from '@durable-lam
  */
 
 /** What the rules read of an invocation (and, when a backend names them, its `updatedOperationIds`). */
-export type InvocationView = Pick<DurableInvocation, 'runId' | 'operations' | 'previousInvocationLost'>;
+export type InvocationView = Pick<DurableInvocation, 'runId' | 'incarnation' | 'operations' | 'previousInvocationLost'>;
 
 /** How many runs' states a process remembers (a Lambda container serves one run at a time). */
 const REMEMBERED_RUNS = 64;
 
-/** The state each run's last invocation in this process left, by run id (oldest first). */
+/**
+ * The state each run's last invocation in this process left, by {@link incarnationId} (oldest
+ * first): a run created again under an old run's id never diffs against the old run's state.
+ */
 const leftBy = new Map<string, Map<string, string>>();
 
 /** What an operation's record says, as far as a change to it matters. */
@@ -32,13 +35,16 @@ function signatureOf(op: Operation): string {
   return `${op.Status}|${op.EndTimestamp ?? ''}|${step?.Attempt ?? ''}|${step?.NextAttemptTimestamp ?? ''}`;
 }
 
-/** Remembers the state an invocation left (`undefined`: forget it, the next one must not trust it). */
-export function rememberLeftState(runId: string, operations: Iterable<Operation> | undefined): void {
-  leftBy.delete(runId);
+/**
+ * Remembers the state an invocation left (`undefined`: forget it, the next one must not trust it),
+ * under its run's {@link incarnationId}.
+ */
+export function rememberLeftState(id: string, operations: Iterable<Operation> | undefined): void {
+  leftBy.delete(id);
   if (!operations) return;
   const state = new Map<string, string>();
   for (const op of operations) state.set(op.Id, signatureOf(op));
-  leftBy.set(runId, state);
+  leftBy.set(id, state);
   if (leftBy.size > REMEMBERED_RUNS) leftBy.delete(leftBy.keys().next().value as string);
 }
 
@@ -59,7 +65,7 @@ function writableByInvocation(op: Operation, before: string | undefined): boolea
 
 /** The diff against the remembered state; undefined when that state is not the previous invocation's. */
 function diffAgainstRemembered(invocation: InvocationView): string[] | undefined {
-  const left = leftBy.get(invocation.runId);
+  const left = leftBy.get(incarnationId(invocation.runId, invocation.incarnation));
   if (!left || invocation.previousInvocationLost) return undefined;
   const changed: string[] = [];
   for (const op of invocation.operations) {

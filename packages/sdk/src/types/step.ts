@@ -43,7 +43,9 @@ export interface StepContext {
   readonly attempt: number;
   /**
    * `<runId>:<stepId>:<attempt>`: unique to this attempt, never issued twice (attempt numbers
-   * only grow). Pass it to APIs that deduplicate requests, such as payment APIs.
+   * only grow). For a run started with a key (a run key, a Lambda request id, an invoke), the run
+   * part is `<runId>.<incarnation>`: the key names a new run once the old one has expired, and
+   * that run's keys are its own. Pass it to APIs that deduplicate requests, such as payment APIs.
    */
   readonly idempotencyKey: string;
   /** Aborted when the attempt reaches its `timeout`: pass it to `fetch` and friends. */
