@@ -2,9 +2,11 @@ import { wakeEvent } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LazyDocumentClientTransport } from '../../packages/aws/src/dynamodb/sdk-transport';
 import {
   ConfigurationError,
   createProductionBackend,
+  LightDynamoDbClient,
   PRODUCTION_ENV,
   type ProductionBackend,
 } from '../../packages/aws/src/index';
@@ -120,6 +122,7 @@ describe('createProductionBackend: configuration from the environment', () => {
       ['DURABLE_WAKE_QUEUE_URL', 'http://sqs.us-east-1.amazonaws.com/123456789012/wake-ups'],
       ['DURABLE_WAKE_QUEUE_URL', 'wake-ups'],
       ['DURABLE_LEASE_WAKEUP', 'never'],
+      ['DURABLE_DYNAMODB_CLIENT', 'fast'],
     ];
     for (const [name, value] of cases) {
       expect(() => createProductionBackend(env({ [name]: value }))).toThrow(
@@ -139,8 +142,26 @@ describe('createProductionBackend: configuration from the environment', () => {
       wakeQueueUrl: 'DURABLE_WAKE_QUEUE_URL',
       wakeDelayRounding: 'DURABLE_WAKE_DELAY_ROUNDING',
       leaseWakeUp: 'DURABLE_LEASE_WAKEUP',
+      dynamoDbClient: 'DURABLE_DYNAMODB_CLIENT',
       region: 'AWS_REGION',
     });
+  });
+
+  it('sends DynamoDB requests through the light client; DURABLE_DYNAMODB_CLIENT=sdk through the AWS SDK document client, built at its first request', async () => {
+    const light = createProductionBackend(env({ DURABLE_TABLE_NAME: 'light-by-default' }));
+    expect(light.dynamodb).toBeInstanceOf(LightDynamoDbClient);
+    expect((light.dynamodb as LightDynamoDbClient).region).toBe('us-east-1');
+    expect(
+      createProductionBackend(env({ DURABLE_TABLE_NAME: 'light-asked', DURABLE_DYNAMODB_CLIENT: 'light' })).dynamodb,
+    ).toBeInstanceOf(LightDynamoDbClient);
+
+    const sdk = createProductionBackend(env({ DURABLE_TABLE_NAME: 'sdk-asked', DURABLE_DYNAMODB_CLIENT: 'sdk' }));
+    expect(sdk.dynamodb).toBeInstanceOf(LazyDocumentClientTransport);
+    const client = await (sdk.dynamodb as LazyDocumentClientTransport).client();
+    expect(client.config.translateConfig?.marshallOptions?.removeUndefinedValues).toBe(true);
+    expect(await client.config.region()).toBe('us-east-1');
+    // The store was handed that transport.
+    expect(stub.stores.at(-1)?.options.client).toBe(sdk.dynamodb);
   });
 
   it('builds the clients, the store and the engine once per container', async () => {

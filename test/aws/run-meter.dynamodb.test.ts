@@ -1,8 +1,9 @@
 /**
  * The run meter on AWS, end to end: the production backend built from the environment over the
  * real DynamoDbStore on DynamoDB Local (which answers `ConsumedCapacity` as DynamoDB does), SQS,
- * Scheduler and Lambda a local fake endpoint recording every request. A recorder middleware of
- * the test's own sees every DynamoDB answer, so the meter is checked against what DynamoDB said.
+ * Scheduler and Lambda a local fake endpoint recording every request. A recorder interceptor of
+ * the test's own on the backend's DynamoDB client (the light client) sees every DynamoDB answer,
+ * so the meter is checked against what DynamoDB said.
  */
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -111,15 +112,12 @@ interface Answer {
 function metered<E>(workflow: DurableHandler<E, unknown>) {
   const backend = new ProductionBackend(readProductionConfig(environment));
   const calls: Answer[][] = [];
-  backend.dynamodb.middlewareStack.add(
-    (next, context) => async (args) => {
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      calls.at(-1)?.push({ command: context.commandName ?? '', units: capacityUnits(consumed) });
-      return result;
-    },
-    { step: 'initialize', name: 'testRecorder' },
-  );
+  // Inside the meter's own interceptor (added first): it sees the capacity the meter asked for.
+  backend.dynamodb.intercept(async (call, next) => {
+    const output = await next({ ...call.input });
+    calls.at(-1)?.push({ command: call.commandName, units: capacityUnits(output.ConsumedCapacity) });
+    return output;
+  });
   const handler = withDurableExecution(workflow, { backend, inProcessWaitMs: 0 });
   const invoke = (event: unknown) => {
     calls.push([]);

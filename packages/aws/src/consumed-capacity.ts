@@ -1,5 +1,5 @@
 /**
- * DynamoDB capacity, measured request by request: a middleware on the DynamoDB client asks every
+ * DynamoDB capacity, measured request by request: an interceptor on the DynamoDB client asks every
  * data request for its `ConsumedCapacity` (`ReturnConsumedCapacity: 'INDEXES'`, unless the request
  * set it) and reports the units it consumed, table and global secondary indexes together (the
  * answer's `CapacityUnits`; an array for batches and transactions, summed), as read or write
@@ -9,10 +9,12 @@
  * billed: "a failed conditional write still consumes write capacity", at least 1 WRU, more for a
  * larger item (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html).
  * It is reported as 1 WRU, the least it can cost. A cancelled transaction and a throttled request
- * report nothing. An attempt the SDK retried after a lost response is not seen, only the last.
+ * report nothing. An attempt the client retried after a lost response is not seen, only the last.
  */
 import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDbInterceptor, type DynamoDbTransport, isDynamoDbTransport } from './dynamodb/commands';
+import { addInterceptorMiddleware } from './dynamodb/sdk-transport';
 
 /** What one DynamoDB request consumed. */
 export interface ConsumedCapacity {
@@ -74,54 +76,52 @@ export function tableUnits(consumed: unknown): number {
   return units;
 }
 
-type MiddlewareStack = DynamoDBClient['middlewareStack'];
-
 /**
- * Adds the measuring middleware to a DynamoDB client (a `DynamoDBClient`, or the
- * `DynamoDBDocumentClient` over it: they share one middleware stack); `report` is called once per
- * data request with what it consumed (synchronously, in the request's async context).
+ * Measures every data request a DynamoDB client sends: the light client
+ * (`LightDynamoDbClient`, or any {@link DynamoDbTransport}) through an interceptor, an AWS SDK
+ * client (a `DynamoDBClient`, or the `DynamoDBDocumentClient` over it: they share one middleware
+ * stack) through middleware of its `initialize` step. `report` is called once per data request
+ * with what it consumed (synchronously, in the request's async context).
  */
 export function measureConsumedCapacity(
-  client: { middlewareStack: MiddlewareStack },
+  client: Pick<DynamoDBClient, 'middlewareStack'> | DynamoDbTransport,
   report: (consumed: ConsumedCapacity) => void,
 ): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = context.commandName ?? '';
-      const reads = READS.has(command);
-      const writes = WRITES.has(command);
-      if (!reads && !writes) return next(args);
-      const input = args.input as { ReturnConsumedCapacity?: string };
-      // A copy: the caller's input object is left as it was.
-      const asked =
-        input.ReturnConsumedCapacity === undefined
-          ? { ...args, input: { ...input, ReturnConsumedCapacity: 'INDEXES' } }
-          : args;
-      const started = performance.now();
-      try {
-        const result = await next(asked);
-        const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-        const units = capacityUnits(consumed);
-        const ms = performance.now() - started;
-        report({
-          command,
-          rru: reads ? units : 0,
-          wru: writes ? units : 0,
-          tableUnits: tableUnits(consumed),
-          ms,
-          refused: false,
-        });
-        return result;
-      } catch (error) {
-        if (
-          CONDITIONAL.has(command) &&
-          (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException'
-        ) {
-          report({ command, rru: 0, wru: 1, tableUnits: 1, ms: performance.now() - started, refused: true });
-        }
-        throw error;
+  const interceptor = consumedCapacityInterceptor(report);
+  if (isDynamoDbTransport(client)) client.intercept(interceptor);
+  else addInterceptorMiddleware(client, interceptor, CONSUMED_CAPACITY_MIDDLEWARE);
+}
+
+/** The measuring interceptor of {@link measureConsumedCapacity}. */
+export function consumedCapacityInterceptor(report: (consumed: ConsumedCapacity) => void): DynamoDbInterceptor {
+  return async ({ commandName: command, input }, next) => {
+    const reads = READS.has(command);
+    const writes = WRITES.has(command);
+    if (!reads && !writes) return next(input as Record<string, unknown>);
+    // A copy: the caller's input object is left as it was.
+    const asked = input.ReturnConsumedCapacity === undefined ? { ...input, ReturnConsumedCapacity: 'INDEXES' } : input;
+    const started = performance.now();
+    try {
+      const output = await next(asked);
+      const consumed = output.ConsumedCapacity;
+      const units = capacityUnits(consumed);
+      report({
+        command,
+        rru: reads ? units : 0,
+        wru: writes ? units : 0,
+        tableUnits: tableUnits(consumed),
+        ms: performance.now() - started,
+        refused: false,
+      });
+      return output;
+    } catch (error) {
+      if (
+        CONDITIONAL.has(command) &&
+        (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException'
+      ) {
+        report({ command, rru: 0, wru: 1, tableUnits: 1, ms: performance.now() - started, refused: true });
       }
-    },
-    { step: 'initialize', name: CONSUMED_CAPACITY_MIDDLEWARE },
-  );
+      throw error;
+    }
+  };
 }

@@ -45,9 +45,20 @@ export const PRODUCTION_ENV = {
    * invocation) or `scheduler` (a schedule per invocation; see `LeaseWakeUp`).
    */
   leaseWakeUp: 'DURABLE_LEASE_WAKEUP',
+  /**
+   * Optional: the DynamoDB client, `light` (default: `LightDynamoDbClient`, no AWS SDK code loaded)
+   * or `sdk` (the AWS SDK's document client, loaded at the first request). A `DurableFunction`
+   * bundles the SDK's client only when its `environment` prop sets this to `sdk`.
+   */
+  dynamoDbClient: 'DURABLE_DYNAMODB_CLIENT',
   /** Required (Lambda sets it): the region of the table, the schedule group and the functions. */
   region: 'AWS_REGION',
 } as const;
+
+/** The values of `DURABLE_DYNAMODB_CLIENT`. */
+export const DYNAMODB_CLIENTS = ['light', 'sdk'] as const;
+/** Which DynamoDB client the production backend uses (see `PRODUCTION_ENV.dynamoDbClient`). */
+export type DynamoDbClientKind = (typeof DYNAMODB_CLIENTS)[number];
 
 /**
  * The Engine's `executionTimeout` for a function's backend: the configured timeout for runs of
@@ -102,6 +113,8 @@ export interface ProductionConfig {
   wakeDelayRounding?: DelayRounding;
   /** What stands behind an invocation's lease (default `reconciler`). */
   leaseWakeUp?: LeaseWakeUp;
+  /** The DynamoDB client, when configured (default `light`). */
+  dynamoDbClient?: DynamoDbClientKind;
 }
 
 /** The environment the production backend is configured from (`process.env` by default). */
@@ -183,6 +196,15 @@ export function readProductionConfig(env: ProductionEnvironment): ProductionConf
   if (lease !== undefined) {
     check((LEASE_WAKE_UPS as readonly string[]).includes(lease), 'leaseWakeUp', LEASE_WAKE_UPS.join(' or '));
     config.leaseWakeUp = lease as LeaseWakeUp;
+  }
+  const dynamoDbClient = value('dynamoDbClient');
+  if (dynamoDbClient !== undefined) {
+    check(
+      (DYNAMODB_CLIENTS as readonly string[]).includes(dynamoDbClient),
+      'dynamoDbClient',
+      DYNAMODB_CLIENTS.join(' or '),
+    );
+    config.dynamoDbClient = dynamoDbClient as DynamoDbClientKind;
   }
   const timeout = env[EXECUTION_TIMEOUT_ENV]?.trim() || undefined;
   if (timeout !== undefined) {

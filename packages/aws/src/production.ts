@@ -1,8 +1,6 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   type Clock,
   type Engine,
@@ -15,6 +13,8 @@ import {
 } from '@durable-lambda/engine';
 import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
 import { measureConsumedCapacity } from './consumed-capacity';
+import type { DynamoDbTransport } from './dynamodb/commands';
+import { LazyDocumentClientTransport } from './dynamodb/sdk-transport';
 import {
   bareFunctionName,
   type ExecutionTimeoutMap,
@@ -33,6 +33,7 @@ import {
   type SdkClientLike,
   type SendsCommands,
 } from './lazy-aws-sdk-clients';
+import { LightDynamoDbClient } from './light-dynamodb/client';
 import { OnTimeWaker } from './on-time-waker';
 import {
   ConfigurationError,
@@ -104,7 +105,11 @@ export class ProductionBackend implements DurableBackend {
   readonly lambda: LazySdkClient<LambdaClient, LambdaCommand>;
   /** The SQS client of on-time wake-ups (built at its first send), when the queue is configured. */
   readonly sqs: LazySdkClient<SQSClient, SqsCommand> | undefined;
-  readonly dynamodb: DynamoDBDocumentClient;
+  /**
+   * The DynamoDB client the store sends through: the light client (`LightDynamoDbClient`), or the
+   * AWS SDK's document client built at its first request (`DURABLE_DYNAMODB_CLIENT=sdk`).
+   */
+  readonly dynamodb: DynamoDbTransport;
   readonly engine: Engine;
   /** The waker every wake-up goes through (SQS delay, Scheduler, or at once; see `OnTimeWaker`). */
   readonly waker: Waker;
@@ -141,9 +146,8 @@ export class ProductionBackend implements DurableBackend {
     const region = config.region;
     this.scheduler = lazySchedulerClient(region);
     this.lambda = lazyLambdaClient(region);
-    this.dynamodb = DynamoDBDocumentClient.from(new DynamoDBClient({ region }), {
-      marshallOptions: { removeUndefinedValues: true },
-    });
+    this.dynamodb =
+      config.dynamoDbClient === 'sdk' ? new LazyDocumentClientTransport(region) : new LightDynamoDbClient({ region });
     // Run meter hook: each DynamoDB request's capacity, for the invocation it was made for.
     measureConsumedCapacity(this.dynamodb, (consumed) => currentTally()?.addDynamoDb(consumed));
     const clock = parts.clock ?? systemClock;
