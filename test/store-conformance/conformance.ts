@@ -86,7 +86,6 @@ export function describeStoreConformance(
       test('keeps every field of the run record, including optional ones', async () => {
         const full = runRecord('r1', {
           runKey: 'key-1',
-          incarnation: '0123456789abcdef',
           parent: { runId: 'p1', operationId: '3-1' },
           leaseExpiresAt: T0 + 5,
           expiresAt: T0 + 10 * 86_400_000,

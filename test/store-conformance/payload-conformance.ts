@@ -119,9 +119,11 @@ export function describePayloadConformance(
       });
 
       test('a fence of an expired run never writes into the run created anew under its id', async () => {
-        const stale = await s.leased('r1', { expiresAt: T0 + 5_000 });
+        // Only an id derived from a key names a run again: such runs carry an incarnation.
+        const stale = await s.leased('r1', { runKey: 'k', incarnation: 'aaaaaaaaaaaaaaaa', expiresAt: T0 + 5_000 });
         s.clock.set(T0 + 5_000);
-        await s.store.createRun(runRecord('r1', { input: '"new"', createdAt: T0 + 5_000 }), executionOp('"new"'));
+        const again = { runKey: 'k', incarnation: 'bbbbbbbbbbbbbbbb', input: '"new"', createdAt: T0 + 5_000 };
+        await s.store.createRun(runRecord('r1', again), executionOp('"new"'));
         const grant = await s.store.acquireLease('r1', T0 + 5_000, T0 + 60_000, leaseToken());
         expect(grant).toBeDefined();
         await expect(s.store.commit('r1', stale, { operations: [stepOp('1', '"stale"')] })).rejects.toBeInstanceOf(

@@ -49,6 +49,20 @@ function withDueAt(run: RunRecord): RunRecord {
   return dueAt === undefined ? rest : { ...rest, dueAt };
 }
 
+/**
+ * The lowest epoch a new run may start at. A run with an incarnation has an id that named runs
+ * before (a run key used again): the old run item may be gone already (TTL deletes it, and with
+ * it the old fences), while an invocation of the old run still holds a fence, or its spilled
+ * operation items (`f`) still stand. Starting at its creation time in ms puts the new run above
+ * every fence of an older run of its id, read or not: fences grow by one per lease or revision,
+ * each a write of its own, never a thousand a second, and the old run ended and its retention
+ * passed before this one was created. A run without one keeps the fence the engine gave it.
+ */
+function firstEpoch(run: RunRecord, leased: number): number {
+  const given = run.fence - leased;
+  return run.incarnation === undefined ? given : Math.max(given, Math.floor(run.createdAt));
+}
+
 /** On run items: the token of the put that created it, so a put sent again after a lost response knows its own write. */
 export const CREATE_TOKEN = 'ct';
 
@@ -78,7 +92,8 @@ export async function createRun(
     // (they carry lower fences) and its invocations' fences are never valid again. A run created
     // with its first lease is one fence above its epoch, as a lease would have made it.
     const leased = run.leaseToken === undefined ? 0 : 1;
-    const epoch = replacing ? Math.max(run.fence - leased, Number(replacing.fence ?? 0) + 1) : run.fence - leased;
+    const base = firstEpoch(run, leased);
+    const epoch = replacing ? Math.max(base, Number(replacing.fence ?? 0) + 1) : base;
     const stored = withDueAt({ ...run, fence: epoch + leased });
     const ttl = ctx.itemTtl(now, run.expiresAt);
     const runPrepared = runItem(stored, epoch, ctx.limits, ttl);
