@@ -1,7 +1,7 @@
 import { MemoryStore } from '@durable-lambda/engine';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness, until } from '../support/harness';
+import { Harness, stoppedAsStale, until } from '../support/harness';
 import { RepairWorld } from '../support/repair-world';
 
 const HOUR = 3_600_000;
@@ -108,7 +108,7 @@ describe('execution timeout', () => {
     expect(h.wakeUps).toContainEqual(expect.objectContaining({ runId: run.runId, at: run.createdAt + 60_000 }));
     h.clock.advanceBy(61_000);
     release?.();
-    expect(await running).toEqual({ type: 'fenced' });
+    expect(stoppedAsStale(await running, h.lastClose)).toBe(true);
     expect(afterRan).toBe(false);
     const ended = await h.run();
     expect(ended).toMatchObject({ status: 'TIMED_OUT' });

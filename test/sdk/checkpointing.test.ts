@@ -12,12 +12,14 @@ describe('checkpointing', () => {
     await h.start();
     await h.invoke();
     expect((await h.run())?.result).toBe('[1,2,3]');
-    // The three STARTs go in one write, the three outcomes in the next.
+    // The three STARTs go in one write; the three outcomes, written behind, ride with the write
+    // that ends the run (its EXECUTION record last).
     const stepWrites = h.store.commits.filter((c) => c.operations.some((o) => o.Type === 'STEP'));
     expect(stepWrites.map((c) => c.operations.map((o) => `${o.Id}:${o.Status}`))).toEqual([
       ['1:STARTED', '2:STARTED', '3:STARTED'],
-      ['1:SUCCEEDED', '2:SUCCEEDED', '3:SUCCEEDED'],
+      ['1:SUCCEEDED', '2:SUCCEEDED', '3:SUCCEEDED', '0:SUCCEEDED'],
     ]);
+    expect(stepWrites[1]?.run?.status).toBe('SUCCEEDED');
   });
 
   it('makes a step result durable before the handler sees it: a failed write ends the invocation, the code after never runs', async () => {

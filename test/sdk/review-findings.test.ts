@@ -27,7 +27,7 @@ describe('review findings', () => {
     const h = new Harness(handler);
     await h.start();
     // Suspended before 'notify' ran, the run would wait forever for a callback nobody can send.
-    expect(await h.invoke()).toEqual({ type: 'completed', output: { Status: 'PENDING' } });
+    expect(await h.invoke()).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
     expect((await h.op('3'))?.Status).toBe('SUCCEEDED');
   });
 
@@ -43,7 +43,7 @@ describe('review findings', () => {
     const h = new Harness(handler);
     await h.start();
     // Suspended before 'notify' ran, the run would wait forever for a callback nobody can send.
-    expect(await h.invoke()).toEqual({ type: 'completed', output: { Status: 'PENDING' } });
+    expect(await h.invoke()).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
     expect((await h.op('3'))?.Status).toBe('SUCCEEDED');
   });
 });

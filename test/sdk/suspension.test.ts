@@ -13,7 +13,7 @@ describe('suspension', () => {
     await h.start();
     const t0 = h.clock.now();
     const result = await h.invoke();
-    expect(result).toEqual({ type: 'completed', output: { Status: 'PENDING' } });
+    expect(result).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
     expect((await h.run())?.nextWakeAt).toBe(t0 + 30 * 60_000);
     expect(h.wakeUps.filter((w) => w.reason === 'due').map((w) => w.at)).toEqual([t0 + 30 * 60_000]);
     await h.invoke();
@@ -66,7 +66,7 @@ describe('suspension', () => {
     const h = new Harness(handler, { inProcessWaitMs: 5_000 });
     await h.start();
     const result = await h.invoke(2_500);
-    expect(result).toEqual({ type: 'completed', output: { Status: 'PENDING' } });
+    expect(result).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
   });
 
   it('suspends a retry backoff above the threshold and resumes it in the next invocation', async () => {
@@ -84,7 +84,7 @@ describe('suspension', () => {
     const h = new Harness(handler, { inProcessWaitMs: 5_000 });
     await h.start();
     const t0 = h.clock.now();
-    expect(await h.invoke()).toEqual({ type: 'completed', output: { Status: 'PENDING' } });
+    expect(await h.invoke()).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
     expect((await h.run())?.nextWakeAt).toBe(t0 + 10_000);
     await h.invoke();
     expect((await h.run())?.result).toBe('2');

@@ -53,6 +53,8 @@ export class Harness {
   readonly engine: Engine;
   readonly logs: LogEntry[] = [];
   runId = '';
+  /** What the backend answered (or threw) when the last invocation's end was recorded. */
+  lastClose: unknown;
 
   constructor(
     readonly handler: DurableLambdaHandler,
@@ -94,7 +96,7 @@ export class Harness {
         ...this.overrides,
       },
     );
-    await finishOpened(session, result).catch(() => undefined);
+    this.lastClose = await finishOpened(session, result).catch((error: unknown) => error);
     return result;
   }
 
@@ -132,4 +134,13 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     if (Date.now() > end) throw new Error('condition not reached in time');
     await sleep(2);
   }
+}
+
+/**
+ * True when an invocation was stopped as stale: a checkpoint of it was fenced, or the write
+ * recording its end was (that write may carry its last updates), which it answers as STOPPED.
+ */
+export function stoppedAsStale(result: unknown, closed: unknown): boolean {
+  if ((result as { type?: string } | undefined)?.type === 'fenced') return true;
+  return (closed as { Status?: string } | undefined)?.Status === 'STOPPED';
 }

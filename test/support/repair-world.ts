@@ -118,6 +118,10 @@ export class RepairWorld {
   }
 
   /** One invocation of `runId`, if it has something to do; its result ('fenced', 'completed', ...). */
+  /**
+   * Runs one invocation of `runId`: what its SDK ended with (`completed`, `fault`), or `fenced`
+   * when it was stopped as stale (a checkpoint of it, or the write recording its end, was fenced).
+   */
   async invoke(runId: string): Promise<string | undefined> {
     const run = await this.engine.getRun(runId);
     const handler = run && this.functions.get(run.functionName);
@@ -130,8 +134,8 @@ export class RepairWorld {
       { functionName: run.functionName },
       { inProcessWaitMs: 0, logSink: () => {} },
     );
-    await finishOpened(session, result).catch(() => undefined);
-    return result.type;
+    const closed = await finishOpened(session, result).catch(() => undefined);
+    return (closed as { Status?: string } | undefined)?.Status === 'STOPPED' ? 'fenced' : result.type;
   }
 
   /** Forgets every queued wake-up and invoke (as if all were lost). */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { RunRecord } from './ports';
 
 /**
@@ -23,4 +24,13 @@ export function takeLease(
   if (previousLost) run.lostInvocations += 1;
   run.updatedAt = now;
   return { previousLost };
+}
+
+/**
+ * A new lease token: 96 random bits as 16 base64url characters. Only equality is ever asked of
+ * it, and it is stored in the run item that every checkpoint rewrites, so it is kept short (a
+ * UUID's 36 characters cost 20 bytes more per write).
+ */
+export function newLeaseToken(): string {
+  return randomBytes(12).toString('base64url');
 }

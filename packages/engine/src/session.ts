@@ -1,4 +1,5 @@
 import {
+  CheckpointRejectedError,
   type DurableInvocation,
   FencedError,
   type InvocationOutput,
@@ -136,6 +137,29 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // Awaited only past the deadline: a checkpoint is the test runner's hot path.
     if (this.run.deadlineAt !== undefined && this.run.deadlineAt <= now) await this.enforceDeadline(now);
     this.settleDue();
+    const { written, invokes } = this.applyAll(updates, now);
+    if (written.length === 0 && this.settled.size === 0) return [];
+    // The store's commit awaited here, not through `commit`: one promise less on the hot path.
+    await this.deps.store.commit(this.run.runId, this.run.fence, this.writeOf(written));
+    this.settled.clear();
+    for (const op of written) this.put(op);
+    if (invokes === undefined) return written;
+    // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
+    for (const op of invokes) {
+      // Best effort: a child not started now is started when this invocation closes.
+      await this.deps.hooks.startChild(this.run, op).then(
+        () => this.invokedChildren.add(op.Id),
+        () => undefined,
+      );
+    }
+    return written;
+  }
+
+  /** The operations `updates` make, in order (validated; nothing stored yet), and the children to invoke. */
+  private applyAll(
+    updates: readonly OperationUpdate[],
+    now: number,
+  ): { written: Operation[]; invokes: Operation[] | undefined } {
     const changed = new Map<string, Operation>();
     const lookup = (id: string) => changed.get(id) ?? this.ops.get(id);
     const parentExists = (id: string) => lookup(id) !== undefined;
@@ -151,21 +175,23 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       }
       changed.set(update.Id, op);
     }
-    if (changed.size === 0 && this.settled.size === 0) return [];
-    const written = [...changed.values()];
-    // The store's commit awaited here, not through `commit`: one promise less on the hot path.
-    await this.deps.store.commit(this.run.runId, this.run.fence, this.writeOf(written));
-    this.settled.clear();
-    for (const op of written) this.put(op);
-    if (invokes === undefined) return written;
-    // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
-    for (const op of invokes) {
-      // Best effort: a child not started now is started when this invocation closes.
-      await this.deps.hooks.startChild(this.run, op).then(
-        () => this.invokedChildren.add(op.Id),
-        () => undefined,
-      );
+    return { written: [...changed.values()], invokes };
+  }
+
+  /**
+   * Takes in the updates the SDK had not written when the invocation ended (`output.Updates`),
+   * so that the write recording the end carries them: one write instead of two. Returns them as
+   * operations, already in the session's view. A chained invoke among them (never deferred by our
+   * SDK) is checkpointed first, as before, since its child must be started.
+   */
+  private async takeUpdates(updates: readonly OperationUpdate[] | undefined, now: number): Promise<Operation[]> {
+    if (!updates || updates.length === 0) return [];
+    if (updates.some((u) => u.Type === 'CHAINED_INVOKE')) {
+      await this.checkpoint(updates);
+      return [];
     }
+    const { written } = this.applyAll(updates, now);
+    for (const op of written) this.put(op);
     return written;
   }
 
@@ -211,10 +237,24 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    * index at the time it must be looked at again (its next wake-up, at once for an outside event
    * that landed meanwhile, or, for an ended child run, until its parent has been told).
    */
-  async close(output: InvocationOutput): Promise<InvocationOutput> {
+  async close(ended: InvocationOutput): Promise<InvocationOutput> {
     this.assertOpen();
-    this.ended = true;
     const now = this.now();
+    const { Updates: updates, ...stated } = ended;
+    let output: InvocationOutput = stated;
+    let pending: Operation[] = [];
+    try {
+      pending = await this.takeUpdates(updates, now);
+    } catch (error) {
+      if (!(error instanceof CheckpointRejectedError)) throw error;
+      // As the SDK ends a run whose checkpoint was refused (no retry can help): failed, with the
+      // refusal as its error, and nothing of the refused updates written.
+      output = {
+        Status: 'FAILED',
+        Error: { ErrorType: 'DurableRuntimeFault', ErrorMessage: error.message, ErrorCode: error.code },
+      };
+    }
+    this.ended = true;
     await this.enforceDeadline(now);
     const settledBefore = this.settled.size;
     this.settleDue();
@@ -236,7 +276,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
         this.released(due),
         due === undefined ? undefined : { ...this.target(), at: due, reason: 'due' },
       );
-      await this.commit([], released);
+      await this.commit(pending, released);
       if (due !== undefined)
         await this.bestEffort(this.deps.waker.wakeAt({ ...this.target(), at: due, reason: 'due' }));
       await this.cancelSafetyWakeUp();
@@ -256,7 +296,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       ...(output.Error === undefined ? {} : { error: output.Error }),
       ...(this.deps.retentionMs === undefined ? {} : { expiresAt: now + this.deps.retentionMs }),
     });
-    await this.commit(finished ? [finished] : [], patch);
+    await this.commit(finished ? [...pending, finished] : pending, patch);
     await this.cancelSafetyWakeUp();
     if (this.run.parent) {
       // Left to the reconciler when it fails: the run stays in the due index until it succeeds.

@@ -13,6 +13,13 @@ export interface InvocationOutput {
   Result?: string;
   /** The run's error, with FAILED. */
   Error?: ErrorObject;
+  /**
+   * Updates the SDK made but had not written when the invocation ended (a step's outcome written
+   * behind, a long wait's START): the backend applies them, in order, in the same write that
+   * records how the invocation ended. They are never answered: nothing waits on them any more.
+   * Not part of what the Lambda handler returns.
+   */
+  Updates?: readonly OperationUpdate[];
 }
 
 /** A checkpoint was refused because a newer invocation owns the run: stop quietly. */

@@ -1,4 +1,10 @@
-import type { DurableBackend, DurableInvocation, LambdaContextLike, OpenedInvocation } from '@durable-lambda/protocol';
+import {
+  type DurableBackend,
+  type DurableInvocation,
+  FencedError,
+  type LambdaContextLike,
+  type OpenedInvocation,
+} from '@durable-lambda/protocol';
 import { parseConfigObject, parseNonNegative, parseSemantics, parseTimeout, RUNTIME_DEFAULTS } from './config';
 import { runInContext } from './context/active-context';
 import { DurableContextImpl } from './context/durable-context';
@@ -156,13 +162,23 @@ function envNumber(name: string): number | undefined {
   return Number.isFinite(value) ? value : (raw as unknown as number);
 }
 
+/** What a Lambda invocation answers when a newer invocation owns its run. */
+const STOPPED = { Status: 'STOPPED', reason: 'a newer invocation owns this run' } as const;
+
 /** Hands an invocation's explicit result to its backend. */
 export async function finishOpened(opened: OpenedInvocation, result: InvocationResult): Promise<unknown> {
   switch (result.type) {
     case 'completed':
-      return opened.close(result.output);
+      try {
+        return await opened.close(result.output);
+      } catch (error) {
+        // The write recording the end was fenced (it may carry the last updates): a newer
+        // invocation owns the run, so this one stops quietly, as when a checkpoint is fenced.
+        if (error instanceof FencedError) return STOPPED;
+        throw error;
+      }
     case 'fenced':
-      return { Status: 'STOPPED', reason: 'a newer invocation owns this run' };
+      return STOPPED;
     case 'fault':
       await opened.abort(result.error);
       throw result.error;

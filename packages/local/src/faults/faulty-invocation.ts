@@ -28,6 +28,9 @@ const STEP_ENDS = new Set(['SUCCEED', 'FAIL', 'RETRY']);
  * and it is never closed or aborted. Its lease must lapse, and the run be recovered by the
  * lease's safety wake-up or by the reconciler.
  */
+/** What a killed invocation answers. */
+const KILLED = { Status: 'STOPPED', reason: 'killed by an injected fault' } as const;
+
 export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
   private dead = false;
 
@@ -115,9 +118,33 @@ export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
     return this.inner.invocation.refresh();
   }
 
-  /** A dead process records nothing: the lease lapses instead. */
+  /**
+   * A dead process records nothing: the lease lapses instead. The updates the end carries (a
+   * step's outcome written behind, a long wait's START) meet the same faults as in a checkpoint.
+   */
   async close(output: InvocationOutput): Promise<unknown> {
-    if (this.dead) return { Status: 'STOPPED', reason: 'killed by an injected fault' };
+    if (this.dead) return KILLED;
+    const updates = output.Updates ?? [];
+    const first = updates[0];
+    if (first) {
+      const key = `#${this.index}|${first.Id}:${first.Action}`;
+      const at = (update: OperationUpdate) => ({
+        invocation: this.index,
+        operationId: update.Id,
+        detail: `${update.Type} ${update.Action} (with the end)`,
+      });
+      if (this.hooks.race && this.scope.roll('race', this.runId, key, at(first))) await this.hooks.race();
+      const end = updates.find((u) => u.Type === 'STEP' && STEP_ENDS.has(u.Action));
+      if (end && this.scope.roll('killAfterStep', this.runId, `#${this.index}|${end.Id}:${end.Action}`, at(end))) {
+        this.die();
+        return KILLED;
+      }
+      if (this.scope.roll('killInCheckpoint', this.runId, key, at(first))) {
+        await this.inner.close(output).catch(() => undefined);
+        this.die();
+        return KILLED;
+      }
+    }
     return this.inner.close(output);
   }
 

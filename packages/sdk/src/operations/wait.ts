@@ -20,16 +20,26 @@ export async function runWait(scope: Scope, args: readonly unknown[]): Promise<v
   let record = runtime.find(id, 'WAIT', name, OperationSubType.WAIT);
   if (record?.Status === 'SUCCEEDED') return;
   if (!record) {
-    record = await runtime.checkpoint({
+    const start = {
       Id: id,
-      Type: 'WAIT',
+      Type: 'WAIT' as const,
       SubType: OperationSubType.WAIT,
-      Action: 'START',
+      Action: 'START' as const,
       ...(name === undefined ? {} : { Name: name }),
       ...parentOf(scope),
       WaitOptions: { WaitSeconds: ms / 1000 },
-    });
-    await operationStart(scope, record);
+    };
+    if (ms > runtime.settings.inProcessWaitMs && !scope.plugin.active) {
+      // Too long to sleep through here: the invocation will suspend on it, so its START may ride
+      // with the suspension's write (one write, not two). Should it be written first after all
+      // (other branches checkpoint meanwhile), the wait goes on from the stored record.
+      const stored = runtime.checkpointDeferrable(start);
+      await runtime.blockUntil(runtime.invocation.now() + ms);
+      record = await stored;
+    } else {
+      record = await runtime.checkpoint(start);
+      await operationStart(scope, record);
+    }
   }
   if (record.Status === 'SUCCEEDED') return;
   await runtime.blockUntil(record.WaitDetails?.ScheduledEndTimestamp);

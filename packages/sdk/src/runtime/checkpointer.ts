@@ -4,6 +4,8 @@ import type { DurableInvocation, Operation, OperationUpdate } from '@durable-lam
 interface Queued {
   update: OperationUpdate;
   resolve: (op: Operation | undefined) => void;
+  /** Nothing runs on once it is durable but a wait: it may ride with the invocation's end. */
+  deferrable: boolean;
 }
 
 /**
@@ -13,6 +15,8 @@ interface Queued {
 export class Checkpointer {
   private queue: Queued[] = [];
   private inFlight: Promise<void> | undefined;
+  /** The queue holds deferrable updates only, kept back because the invocation is suspending. */
+  private parked = false;
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
 
@@ -26,19 +30,63 @@ export class Checkpointer {
     private readonly onIdle: () => void,
     /** True once the invocation has ended: updates still queued are dropped, never sent. */
     private readonly isClosed: () => boolean = () => false,
+    /**
+     * Asked before a batch of deferrable updates only is sent: true when the invocation is about
+     * to suspend, so the batch is held (parked) and written with the invocation's end instead.
+     */
+    private readonly aboutToSuspend: () => boolean = () => false,
   ) {}
 
-  /** Queues an update; resolves with the stored operation once it is durable. */
-  push(update: OperationUpdate): Promise<Operation | undefined> {
+  /**
+   * Queues an update; resolves with the stored operation once it is durable. `deferrable`: the
+   * update is a step's outcome written behind or the START of a wait that cannot end in this
+   * invocation, so if the invocation suspends before it is sent, it rides with the suspension's
+   * write (one write instead of two) and its promise never settles.
+   */
+  push(update: OperationUpdate, deferrable = false): Promise<Operation | undefined> {
     return new Promise((resolve) => {
-      this.queue.push({ update, resolve });
+      this.queue.push({ update, resolve, deferrable });
+      this.parked = false;
       this.schedule();
     });
   }
 
-  /** True while updates wait or a checkpoint is in flight. */
+  /** True while updates wait to be sent or a checkpoint is in flight (parked ones excepted). */
   get busy(): boolean {
-    return this.queue.length > 0 || this.inFlight !== undefined || this.scheduled;
+    return (this.queue.length > 0 && !this.parked) || this.inFlight !== undefined || this.scheduled;
+  }
+
+  /** True while deferrable updates are held for the invocation's end. */
+  get hasParked(): boolean {
+    return this.parked && this.queue.length > 0;
+  }
+
+  /** Sends the parked updates after all (the invocation will not suspend now). */
+  unpark(): void {
+    if (!this.hasParked) return;
+    this.parked = false;
+    this.schedule();
+  }
+
+  /** Takes the parked updates (the invocation suspends now and writes them with its end). */
+  takeParked(): OperationUpdate[] {
+    if (!this.hasParked) return [];
+    const taken = this.queue.map((q) => q.update);
+    this.queue = [];
+    this.parked = false;
+    return taken;
+  }
+
+  /**
+   * Ends the queue for the invocation's end: waits for the checkpoint in flight, then takes the
+   * updates not yet sent, which the backend writes with the end (their promises never settle).
+   */
+  async takeForEnd(): Promise<OperationUpdate[]> {
+    while (this.inFlight) await this.inFlight;
+    const taken = this.queue.map((q) => q.update);
+    this.queue = [];
+    this.parked = false;
+    return taken;
   }
 
   /** Resolves once everything queued so far is durable (or the invocation faulted). */
@@ -56,18 +104,27 @@ export class Checkpointer {
       this.scheduled = false;
       this.inFlight = this.flush().finally(() => {
         this.inFlight = undefined;
-        if (this.queue.length > 0) this.schedule();
+        if (this.queue.length > 0 && !this.parked) this.schedule();
         else this.becameIdle();
       });
     });
   }
 
   private async flush(): Promise<void> {
-    const batch = this.queue;
-    this.queue = [];
     // Queued before the invocation ended (e.g. a non-deterministic replay failed it at once):
     // its output is already being recorded, and nothing may be written after it.
-    if (batch.length === 0 || this.isClosed()) return;
+    if (this.queue.length === 0 || this.isClosed()) {
+      this.queue = [];
+      return;
+    }
+    // Only deferrable updates, and nothing will run before the invocation suspends: they are
+    // written with the suspension (the runtime's end takes them), one write instead of two.
+    if (this.queue.every((q) => q.deferrable) && this.aboutToSuspend()) {
+      this.parked = true;
+      return;
+    }
+    const batch = this.queue;
+    this.queue = [];
     let stored: readonly Operation[];
     try {
       stored = await this.invocation.checkpoint(batch.map((q) => q.update));

@@ -96,6 +96,7 @@ export class InvocationRuntime {
       (error) => this.fault(error),
       () => this.scheduleCheck(),
       () => this.settled,
+      () => this.decide(true) === 'suspend',
     );
     this.logger = createLogger(
       settings.logSink,
@@ -149,10 +150,23 @@ export class InvocationRuntime {
 
   /** Checkpoints one update and resolves with the stored operation once durable. */
   checkpoint(update: OperationUpdate): Promise<Operation> {
+    return this.pushChecked(update, false);
+  }
+
+  /**
+   * Checkpoints the START of a wait that cannot end in this invocation: it may ride with the
+   * suspension's write. Resolves with the stored record if it is written before that; never if
+   * the invocation suspends first (the wait does not end in this invocation either way).
+   */
+  checkpointDeferrable(update: OperationUpdate): Promise<Operation> {
+    return this.pushChecked(update, true);
+  }
+
+  private pushChecked(update: OperationUpdate, deferrable: boolean): Promise<Operation> {
     if (this.settled || this.closing) return never();
     verboseLog('checkpoint', () => update);
     // A `then`, not an async function: the same turn as an `await`, one promise less (hot path).
-    return this.checkpointer.push(update).then((op) => {
+    return this.checkpointer.push(update, deferrable).then((op) => {
       if (this.settled) return never<Operation>();
       if (!op)
         return never<Operation>(
@@ -162,9 +176,13 @@ export class InvocationRuntime {
     });
   }
 
-  /** Queues an update without waiting for it (e.g. a lazy START). */
+  /**
+   * Queues an update without waiting for it (a step's outcome written behind, a lazy START, a
+   * context's START): nothing waits on it, so if the invocation suspends before it is sent, it
+   * rides with the suspension's write.
+   */
   enqueue(update: OperationUpdate): void {
-    if (!this.settled && !this.closing) void this.checkpointer.push(update);
+    if (!this.settled && !this.closing) void this.checkpointer.push(update, true);
   }
 
   /** Runs `work` as user code in progress: the invocation does not suspend while it runs. */
@@ -229,8 +247,9 @@ export class InvocationRuntime {
   /** Ends the invocation with an output (handler finished or failed). */
   async complete(output: InvocationOutput): Promise<void> {
     this.completing = true;
-    await this.checkpointer.drain();
-    this.settle({ type: 'completed', output });
+    // What is queued and not yet sent is written with the end: one write, not two.
+    const updates = await this.checkpointer.takeForEnd();
+    this.settle({ type: 'completed', output: withUpdates(output, updates) });
   }
 
   /**
@@ -242,13 +261,14 @@ export class InvocationRuntime {
     if (this.settled || this.closing) return fault;
     this.closing = true;
     this.completing = true;
-    void this.checkpointer.drain().then(() => this.fail(fault));
+    void this.checkpointer.takeForEnd().then((updates) => this.fail(fault, updates));
     return fault;
   }
 
   /** Ends the invocation because of a fault of the runtime; returns the fault for `throw`. */
-  fail(fault: DurableRuntimeFault): DurableRuntimeFault {
-    this.settle({ type: 'completed', output: { Status: 'FAILED', Error: toErrorObject(fault, fault.code) } });
+  fail(fault: DurableRuntimeFault, updates: readonly OperationUpdate[] = []): DurableRuntimeFault {
+    const output: InvocationOutput = { Status: 'FAILED', Error: toErrorObject(fault, fault.code) };
+    this.settle({ type: 'completed', output: withUpdates(output, updates) });
     return fault;
   }
 
@@ -289,9 +309,16 @@ export class InvocationRuntime {
     });
   }
 
-  /** Nothing runs and something waits: sleep in-process if it is due soon, else suspend. */
-  private checkQuiescent(): void {
-    if (this.settled || this.completing || this.active > 0 || this.checkpointer.busy || this.waiters.size === 0) return;
+  /**
+   * What the invocation would do now: nothing (code runs, a checkpoint is on its way, or nothing
+   * waits), sleep in-process until `earliest` (due soon), or suspend. `queueHeld`: asked by the
+   * checkpointer about the batch it is about to send, as if that batch were held back.
+   */
+  private decide(queueHeld = false): 'none' | { sleepMs: number } | 'suspend' {
+    const checkpointing = !queueHeld && this.checkpointer.busy;
+    if (this.settled || this.completing || this.active > 0 || checkpointing || this.waiters.size === 0) {
+      return 'none';
+    }
     const now = this.invocation.now();
     let earliest: number | undefined;
     for (const w of this.waiters) {
@@ -300,17 +327,31 @@ export class InvocationRuntime {
     if (earliest !== undefined) {
       const delay = Math.max(0, earliest - now);
       const fits = delay === 0 || this.invocation.remainingTimeMs() - delay > SLEEP_MARGIN_MS;
-      if (delay <= this.settings.inProcessWaitMs && fits) {
-        this.active++;
-        this.setTimer(delay, () => {
-          this.active--;
-          this.releaseDue();
-        });
+      if (delay <= this.settings.inProcessWaitMs && fits) return { sleepMs: delay };
+    }
+    return 'suspend';
+  }
+
+  /** Nothing runs and something waits: sleep in-process if it is due soon, else suspend. */
+  private checkQuiescent(): void {
+    const decision = this.decide();
+    if (decision === 'none') return;
+    if (decision !== 'suspend') {
+      // Held back for a suspension that is not coming: written first, then looked at again.
+      if (this.checkpointer.hasParked) {
+        this.checkpointer.unpark();
         return;
       }
+      this.active++;
+      this.setTimer(decision.sleepMs, () => {
+        this.active--;
+        this.releaseDue();
+      });
+      return;
     }
-    verboseLog('suspending', () => ({ runId: this.invocation.runId, waiting: this.waiters.size, earliest }));
-    this.settle({ type: 'completed', output: { Status: 'PENDING' } });
+    verboseLog('suspending', () => ({ runId: this.invocation.runId, waiting: this.waiters.size }));
+    const output = withUpdates({ Status: 'PENDING' }, this.checkpointer.takeParked());
+    this.settle({ type: 'completed', output });
   }
 
   private releaseDue(): void {
@@ -343,4 +384,9 @@ function replayableIds(operations: readonly Operation[]): Set<string> {
 /** A promise that never settles: the awaiting code belongs to an invocation that has ended. */
 function never<T>(_reason?: unknown): Promise<T> {
   return new Promise<T>(() => {});
+}
+
+/** `output` with the updates to write with it, when there are any. */
+function withUpdates(output: InvocationOutput, updates: readonly OperationUpdate[]): InvocationOutput {
+  return updates.length === 0 ? output : { ...output, Updates: updates };
 }
