@@ -78,7 +78,7 @@ describe('inline operation text', () => {
     ];
     for (const op of ops) {
       const text = encodeInline({ op });
-      expect(decodeInline(text).op, text).toEqual(JSON.parse(JSON.stringify(op)));
+      expect(decodeInline(text, op.Id).op, text).toEqual(JSON.parse(JSON.stringify(op)));
     }
   });
 
@@ -86,10 +86,31 @@ describe('inline operation text', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.json()), (result) => {
         const op: Operation = { ...step, StepDetails: { Attempt: 1, Result: result } };
-        expect(decodeInline(encodeInline({ op })).op.StepDetails?.Result).toBe(result);
+        expect(decodeInline(encodeInline({ op }), op.Id).op.StepDetails?.Result).toBe(result);
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('leaves the id to the entry key and stores end times as offsets from the start, reading older texts too', () => {
+    const wait: Operation = {
+      Id: '4',
+      Type: 'WAIT',
+      SubType: 'Wait',
+      Status: 'SUCCEEDED',
+      StartTimestamp: 1_767_225_600_000,
+      EndTimestamp: 1_767_229_200_000,
+      WaitDetails: { ScheduledEndTimestamp: 1_767_229_200_000 },
+    };
+    const text = encodeInline({ op: wait });
+    expect(JSON.parse(text)).toEqual({ t: 'W', s: 'S', b: 1_767_225_600_000, d: 3_600_000, W: { sd: 3_600_000 } });
+    expect(decodeInline(text, '4').op).toEqual(wait);
+    // Written before: the id in the text, absolute times.
+    const older = '{"i":"4","t":"W","s":"S","b":1767225600000,"W":{"se":1767229200000},"e":1767229200000}';
+    expect(decodeInline(older, '4').op).toEqual(wait);
+    // An end before the start (a clock stepped back) is kept as it is.
+    const odd = { ...step, EndTimestamp: step.StartTimestamp - 5 };
+    expect(decodeInline(encodeInline({ op: odd }), odd.Id).op).toEqual(odd);
   });
 
   it('takes at most three fifths of the size of the operation as a DynamoDB map would hold it', () => {
@@ -105,8 +126,8 @@ describe('inline operation text', () => {
       StartTimestamp: 1,
       ExecutionDetails: { InputPayload: 'in' },
     };
-    const decoded = decodeInline(encodeInline({ op: exec, refs, runInput: true }));
+    const decoded = decodeInline(encodeInline({ op: exec, refs, runInput: true }), '0');
     expect(decoded).toEqual({ op: { ...exec, ExecutionDetails: {} }, refs, runInput: true });
-    expect(decodeInline(step)).toEqual({ op: step });
+    expect(decodeInline(step, step.Id)).toEqual({ op: step });
   });
 });

@@ -134,7 +134,7 @@ export function inlineRefs(item: Item | undefined): ChunkRef[] {
 
 /** The entries of a run item, decoded but not joined (moved fields still references). */
 export function inlineEntriesOf(item: Item | undefined): Map<string, InlineEntry> {
-  return new Map([...(rawEntriesOf(item) ?? [])].map(([id, raw]) => [id, decodeInline(raw)]));
+  return new Map([...(rawEntriesOf(item) ?? [])].map(([id, raw]) => [id, decodeInline(raw, id)]));
 }
 
 /** The chunk references the given entries need read (their moved fields, the run's input if shared). */
@@ -176,7 +176,7 @@ export function joinEntry(item: Item, entry: InlineEntry, pool: ChunkPool | unde
 export async function readInlineOperation(access: TableAccess, item: Item, id: string, now: number) {
   const raw = rawEntriesOf(item)?.get(id);
   if (raw === undefined) return undefined;
-  const entry = decodeInline(raw);
+  const entry = decodeInline(raw, id);
   return joinEntry(item, entry, await access.readChunks(String(item[PK]), entryRefs(item, [entry]), now));
 }
 
@@ -227,7 +227,7 @@ export function knowledgeOf(item: Item | undefined): InlineKnowledge {
   for (const [id, value] of raw) {
     const bytes = (typeof value === 'string' ? utf8Bytes(value) : utf8Bytes(JSON.stringify(value))) + utf8Bytes(id);
     mapBytes += bytes;
-    const entry = decodeInline(value);
+    const entry = decodeInline(value, id);
     // An EXECUTION sharing the run's input never moves out: its item could not point at the input.
     entries.set(id, { text: value, bytes, terminal: isTerminal(entry.op.Status) && !entry.runInput });
   }
@@ -299,7 +299,7 @@ export function stateAfter(
   const entries = new Map(state.entries);
   for (const id of removing) entries.delete(id);
   for (const [id, entry] of adding) {
-    const shared = decodeInline(entry.text).runInput === true;
+    const shared = decodeInline(entry.text, id).runInput === true;
     entries.set(id, { text: entry.text, bytes: entry.bytes, terminal: isTerminal(entry.op.Status) && !shared });
   }
   return { ...state, entries, base: Math.max(0, state.base + baseDelta) };

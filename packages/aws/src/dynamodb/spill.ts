@@ -29,7 +29,7 @@ export async function spillEntries(
     ids.map(async (id) => {
       const entry = state.entries.get(id);
       if (!entry) return;
-      const { op, refs } = decodeInline(entry.text);
+      const { op, refs } = decodeInline(entry.text, id);
       const e = new Expressions();
       const item: Record<string, unknown> = {
         [PK]: pk,
