@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import {
   type AttributeValue,
   DescribeTableCommand,
@@ -300,7 +301,10 @@ export class Meter {
   byCommand = new Map<string, Tally>();
   /** Off: count requests and DynamoDB Local's figures only (no extra reads, for timing). */
   computeUnits = true;
-  /** On: every request and the items it wrote go to stderr (`--trace`). */
+  /**
+   * On: every request and the items it wrote go to stderr (`--trace`; with `BENCH_TRACE_INPUT=1`,
+   * each request's input too).
+   */
   trace = false;
   /** Write units by partition key value (the table's and each index's), while `computeUnits` is on. */
   partitions: PartitionWrites = new Map();
@@ -356,7 +360,12 @@ export class Meter {
             tally.rru += rru;
             detail = `${fmt(rru)} RRU`;
           }
-          if (this.trace) process.stderr.write(`    ${command} ${detail}\n`);
+          // fd 2 directly: `World.measure` captures process.stderr as the invocation's log lines.
+          if (this.trace)
+            writeSync(
+              2,
+              `    ${command} ${detail} ${process.env.BENCH_TRACE_INPUT ? JSON.stringify(input).slice(0, 1500) : ''}\n`,
+            );
           return result;
         } catch (error) {
           tally.failed++;
