@@ -1,8 +1,10 @@
 /**
  * What a DurableFunction deploys, bundled for real (local esbuild, `cdk synth` in-process) at its
  * defaults: an ES module (`index.mjs`) built from the `module` builds of its dependencies,
- * whitespace and syntax minified with every identifier kept, the AWS SDK inside it, the Scheduler, Lambda and SQS clients reached
- * only by `import()` (evaluated at their first call), and nothing of our packages a function never
+ * whitespace and syntax minified with every identifier kept, the AWS SDK inside it, the Scheduler,
+ * Lambda and SQS clients reached only by `import()` (evaluated at their first call), none of the
+ * AWS SDK's DynamoDB client (the light client talks to DynamoDB) unless the function's environment
+ * asks for it (`DURABLE_DYNAMODB_CLIENT: 'sdk'`), and nothing of our packages a function never
  * runs. The bundle then answers in a fresh Node process as Lambda loads it. How long its import
  * takes is a figure of the bench (`bundle` section), not asserted here.
  */
@@ -39,6 +41,9 @@ function staticallyReached(meta: Metafile, roots: string[]): Set<string> {
   }
   return seen;
 }
+
+/** The AWS SDK's DynamoDB client packages. */
+const DYNAMODB_SDK = /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb|util-dynamodb)\//;
 
 describe('the deployed bundle of a DurableFunction, at its defaults', () => {
   const assets: Record<'function' | 'reconciler', string> = { function: '', reconciler: '' };
@@ -95,7 +100,7 @@ describe('the deployed bundle of a DurableFunction, at its defaults', () => {
   it('takes the ES module builds of the AWS SDK (`module` before `main`), and bundles it: nothing is external but Node', () => {
     const m = meta(assets.function);
     const sdk = bundled(m).filter((path) => /node_modules\/@(aws-sdk|smithy)\//.test(path));
-    expect(sdk.some((path) => path.includes('@aws-sdk/client-dynamodb/dist-es/'))).toBe(true);
+    expect(sdk.some((path) => path.includes('@aws-sdk/client-sqs/dist-es/'))).toBe(true);
     expect(sdk.filter((path) => /\/dist-cjs\//.test(path))).toEqual([]);
     expect(output(m).imports.filter((i) => !i.path.startsWith('node:'))).toEqual([]);
   });
@@ -109,8 +114,17 @@ describe('the deployed bundle of a DurableFunction, at its defaults', () => {
       expect(bundled(m).some((path) => path.includes(`@aws-sdk/${client}/`))).toBe(true);
       expect(reached.filter((path) => path.includes(`@aws-sdk/${client}/`))).toEqual([]);
     }
-    // The DynamoDB client is what every invocation uses: loaded with the bundle.
-    expect(reached.some((path) => path.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
+  });
+
+  it("leaves the AWS SDK's DynamoDB client out of the function and the reconciler: the light client talks to DynamoDB", () => {
+    for (const asset of [assets.function, assets.reconciler]) {
+      const inputs = bundled(meta(asset));
+      expect(inputs.filter((path) => DYNAMODB_SDK.test(path))).toEqual([]);
+      expect(inputs).toContain('packages/aws/src/light-dynamodb/client.ts');
+      // Nor its classes in the code: nothing of it is parsed at a cold start.
+      const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
+      expect(/\bclass DynamoDB(Document)?Client\b/.test(code), asset).toBe(false);
+    }
   });
 
   it('leaves out what a function never runs: the reconciler handler, signed fetch, the AWS-SDK host, dev tooling', () => {
@@ -144,5 +158,41 @@ describe('the deployed bundle of a DurableFunction, at its defaults', () => {
     // The production backend, reached through the shim, names what the construct would have set.
     expect(outcome.error?.name, `${result.stdout}\n${result.stderr}`).toBe('ConfigurationError');
     expect(outcome.error?.message).toMatch(/missing environment variables DURABLE_TABLE_NAME/);
+  });
+});
+
+describe("the deployed bundle of a DurableFunction whose environment asks for the AWS SDK's DynamoDB client", () => {
+  let asset = '';
+
+  beforeAll(() => {
+    const app = newApp({ bundle: true });
+    const stack = new Stack(app, 'SdkBundle');
+    withFastNpx(
+      () =>
+        new DurableFunction(stack, 'Checkout', {
+          entry: join(REPO_ROOT, 'examples', 'checkout', 'handler.ts'),
+          projectRoot: REPO_ROOT,
+          depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+          environment: { DURABLE_DYNAMODB_CLIENT: 'sdk' },
+          bundling: { tsconfig: join(REPO_ROOT, 'tsconfig.json'), metafile: true },
+        }),
+    );
+    const outdir = app.synth().directory;
+    for (const name of readdirSync(outdir).filter((n) => n.startsWith('asset.'))) {
+      const dir = join(outdir, name);
+      if (existsSync(join(dir, 'node_modules', '@durable-lambda', 'aws', 'package.json'))) asset = dir;
+    }
+  }, 240_000);
+
+  it('bundles it, reached only through import(): loaded at the first request', () => {
+    const m = JSON.parse(readFileSync(join(asset, 'index.meta.json'), 'utf8')) as Metafile;
+    const inputs = Object.entries((Object.values(m.outputs)[0] as Metafile['outputs'][string]).inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([path]) => path);
+    for (const name of ['client-dynamodb', 'lib-dynamodb']) {
+      expect(inputs.some((path) => path.includes(`@aws-sdk/${name}/dist-es/`))).toBe(true);
+    }
+    const roots = Object.keys(m.inputs).filter((p) => /examples\/checkout\/handler\.ts$|backend-inject\.ts$/.test(p));
+    expect([...staticallyReached(m, roots)].filter((path) => DYNAMODB_SDK.test(path))).toEqual([]);
   });
 });

@@ -18,6 +18,29 @@ export const MINIFY_KEEPING_IDENTIFIERS: Readonly<Record<string, boolean>> = {
 export const ESM_MAIN_FIELDS: readonly string[] = ['module', 'main'];
 
 /**
+ * The esbuild `define` that leaves the AWS SDK's DynamoDB client (`@aws-sdk/client-dynamodb`,
+ * `@aws-sdk/lib-dynamodb`) out of a bundle whose production backend uses the light client: the
+ * only `import()`s of them (`@durable-lambda/aws`'s `dynamodb/sdk-modules.ts`) become dead code
+ * esbuild drops. A handler that imports them itself still has them.
+ */
+export const DYNAMODB_SDK_LEFT_OUT: Readonly<Record<string, string>> = {
+  'process.env.DURABLE_DYNAMODB_SDK_BUNDLED': '"false"',
+};
+
+/**
+ * `bundling` with {@link DYNAMODB_SDK_LEFT_OUT} under the user's own `define`, unless `environment`
+ * asks the production backend for the AWS SDK's client (`DURABLE_DYNAMODB_CLIENT: 'sdk'`), which
+ * then is bundled and loaded at the first request.
+ */
+export function withoutDynamoDbSdk(
+  bundling: nodejs.BundlingOptions,
+  environment: Readonly<Record<string, string>> | undefined,
+): nodejs.BundlingOptions {
+  if (environment?.DURABLE_DYNAMODB_CLIENT?.trim() === 'sdk') return bundling;
+  return { ...bundling, define: { ...DYNAMODB_SDK_LEFT_OUT, ...bundling.define } };
+}
+
+/**
  * The esbuild options every function the constructs deploy is bundled with, under what the user
  * gave (a field given wins; `bundling.banner` replaces the `require` banner, so with ESM output it
  * must define `require` itself if the bundle needs one). What a cold start loads is what these
@@ -32,7 +55,9 @@ export const ESM_MAIN_FIELDS: readonly string[] = ['module', 'main'];
  *   names (`keepNames`) unless told otherwise: no faster to load (bench `bundle` section), and
  *   stack traces name minified functions.
  * - The AWS SDK bundled (`externalModules` empty): the code runs on the SDK versions it was tested
- *   with, not on whatever the Lambda runtime ships.
+ *   with, not on whatever the Lambda runtime ships. A durable function and the reconciler talk to
+ *   DynamoDB through the light client and bundle none of the SDK's DynamoDB client
+ *   ({@link withoutDynamoDbSdk}).
  * - Local esbuild (a dependency of this package), never Docker; node22 syntax.
  */
 export function bundleDefaults(bundling: nodejs.BundlingOptions = {}): nodejs.BundlingOptions {

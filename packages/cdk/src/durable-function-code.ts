@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import { withoutDynamoDbSdk } from './bundle-defaults';
 import { DURABLE_SDKS, type DurableFunctionProps } from './durable-function-props';
 import { runtimeFile } from './paths';
 
@@ -30,7 +31,8 @@ export function durableFunctionCode(path: string, props: DurableFunctionProps): 
   const userHooks = bundling.commandHooks;
   const shim = runtimeFile('write-backend-shim.mjs');
   const withBackend: nodejs.BundlingOptions = {
-    ...bundling,
+    // The backend's DynamoDB client is the light one: the AWS SDK's is left out, unless asked for.
+    ...withoutDynamoDbSdk(bundling, props.environment),
     // The production backend goes into the bundle ...
     inject: [...(bundling.inject ?? []), runtimeFile('backend-inject.ts')],
     // ... and a node_modules/@durable-lambda/aws shim hands it to the SDK's dynamic import.

@@ -9,6 +9,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
+import { withoutDynamoDbSdk } from './bundle-defaults';
 import { FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
 import { runtimeFile } from './paths';
@@ -187,7 +188,8 @@ export class DurableReconciler extends Construct {
       architecture: options.architecture ?? DEFAULTS.architecture,
       logRetention: options.logRetention ?? DEFAULTS.logRetention,
       logRemovalPolicy: removalPolicy,
-      ...(options.bundling === undefined ? {} : { bundling: options.bundling }),
+      // Its backend talks to DynamoDB through the light client: the AWS SDK's is left out.
+      bundling: withoutDynamoDbSdk(options.bundling ?? {}, undefined),
       ...(options.projectRoot === undefined ? {} : { projectRoot: options.projectRoot }),
       ...(options.depsLockFilePath === undefined ? {} : { depsLockFilePath: options.depsLockFilePath }),
     });

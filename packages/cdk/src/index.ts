@@ -2,7 +2,13 @@
  * `@durable-lambda/cdk`: AWS CDK constructs deploying durable-lambda functions and the control API.
  */
 
-export { bundleDefaults, ESM_MAIN_FIELDS, ESM_REQUIRE_BANNER } from './bundle-defaults';
+export {
+  bundleDefaults,
+  DYNAMODB_SDK_LEFT_OUT,
+  ESM_MAIN_FIELDS,
+  ESM_REQUIRE_BANNER,
+  withoutDynamoDbSdk,
+} from './bundle-defaults';
 export { DurableApi, type DurableApiProps } from './durable-api';
 export {
   DURABLE_ENV,

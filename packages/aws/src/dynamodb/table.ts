@@ -1,10 +1,4 @@
-import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  UpdateTimeToLiveCommand,
-} from '@aws-sdk/client-dynamodb';
+import type { CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   BY_FUNCTION_BASE_INDEX,
@@ -19,6 +13,7 @@ import {
   SK,
   TTL,
 } from './layout';
+import { clientDynamoDb } from './sdk-modules';
 
 /** Options of {@link durableTableDefinition}. */
 export interface DurableTableOptions {
@@ -134,13 +129,15 @@ export const TTL_ATTRIBUTE = TTL;
 
 /**
  * Creates a durable-lambda table, waits until it is active and enables TTL on `ttl`. For tests,
- * local tools and scripts; deployments create the table with the CDK construct.
+ * local tools and scripts; deployments create the table with the CDK construct. Takes an AWS SDK
+ * client (`@aws-sdk/client-dynamodb`'s commands load at the call, never with the store).
  */
 export async function createDurableTable(
   client: DynamoDBClient | DynamoDBDocumentClient,
   tableName: string,
   options: { timeoutMs?: number } & DurableTableOptions = {},
 ): Promise<void> {
+  const { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } = await clientDynamoDb();
   const send = client.send.bind(client) as DynamoDBClient['send'];
   await send(new CreateTableCommand(durableTableDefinition(tableName, options)));
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
