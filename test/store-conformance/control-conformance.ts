@@ -408,6 +408,20 @@ export function describeControlConformance(
         expect(await store.claimIdempotencyKey(record('k1'))).toEqual({ claimed: false, existing: fresh });
       });
 
+      test('a key of any length works, past the size of a DynamoDB key (the path is part of it)', async () => {
+        const long = `POST /v1/runs/${'%C3%A9'.repeat(500)}/cancel k1`;
+        const longer = `${long}x`;
+        expect(await store.claimIdempotencyKey(record(long))).toEqual({ claimed: true });
+        expect(await store.claimIdempotencyKey(record(longer))).toEqual({ claimed: true });
+        await store.completeIdempotencyKey(long, { status: 404, body: '{}' });
+        expect(await store.claimIdempotencyKey(record(long))).toEqual({
+          claimed: false,
+          existing: { ...record(long), state: 'COMPLETED', response: { status: 404, body: '{}' } },
+        });
+        await store.releaseIdempotencyKey(longer);
+        expect(await store.claimIdempotencyKey(record(longer, { requestHash: 'again' }))).toEqual({ claimed: true });
+      });
+
       test('a released key may be claimed again', async () => {
         await store.claimIdempotencyKey(record('k1'));
         await store.releaseIdempotencyKey('k1');

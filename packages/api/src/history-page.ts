@@ -63,6 +63,8 @@ export function parseHistoryQuery(query: ApiRequest['query'], runId: string): Hi
   }
   const limit = pageLimit(query, DEFAULT_PAGE_ITEMS, MAX_PAGE_ITEMS);
   const after = decodePageCursor(singleParam(query, 'cursor'), HISTORY_CURSOR, runId);
+  // A position is an operation id, at most 512 characters as the engine accepts them.
+  if (after !== undefined && after.length > 512) throw invalidArgument('cursor', 'is not a cursor this API returned');
   return after === undefined ? { limit } : { limit, after };
 }
 

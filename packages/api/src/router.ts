@@ -28,6 +28,23 @@ function segments(path: string): string[] {
   return trimmed.split('/').slice(1);
 }
 
+/**
+ * The longest value of each path parameter, characters: longer names nothing any run can hold
+ * (run keys and function names are at most 256, operation ids 512, callback ids 233, execution
+ * ARNs 1,024 as on Lambda), and a store would carry it into a key past its size (DynamoDB: 2,048
+ * bytes for a partition key, 1,024 for a sort key). Refused before anything runs, the
+ * `Idempotency-Key` claim included. Others: {@link MAX_PARAM}.
+ */
+const PARAM_LIMITS: Readonly<Record<string, number>> = {
+  runId: 256,
+  operationId: 512,
+  callbackId: 512,
+  CallbackId: 512,
+  FunctionName: 256,
+  DurableExecutionArn: 1024,
+};
+const MAX_PARAM = 256;
+
 function matchPattern(pattern: string, parts: readonly string[]): Record<string, string> | undefined {
   const want = segments(pattern);
   if (want.length !== parts.length) return undefined;
@@ -37,11 +54,14 @@ function matchPattern(pattern: string, parts: readonly string[]): Record<string,
     const actual = parts[i] as string;
     if (expected.startsWith('{') && expected.endsWith('}')) {
       if (actual === '') return undefined;
+      const name = expected.slice(1, -1);
       try {
-        params[expected.slice(1, -1)] = decodeURIComponent(actual);
+        params[name] = decodeURIComponent(actual);
       } catch {
-        throw invalidArgument('path', `malformed percent-encoding in ${JSON.stringify(actual)}`);
+        throw invalidArgument('path', `malformed percent-encoding in ${JSON.stringify(actual.slice(0, 64))}`);
       }
+      const limit = PARAM_LIMITS[name] ?? MAX_PARAM;
+      if ((params[name] as string).length > limit) throw invalidArgument(name, `must be at most ${limit} characters`);
     } else if (expected !== actual) {
       return undefined;
     }

@@ -17,6 +17,8 @@ const PARAMS = ['function', 'status', 'limit', 'cursor', 'createdAfter', 'create
 const INCLUDES = ['waitingFor'] as const;
 /** Longest search text (a run key is at most 256 characters). */
 const MAX_SEARCH = 256;
+/** Longest function name (Lambda's longest, an ARN with a qualifier, is 170 characters). */
+const MAX_FUNCTION = 256;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** One query parameter's value; an empty value counts as absent, a repeated one is refused. */
@@ -78,6 +80,9 @@ export function parseRunQuery(query: ApiRequest['query']): RunQuery {
     }
   }
   const functionName = single(query, 'function');
+  if (functionName !== undefined && functionName.length > MAX_FUNCTION) {
+    throw invalidArgument('function', `must be at most ${MAX_FUNCTION} characters`);
+  }
   const status = single(query, 'status');
   if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
     throw invalidArgument('status', `must be one of ${RUN_STATUSES.join(', ')}`);

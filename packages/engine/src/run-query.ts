@@ -18,11 +18,26 @@ export function encodeRunCursor(run: Pick<RunRecord, 'createdAt' | 'runId'>): st
   return Buffer.from(JSON.stringify([run.createdAt, run.runId]), 'utf8').toString('base64url');
 }
 
-/** Reads a cursor made by {@link encodeRunCursor}; a malformed one is bad input. */
+/** Longest run id a cursor may hold: as long as a run key (ids the engine makes are shorter). */
+const MAX_CURSOR_RUN_ID = 256;
+
+/**
+ * Reads a cursor made by {@link encodeRunCursor}; a malformed one is bad input, and so is one
+ * holding what no run has (a time that is not a whole number of ms, an id past any run id's
+ * length): a store would carry it into its key condition, where DynamoDB refuses a number past
+ * its range (`1e300`) or a key past its size.
+ */
 export function decodeRunCursor(cursor: string): { createdAt: number; runId: string } {
   try {
     const [createdAt, runId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof createdAt === 'number' && typeof runId === 'string') return { createdAt, runId };
+    if (
+      Number.isSafeInteger(createdAt) &&
+      typeof runId === 'string' &&
+      runId.length > 0 &&
+      runId.length <= MAX_CURSOR_RUN_ID
+    ) {
+      return { createdAt: createdAt as number, runId };
+    }
   } catch {
     // falls through to the error below
   }

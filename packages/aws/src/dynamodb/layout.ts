@@ -2,6 +2,7 @@
  * Keys and attribute names of the single-table layout described in `packages/aws/TABLE.md`.
  * Everything that knows how an item is keyed lives here.
  */
+import { createHash } from 'node:crypto';
 import { functionBaseName } from '@durable-lambda/engine';
 
 /** Partition key attribute (S). */
@@ -121,9 +122,31 @@ export function dueShards(): string[] {
   return Array.from({ length: DUE_SHARDS }, (_, n) => `due#${n}`);
 }
 
-/** The partition of an idempotency record. */
+/** DynamoDB's largest partition key value, bytes (UTF-8). */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+/** DynamoDB's largest sort key value, bytes (UTF-8). */
+export const MAX_SORT_KEY_BYTES = 1024;
+
+/**
+ * Whether an item with this key can exist: DynamoDB refuses a request naming a longer key (a
+ * `ValidationException`), so a read of a run id or operation id longer than any a run has is
+ * answered as "none" instead of sent.
+ */
+export function keyFits(pk: string, sk?: string): boolean {
+  return (
+    Buffer.byteLength(pk, 'utf8') <= MAX_PARTITION_KEY_BYTES &&
+    (sk === undefined || Buffer.byteLength(sk, 'utf8') <= MAX_SORT_KEY_BYTES)
+  );
+}
+
+/**
+ * The partition of an idempotency record: `IDEM#<key>`, or for a key that would not fit (the
+ * control API's record key holds the request's path) `IDEM##<sha256 of the key>`, which no
+ * key's own form can be (record keys never start with `#`).
+ */
 export function idempotencyPk(key: string): string {
-  return `IDEM#${key}`;
+  const pk = `IDEM#${key}`;
+  return keyFits(pk) ? pk : `IDEM##${createHash('sha256').update(key, 'utf8').digest('hex')}`;
 }
 
 const POSITIONAL = /^(0|[1-9][0-9]*)(-(0|[1-9][0-9]*))*$/;

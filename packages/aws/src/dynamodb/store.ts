@@ -17,7 +17,7 @@ import type { Operation } from '@durable-lambda/protocol';
 import { type DynamoDbTransport, isDynamoDbTransport } from './commands';
 import { duePartitions, findDueRuns } from './due-index';
 import { IdempotencyRecords } from './idempotency';
-import { RUN_SK, runPk } from './layout';
+import { keyFits, operationSk, RUN_SK, runPk } from './layout';
 import { loadOperationPage } from './operation-page';
 import { getOperation, loadOperations } from './operation-reads';
 import { type OutsideExpectation, writeOutsideEvent } from './outside-events';
@@ -108,6 +108,7 @@ export class DynamoDbStore implements Store {
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
+    if (!runFits(runId)) return undefined;
     const item = await this.ctx.access.getItem(runPk(runId), RUN_SK);
     return item && this.ctx.live(item) ? this.ctx.runOf(item) : undefined;
   }
@@ -118,6 +119,7 @@ export class DynamoDbStore implements Store {
     leaseExpiresAt: number,
     leaseToken: string,
   ): Promise<LeaseGrant | undefined> {
+    if (!runFits(runId)) return Promise.resolve(undefined);
     return acquireLease(this.ctx, runId, now, leaseExpiresAt, leaseToken);
   }
 
@@ -131,19 +133,24 @@ export class DynamoDbStore implements Store {
   }
 
   loadOperations(runId: string): Promise<Operation[]> {
+    if (!runFits(runId)) return Promise.resolve([]);
     return loadOperations(this.ctx, runId);
   }
 
   getOperation(runId: string, operationId: string): Promise<Operation | undefined> {
+    if (!runFits(runId, operationId)) return Promise.resolve(undefined);
     return getOperation(this.ctx, runId, operationId);
   }
 
   /** What an invocation replays from, without the operations inside finished contexts (`replay-reads.ts`). */
   loadReplayOperations(runId: string): Promise<Operation[]> {
+    if (!runFits(runId)) return Promise.resolve([]);
     return loadReplayOperations(this.ctx, runId);
   }
 
   loadOperationPage(runId: string, request: OperationPageRequest): Promise<OperationPage> {
+    // An `after` no operation can have: nothing sorts after it that a page could start from.
+    if (!runFits(runId, request.after)) return Promise.resolve({ operations: [] });
     return loadOperationPage(this.ctx, runId, request);
   }
 
@@ -164,6 +171,7 @@ export class DynamoDbStore implements Store {
     operations: readonly Operation[],
     basedOn?: RevisionBase,
   ): Promise<RunRecord | undefined> {
+    if (!runFits(runId)) return Promise.resolve(undefined);
     return reviseRun(this.ctx, runId, expectStatus, patch, operations, basedOn);
   }
 
@@ -186,6 +194,7 @@ export class DynamoDbStore implements Store {
   }
 
   writeOutsideEvent(runId: string, next: Operation, expected: OutsideExpectation, event: boolean): Promise<boolean> {
+    if (!runFits(runId, next.Id)) return Promise.resolve(false);
     return writeOutsideEvent(this.ctx, runId, next, expected, event);
   }
 
@@ -212,4 +221,14 @@ function transportOf(client: DynamoDBDocumentClient | DynamoDbTransport): Dynamo
     );
   }
   return new DocumentClientTransport(client);
+}
+
+/**
+ * Whether a run (and operation) id can name items of the table at all. Ids the engine makes
+ * always do; one read from a request (a URL, a cursor, a callback id) may be longer than any key
+ * DynamoDB accepts, and is then answered as a run or operation that does not exist instead of
+ * refused by DynamoDB as an invalid request.
+ */
+function runFits(runId: string, operationId?: string): boolean {
+  return keyFits(runPk(runId), operationId === undefined ? undefined : operationSk(operationId));
 }
