@@ -1,7 +1,7 @@
 import type { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type Clock, systemClock, type WakeRequest, type Waker } from '@durable-lambda/engine';
 import { countConsumed } from './invocation-meter';
-import { AwsSdkLoadError, LazySdkClient, type SendsCommands } from './lazy-aws-sdk-clients';
+import { AwsSdkLoadError, importAwsSdk, LazySdkClient, type SendsCommands } from './lazy-aws-sdk-clients';
 import { timedWakeEvent } from './wake-queue-events';
 import { QUEUE_WAKE_UP_COST } from './wake-up-cost';
 
@@ -80,7 +80,7 @@ let loading: Promise<SqsSdk> | undefined;
 
 /** `@aws-sdk/client-sqs`, loaded on first call (once per process; a failed load is tried again). */
 export function sqsSdk(): Promise<SqsSdk> {
-  loading ??= import('@aws-sdk/client-sqs').catch((cause: unknown) => {
+  loading ??= importAwsSdk<SqsSdk>('@aws-sdk/client-sqs').catch((cause: unknown) => {
     loading = undefined;
     throw new AwsSdkLoadError('@aws-sdk/client-sqs', { cause });
   });

@@ -188,8 +188,21 @@ export class DurableReconciler extends Construct {
       architecture: options.architecture ?? DEFAULTS.architecture,
       logRetention: options.logRetention ?? DEFAULTS.logRetention,
       logRemovalPolicy: removalPolicy,
-      // Its backend talks to DynamoDB through the light client: the AWS SDK's is left out.
-      bundling: withoutDynamoDbSdk(options.bundling ?? {}, undefined),
+      // Its backend talks to DynamoDB through the light client: the AWS SDK's is left out; the
+      // clients it loads at their first call are modules beside the bundle (write-aws-sdk-clients.mjs).
+      bundling: {
+        ...withoutDynamoDbSdk(options.bundling ?? {}, undefined),
+        commandHooks: {
+          beforeBundling: (inputDir: string, outputDir: string) =>
+            options.bundling?.commandHooks?.beforeBundling(inputDir, outputDir) ?? [],
+          beforeInstall: (inputDir: string, outputDir: string) =>
+            options.bundling?.commandHooks?.beforeInstall(inputDir, outputDir) ?? [],
+          afterBundling: (inputDir: string, outputDir: string) => [
+            ...(options.bundling?.commandHooks?.afterBundling(inputDir, outputDir) ?? []),
+            `node "${runtimeFile('write-aws-sdk-clients.mjs')}" "${outputDir}"`,
+          ],
+        },
+      },
       ...(options.projectRoot === undefined ? {} : { projectRoot: options.projectRoot }),
       ...(options.depsLockFilePath === undefined ? {} : { depsLockFilePath: options.depsLockFilePath }),
     });
