@@ -104,7 +104,12 @@ describe('POST /v1/runs', () => {
   it('without any invoker, asks the engine waker to wake the new run', async () => {
     const f = new ApiFixture();
     const api = createControlApi({ engine: { ...pick(f.engine), invoker: undefined }, functions: ['fn'] });
-    const answer = await api.handle({ method: 'POST', path: '/v1/runs', body: '{"function":"fn"}' });
+    const answer = await api.handle({
+      method: 'POST',
+      path: '/v1/runs',
+      headers: { 'content-type': 'application/json' },
+      body: '{"function":"fn"}',
+    });
     expect(answer.status).toBe(201);
     expect(f.invoked).toEqual([]);
     expect(f.wakeUps).toHaveLength(1);

@@ -260,7 +260,7 @@ describe('toNodeListener', () => {
     expect(((await bad.json()) as any).error.message).toMatch(/^status: /);
     const wrong = await fetch(`${server.url}/v1/runs`, {
       method: 'POST',
-      headers: { 'Idempotency-Key': 'é' },
+      headers: { 'Idempotency-Key': 'é', 'content-type': 'application/json' },
       body: '{}',
     });
     expect(wrong.status).toBe(400);

@@ -2,16 +2,17 @@ import { type ControlApi, type LambdaHttpEvent, toLambdaHandler } from '@durable
 import { describe, expect, it } from 'vitest';
 import { ApiFixture } from './support';
 
-/** A payload v2 event as a Function URL sends it. */
+/** A payload v2 event as a Function URL sends it (a POST with the JSON type every client sends). */
 function event(method: string, rawPath: string, init: Partial<LambdaHttpEvent> = {}): LambdaHttpEvent {
+  const { headers, ...rest } = init;
   return {
     version: '2.0',
     rawPath,
     rawQueryString: '',
-    headers: {},
+    headers: { ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
     isBase64Encoded: false,
     requestContext: { http: { method, path: rawPath }, stage: '$default' },
-    ...init,
+    ...rest,
   };
 }
 

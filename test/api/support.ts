@@ -61,18 +61,25 @@ export class ApiFixture {
     });
   }
 
-  /** Sends one request; `body` objects are sent as JSON, strings as they are. */
+  /**
+   * Sends one request; `body` objects are sent as JSON, strings as they are. A POST says
+   * `content-type: application/json`, as every client of the API does, unless `headers` name a
+   * content type of their own (`content-type: undefined` sends none).
+   */
   async call(
     method: string,
     path: string,
     init: { body?: unknown; headers?: ApiRequest['headers']; query?: ApiRequest['query'] } = {},
   ): Promise<Answer> {
     const body = init.body === undefined || typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+    const given = init.headers ?? {};
+    const typed = Object.keys(given).some((name) => name.toLowerCase() === 'content-type');
+    const jsonType = method.toUpperCase() === 'POST' && !typed ? { 'content-type': 'application/json' } : {};
     const response = await this.api.handle({
       method,
       path,
       query: init.query ?? {},
-      headers: init.headers ?? {},
+      headers: { ...jsonType, ...given },
       body: body as string | undefined,
     });
     let json: unknown;

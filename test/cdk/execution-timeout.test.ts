@@ -116,7 +116,12 @@ describe('who creates the runs is told the timeout', () => {
     });
     const control = createControlApi({ engine, functions: ['orders', 'plain'] });
     const start = async (body: Record<string, unknown>) => {
-      const answer = await control.handle({ method: 'POST', path: '/v1/runs', body: JSON.stringify(body) });
+      const answer = await control.handle({
+        method: 'POST',
+        path: '/v1/runs',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(answer.status, answer.body).toBe(201);
       return (await engine.getRun(JSON.parse(answer.body).runId))?.deadlineAt;
     };

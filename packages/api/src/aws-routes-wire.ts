@@ -55,6 +55,7 @@ const BY_CODE: Readonly<Record<string, [number, string]>> = {
   invalid_callback_id: [400, 'InvalidParameterValueException'],
   invalid_json: [400, 'InvalidRequestContentException'],
   payload_too_large: [413, 'RequestTooLargeException'],
+  unsupported_media_type: [415, 'UnsupportedMediaTypeException'],
   run_not_found: [404, 'ResourceNotFoundException'],
   callback_not_found: [404, 'ResourceNotFoundException'],
   function_not_found: [404, 'ResourceNotFoundException'],
@@ -100,6 +101,8 @@ export function awsRoute(
   return {
     method,
     pattern,
+    // AWS's SDKs are these routes' clients: what they send is taken (see `refusedBodyType`).
+    accepts: 'aws',
     handle: async (call) => {
       try {
         return await handle(call);

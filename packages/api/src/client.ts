@@ -321,10 +321,9 @@ export class DurableClient {
     let body: string | undefined;
     if (method === 'POST') {
       headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['content-type'] = 'application/json';
-      }
+      // Every POST, a bodyless one too: the API refuses a state-changing request of any other type.
+      headers['content-type'] = 'application/json';
+      if (options.body !== undefined) body = JSON.stringify(options.body);
     }
     for (let attempt = 0; ; attempt++) {
       let status: number;

@@ -1,10 +1,12 @@
 import type { Clock, Invoker } from '@durable-lambda/engine';
 import { type AwsRoutesOptions, awsRoutes } from './aws-routes';
+import { awsErrorResponse, toAwsRouteError } from './aws-routes-wire';
 import { callbackRoutes } from './callback-routes';
 import type { ControlEngine, RouteDeps } from './deps';
 import { ApiError, toApiError } from './errors';
 import { type ApiRequest, type ApiResponse, errorResponse } from './http';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, readIdempotencyKey, withIdempotency } from './idempotency';
+import { refusedBodyType } from './media-type';
 import { matchRoute, type Route } from './router';
 import { runRoutes } from './run-routes';
 import type { FunctionSampleWire } from './wire';
@@ -65,8 +67,10 @@ function positive(value: number | undefined, name: string, fallback: number): nu
 
 /**
  * Creates the control API (`/v1/...`): start, list (and search), show, history, cancel, retry
- * and wake runs; complete callbacks. Every POST may carry an `Idempotency-Key` header. Errors answer
- * `{ error: { code, message } }` with a stable code.
+ * and wake runs; complete callbacks. Every POST may carry an `Idempotency-Key` header and must say
+ * `content-type: application/json` (the Lambda-shaped routes take what AWS's SDKs send), else
+ * `415 unsupported_media_type`: no web page can send a state-changing request without a CORS
+ * preflight. Errors answer `{ error: { code, message } }` with a stable code.
  */
 export function createControlApi(options: ControlApiOptions): ControlApi {
   const { engine } = options;
@@ -110,6 +114,12 @@ export function createControlApi(options: ControlApiOptions): ControlApi {
         const { route, params } = matchRoute(routes, method, request.path);
         if (request.body !== undefined && Buffer.byteLength(request.body, 'utf8') > maxBodyBytes) {
           throw new ApiError(413, 'payload_too_large', `body: over the limit of ${maxBodyBytes} bytes`);
+        }
+        // Before the Idempotency-Key is claimed: a refused request leaves nothing behind.
+        const refused = refusedBodyType(request, method, route.accepts ?? 'json');
+        if (refused) {
+          const aws = route.accepts === 'aws' ? toAwsRouteError(refused) : undefined;
+          return aws ? awsErrorResponse(aws) : refused.toResponse();
         }
         if (method !== 'POST') return await execute(route, params, request);
         const key = readIdempotencyKey(request);

@@ -55,6 +55,7 @@ export const API_ERROR_STATUS: Readonly<Record<string, number>> = {
   request_headers_too_large: 431,
   not_found: 404,
   method_not_allowed: 405,
+  unsupported_media_type: 415,
   idempotency_in_progress: 409,
   idempotency_key_reused: 422,
   internal_error: 500,

@@ -1,5 +1,6 @@
 import { ApiError, invalidArgument } from './errors';
 import type { ApiRequest, ApiResponse } from './http';
+import type { RouteBodyTypes } from './media-type';
 
 /** What a route's handler receives. */
 export interface RouteCall {
@@ -13,6 +14,8 @@ export interface Route {
   method: 'GET' | 'POST';
   /** For example `/v1/runs/{runId}/cancel`. */
   pattern: string;
+  /** The body types a POST may declare (see `refusedBodyType`). Default `json`. */
+  accepts?: RouteBodyTypes;
   handle(call: RouteCall): Promise<ApiResponse>;
 }
 
