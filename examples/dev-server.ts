@@ -8,6 +8,7 @@
  *   PORT        the port (default 3000; 0 picks a free one)
  *   HOST        the interface (default 127.0.0.1)
  *   DURABLE_DB  the SQLite file (default .durable/dev.sqlite)
+ *   DURABLE_ALLOWED_HOSTS  host names answered besides localhost and IP addresses (comma-separated)
  *
  * A few waits are shortened so their effect shows within minutes (the reminder interval, the
  * approval's reminder and timeout); the rest is as in the examples' handlers.
@@ -161,6 +162,10 @@ try {
     port: portFromEnv(),
     ...(process.env.HOST ? { host: process.env.HOST } : {}),
     db: process.env.DURABLE_DB || '.durable/dev.sqlite',
+    allowedHosts: (process.env.DURABLE_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
     ...faultsFromEnv(),
   });
 } catch (error) {

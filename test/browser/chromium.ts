@@ -23,8 +23,12 @@ export function chromiumPath(env: Record<string, string | undefined> = process.e
   );
 }
 
-/** Launches it headless, with nothing that reaches the network on its own. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Launches it headless, with nothing that reaches the network on its own. `extraArgs` are added
+ * (for example `--host-resolver-rules=MAP evil.test 127.0.0.1`, a name of "another site" that
+ * reaches a local server).
+ */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath(),
     args: [
@@ -36,6 +40,7 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

@@ -17,6 +17,8 @@ export interface DevCommandOptions {
   banner?: 'full' | 'short';
   /** `--faults <seed>`: seeded fault injection (see the README's "Fault injection"). */
   faults?: { seed: number };
+  /** `--allowed-hosts a,b` (else `$DURABLE_ALLOWED_HOSTS`): host names answered besides localhost and IP addresses. */
+  allowedHosts?: string[];
 }
 
 /** Loads `@durable-lambda/local` (a variable specifier: the api package does not depend on it). */
@@ -43,6 +45,11 @@ export function devOptions(line: CommandLine, env: Record<string, string | undef
   }
   const host = stringOption(line, 'host');
   const db = stringOption(line, 'db');
+  const allowedText = stringOption(line, 'allowed-hosts') ?? (env.DURABLE_ALLOWED_HOSTS || undefined);
+  const allowedHosts = allowedText
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const faultsText = stringOption(line, 'faults');
   const seed = faultsText === undefined ? undefined : Number(faultsText);
   if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
@@ -54,6 +61,7 @@ export function devOptions(line: CommandLine, env: Record<string, string | undef
     ...(port === undefined ? {} : { port }),
     ...(host === undefined ? {} : { host }),
     ...(db === undefined ? {} : { db }),
+    ...(allowedHosts === undefined || allowedHosts.length === 0 ? {} : { allowedHosts }),
     ...(env[WATCH_RESTART_ENV] === '1' ? { banner: 'short' as const } : {}),
   };
 }

@@ -25,11 +25,13 @@ Commands:
                                                      (else $USER) in the run's history
   wake <runId> [--operation ID]                      wake now: end the run's durable waits and retry
                                                      backoffs at once (or only that operation's)
-  dev [entry...] [--port N] [--host H] [--db FILE] [--watch] [--faults SEED]
+  dev [entry...] [--port N] [--host H] [--db FILE] [--watch] [--faults SEED] [--allowed-hosts A,B]
                                                      start the local dev server (@durable-lambda/local);
                                                      --port defaults to $PORT, else 3000; --watch
                                                      restarts it when a file next to the entries changes;
-                                                     --faults injects seeded faults (runs finish anyway)
+                                                     --faults injects seeded faults (runs finish anyway);
+                                                     --allowed-hosts (else $DURABLE_ALLOWED_HOSTS): host
+                                                     names it answers besides localhost and IP addresses
   console [--port N]                                 the dashboard for a deployed API (--url), on
                                                      http://127.0.0.1:N (default $PORT, else 3001),
                                                      its requests signed (a Function URL, or --sign)

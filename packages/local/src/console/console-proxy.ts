@@ -28,38 +28,6 @@ export function passedBackHeaders(headers: Headers): Record<string, string> {
   return kept;
 }
 
-/** Host names the console answers to: only its own loopback address. */
-function ownHost(host: string | undefined, port: number): boolean {
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
-}
-
-/**
- * Why a request must be refused, or undefined. The console signs with the user's credentials,
- * so it answers only its own page: a request for another host name (DNS rebinding), from
- * another origin, or that a browser marks cross-site is refused, and no web page the user visits
- * can act on their runs through it. The page itself (`api` false) may be opened from a link.
- */
-export function consoleGuard(
-  req: IncomingMessage,
-  port: number,
-  api: boolean,
-): { code: string; message: string } | undefined {
-  const host = req.headers.host;
-  if (!ownHost(host, port)) {
-    return { code: 'forbidden_host', message: `the console answers only http://127.0.0.1:${port}, not host ${host}` };
-  }
-  if (!api) return undefined;
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== `http://${host}`) {
-    return { code: 'cross_origin', message: `the console refuses requests from ${origin}` };
-  }
-  const site = req.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    return { code: 'cross_origin', message: `the console refuses ${site} requests` };
-  }
-  return undefined;
-}
-
 /** The request body, or null when it is over `limit` bytes (the rest is not read). */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dashboardAnswer, locateDashboard, serveDashboard } from '../dev-server/dashboard';
-import { consoleGuard, forwardedHeaders, passedBackHeaders, readBody } from './console-proxy';
+import { localRequestGuard, NOT_FRAMED } from '../dev-server/local-request-guard';
+import { forwardedHeaders, passedBackHeaders, readBody } from './console-proxy';
 
 /** The port `durable console` listens on by default (the dev server's plus one: both can run). */
 export const DEFAULT_CONSOLE_PORT = 3001;
@@ -51,7 +52,11 @@ const MAX_PROXIED_BODY = 1024 * 1024 + 64 * 1024;
 
 function json(res: ServerResponse, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
   res.end(body);
 }
 
@@ -133,6 +138,7 @@ async function serveIndex(dir: string | undefined, res: ServerResponse, apiHost:
     'content-length': String(body.length),
     'cache-control': 'no-cache',
     'x-content-type-options': 'nosniff',
+    ...NOT_FRAMED,
   });
   res.end(body);
   return true;
@@ -184,14 +190,16 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
   const dashboard = locateDashboard();
-  let listeningPort = port;
+  // The proxy signs with the user's credentials: only its own page may use it, and no name of the
+  // machine besides its loopback ones may be allowed.
+  const guard = localRequestGuard({ server: 'the console' });
 
   const server = createServer((req, res) => {
     const target = req.url ?? '/';
     const mark = target.indexOf('?');
     const path = mark === -1 ? target : target.slice(0, mark);
     const isApi = path === '/v1' || path.startsWith('/v1/');
-    const refused = consoleGuard(req, listeningPort, isApi);
+    const refused = guard(req, isApi);
     if (refused) return json(res, 403, refused.code, refused.message);
     const handle = async () => {
       if (isApi) return proxy(req, res, target, proxyOptions, apiBase);
@@ -209,7 +217,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       res.end('internal error\n');
     });
   });
-  listeningPort = await listen(server, port);
+  const listeningPort = await listen(server, port);
   const url = `http://${CONSOLE_HOST}:${listeningPort}`;
   log(`durable-lambda console at ${url}/ for the API at ${apiBase}`);
   if (dashboard === undefined) log('  (the dashboard folder of @durable-lambda/local was not found: / answers 503)');

@@ -3,6 +3,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, extname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NOT_FRAMED } from './local-request-guard';
 
 /** The name the package root is recognized by. */
 const PACKAGE_NAME = '@durable-lambda/local';
@@ -167,6 +168,7 @@ export async function serveDashboard(
     'content-length': String(body.length),
     'cache-control': 'no-cache',
     'x-content-type-options': 'nosniff',
+    ...NOT_FRAMED,
     ...answer.headers,
   });
   res.end(method === 'HEAD' ? undefined : body);

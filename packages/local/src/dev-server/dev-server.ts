@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { answerClientErrors, createControlApi, toNodeListener } from '@durable-lambda/api';
 import { LocalRuntime } from '../embedded/local-runtime';
@@ -9,6 +9,7 @@ import { SqliteStore } from '../embedded/sqlite-store';
 import type { FaultOptions } from '../faults/fault-plan';
 import { locateDashboard, serveDashboard } from './dashboard';
 import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput, type ServedHandler } from './entries';
+import { checkAllowedHosts, hostNameOf, type LocalRequestRefusal, localRequestGuard } from './local-request-guard';
 import { capturingServedLogs } from './log-capture';
 
 /** Paths of the control API's Lambda-shaped routes (durable executions, callbacks, Invoke). */
@@ -39,6 +40,15 @@ export interface DevServerOptions {
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
+  /**
+   * Host names the server answers besides `localhost`, `*.localhost`, IP addresses and `host`
+   * (for example `host.docker.internal`, for a container calling the dev server);
+   * `.example.test` allows every name under it. Any other `Host` is refused with
+   * `403 forbidden_host`: a web page whose name was made to resolve to this machine (DNS
+   * rebinding) must not read the runs. Requests to the API from another origin (a browser's
+   * `Origin`, or `Sec-Fetch-Site` other than `same-origin`) are refused with `403 cross_origin`.
+   */
+  allowedHosts?: readonly string[];
   /**
    * The SQLite file runs are kept in (its directory is created). Default `.durable/dev.sqlite`.
    * One dev server per file: a second one on a file in use refuses to start (`database_in_use`).
@@ -116,6 +126,24 @@ function describeError(error: unknown): string {
 function urlFor(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/** A refusal of the request guard, as the API's JSON error (named for AWS's SDKs on their routes too). */
+function refuse(res: ServerResponse, refusal: LocalRequestRefusal): void {
+  const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message } });
+  res.writeHead(refusal.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+    'x-amzn-errortype': refusal.code,
+  });
+  res.end(body);
+}
+
+/** The names of `host` the guard must answer besides its own: a host name the server listens on. */
+function listenedName(host: string): string[] {
+  const name = host.trim().toLowerCase();
+  return isIP(name) !== 0 || hostNameOf(name) !== name ? [] : [name];
 }
 
 function checkPort(port: number): number {
@@ -201,6 +229,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const port = checkPort(options.port ?? DEFAULT_DEV_PORT);
   const host = options.host ?? DEFAULT_DEV_HOST;
   const db = options.db ?? DEFAULT_DEV_DB;
+  const guard = localRequestGuard({
+    server: 'the dev server',
+    allowedHosts: [...checkAllowedHosts(options.allowedHosts ?? []), ...listenedName(host)],
+    allowHint: 'allowedHosts, durable dev --allowed-hosts or DURABLE_ALLOWED_HOSTS',
+  });
   const { functions: given, samples } = await collectFunctions(options);
 
   const dbPath = db === ':memory:' ? db : resolve(db);
@@ -242,7 +275,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     const path = mark === -1 ? target : target.slice(0, mark);
     // The control API, and its routes shaped like Lambda's durable-execution APIs (for AWS's SDKs
     // and AWS's CloudDurableTestRunner pointed at the dev server).
-    if (path === '/v1' || path.startsWith('/v1/') || LAMBDA_API_PREFIXES.some((p) => path.startsWith(p))) {
+    const isApi = path === '/v1' || path.startsWith('/v1/') || LAMBDA_API_PREFIXES.some((p) => path.startsWith(p));
+    // Before anything is read or run: no web page may act on the runs or read them.
+    const refused = guard(req, isApi);
+    if (refused) {
+      req.resume();
+      refuse(res, refused);
+      return;
+    }
+    if (isApi) {
       apiListener(req, res);
       return;
     }
