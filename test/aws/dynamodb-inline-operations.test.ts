@@ -134,24 +134,32 @@ describe('DynamoDbStore: operations inline in the run item', () => {
   });
 
   it('a crash between moving entries out and the update that drops them leaves every read as it was', async () => {
-    const fence = await leased();
-    for (let i = 1; i <= 6; i++) {
-      await store.commit('r1', fence, { operations: [done(String(i), JSON.stringify(payload(150, String(i))))] });
+    const op = (i: number) => done(String(i), JSON.stringify(payload(150, String(i))));
+    // Which commit first moves entries out depends on the item's size, not on this test: found on
+    // a first run, then the same commits on the run under test, the last one dying before its
+    // UpdateItem.
+    const probeFence = await leased('probe');
+    let id = 0;
+    let moves = false;
+    while (!moves && id < 40) {
+      sent = [];
+      await store.commit('probe', probeFence, { operations: [op(++id)] });
+      moves = sent.includes('PutItemCommand');
     }
+    expect(moves).toBe(true);
+    const fence = await leased();
+    for (let i = 1; i < id; i++) await store.commit('r1', fence, { operations: [op(i)] });
     const before = await store.loadOperations('r1');
     const beforeItems = (await operationItems()).length;
-    // The next commit moves entries out (PutItem), then dies before its UpdateItem.
     sent = [];
     failAt.set('UpdateItemCommand', 1);
-    await expect(
-      store.commit('r1', fence, { operations: [done('7', JSON.stringify(payload(150, '7')))] }),
-    ).rejects.toThrow('crash');
+    await expect(store.commit('r1', fence, { operations: [op(id)] })).rejects.toThrow('crash');
     expect(sent.filter((n) => n === 'PutItemCommand').length).toBeGreaterThan(0);
     expect((await operationItems()).length).toBeGreaterThan(beforeItems);
     expect(await store.loadOperations('r1')).toEqual(before);
     // The retry completes the same commit.
-    await store.commit('r1', fence, { operations: [done('7', JSON.stringify(payload(150, '7')))] });
-    expect(await store.loadOperations('r1')).toEqual([...before, done('7', JSON.stringify(payload(150, '7')))]);
+    await store.commit('r1', fence, { operations: [op(id)] });
+    expect(await store.loadOperations('r1')).toEqual([...before, op(id)]);
   });
 
   it('a large field moves into chunks and the entry keeps the reference: still one UpdateItem, no transaction', async () => {

@@ -57,6 +57,17 @@ const RUN_FIELDS = [
   'actions',
 ] as const satisfies readonly (keyof RunRecord)[];
 
+/**
+ * Counters left out of the run item while they are 0 (read back as 0): every checkpoint rewrites
+ * the whole item and pays a write unit per kilobyte, and most runs never lose an invocation or
+ * get an outside event. `ADD` creates them when they first count.
+ */
+const ZERO_WHEN_ABSENT = [
+  'lostInvocations',
+  'eventSeq',
+  'handledEventSeq',
+] as const satisfies readonly (keyof RunRecord)[];
+
 /** Run fields that may be large: each moves into chunks on its own when over the inline budget. */
 export const LARGE_RUN_FIELDS = ['input', 'result', 'error'] as const;
 export type LargeRunField = (typeof LARGE_RUN_FIELDS)[number];
@@ -153,6 +164,7 @@ export function runItem(
   for (const field of RUN_FIELDS) {
     const value = run[field];
     if (value === undefined) continue;
+    if (value === 0 && (ZERO_WHEN_ABSENT as readonly string[]).includes(field)) continue;
     if ((LARGE_RUN_FIELDS as readonly string[]).includes(field)) {
       const stored = prepareRunField(pk, field as LargeRunField, value, limits, chunkTtl);
       if (stored.ref) item[refAttribute(field as LargeRunField)] = stored.ref;
@@ -186,6 +198,8 @@ export function runFromItem(item: Record<string, unknown>, pool: ChunkPool | und
   for (const field of RUN_FIELDS) {
     if (item[field] !== undefined) run[field] = item[field];
   }
+  // A layout-2 run item leaves these out while they are 0.
+  for (const field of ZERO_WHEN_ABSENT) run[field] ??= 0;
   for (const [field, ref] of runRefs(item)) {
     if (!pool) throw new Error(`chunks of ${String(item[PK])} were not read`);
     run[field] = pool.join(String(item[PK]), ref);

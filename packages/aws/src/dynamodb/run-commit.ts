@@ -108,7 +108,11 @@ export async function commit(
     const newIds = [...inline.keys()].filter((id) => !state?.entries.has(id)).length - spill.length;
     const e = new Expressions();
     const conditions = fenceConditions(e);
-    if (watchEvents && !eventLanded) conditions.push(`${e.name('eventSeq')} <= ${e.value(handled)}`);
+    if (watchEvents && !eventLanded) {
+      // Absent is 0 (a run item leaves its counters out while they are 0).
+      const seq = e.name('eventSeq');
+      conditions.push(`(attribute_not_exists(${seq}) OR ${seq} <= ${e.value(handled)})`);
+    }
     e.setTo('updatedAt', now);
     if (known !== 'absent') e.setTo(LAYOUT_VERSION, CURRENT_LAYOUT);
     if (spill.length > 0 || prepared.length > 0) e.setTo(HAS_ITEMS, 1);
@@ -140,7 +144,7 @@ export async function commit(
     try {
       await writeFenced(ctx, batches, entries, (current) => {
         if (!holds(ctx, current, fence)) return new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
-        const seq = current?.eventSeq;
+        const seq = current === undefined ? undefined : (current.eventSeq ?? 0);
         const landed = watchEvents && !eventLanded && !(typeof seq === 'number' && seq <= (handled as number));
         return new Refused(knowledgeOf(current), landed);
       });
