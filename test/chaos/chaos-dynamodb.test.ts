@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDurableTable, DynamoDbStore } from '@durable-lambda/aws';
+import { createDurableTable, DynamoDbStore, LightDynamoDbClient } from '@durable-lambda/aws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
 import { CHAOS_FAULTS, ChaosTotals, envCount, runSeed, seeds } from './harness';
@@ -11,6 +11,9 @@ import { CHAOS_FAULTS, ChaosTotals, envCount, runSeed, seeds } from './harness';
  * runs in chaos-memory, and each DynamoDB fault path has its own test (dynamodb-lost-responses,
  * the crash tests).
  * A longer run: DURABLE_CHAOS_DYNAMODB_RUNS=300 (passed with 0 violations) or 1000.
+ *
+ * The store sends through the light client, as a deployed function's does;
+ * DURABLE_CHAOS_DYNAMODB_CLIENT=sdk sends through the AWS SDK's document client instead.
  */
 const RUNS = envCount('DURABLE_CHAOS_DYNAMODB_RUNS', 24);
 /** Seeds run at once: each has its own driver and virtual clock, and decisions are keyed by place. */
@@ -18,15 +21,24 @@ const CONCURRENCY = envCount('DURABLE_CHAOS_DYNAMODB_CONCURRENCY', 8);
 /** Seeds apart from the memory suite's, so a failing seed names one suite. */
 const FIRST_SEED = 500_001;
 const totals = new ChaosTotals();
+const SDK_CLIENT = process.env.DURABLE_CHAOS_DYNAMODB_CLIENT === 'sdk';
 let client: DynamoDBDocumentClient;
+let light: LightDynamoDbClient;
 
 beforeAll(async () => {
-  client = localDocumentClient(await dynamoDbLocalEndpoint());
+  const endpoint = await dynamoDbLocalEndpoint();
+  client = localDocumentClient(endpoint);
+  light = new LightDynamoDbClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 }, 60_000);
 
 afterAll(() => {
-  process.stdout.write(`${totals.report('DynamoDB Local')}\n`);
+  process.stdout.write(`${totals.report(`DynamoDB Local, ${SDK_CLIENT ? 'AWS SDK' : 'light'} client`)}\n`);
   client?.destroy();
+  light?.destroy();
 });
 
 describe('chaos on the DynamoDB store (DynamoDB Local)', () => {
@@ -41,7 +53,8 @@ describe('chaos on the DynamoDB store (DynamoDB Local)', () => {
       workers.map(async (mine) => {
         const tableName = uniqueTableName('chaos');
         await createDurableTable(client, tableName);
-        const store = (clock: { now(): number }) => new DynamoDbStore({ client, tableName, clock });
+        const store = (clock: { now(): number }) =>
+          new DynamoDbStore({ client: SDK_CLIENT ? client : light, tableName, clock });
         for (const seed of mine) {
           totals.add(await runSeed(seed, { store, storeLabel: 'dynamodb', faults: CHAOS_FAULTS }));
         }
