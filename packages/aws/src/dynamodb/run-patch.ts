@@ -58,6 +58,8 @@ export function applyRunPatch(
       continue;
     }
     if (!PATCHABLE.has(key)) throw new Error(`run patch: ${key} is not a field a commit may change`);
+    // A counter that only grows, left out of the item while 0 (items.ts): setting it to 0 changes nothing.
+    if (key === 'handledEventSeq' && value === 0) continue;
     if (value === null) e.removes(key);
     else e.setTo(key, value);
     if (key === 'expiresAt') {
