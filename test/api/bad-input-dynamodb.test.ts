@@ -84,4 +84,19 @@ describe('bad input on DynamoDB: 400 naming the field', () => {
     expect(wide.status).toBe(200);
     expect(world.errors).toEqual([]);
   });
+
+  it("Invoke with an execution name used for another input: Lambda's 409, not 500 (found by the fuzz)", async () => {
+    const invoke = (payload: string) =>
+      world.call('POST', '/2015-03-31/functions/fn/invocations', {
+        body: payload,
+        headers: { 'x-amz-durable-execution-name': 'order-7' },
+      });
+    expect((await invoke('{"amount":100}')).status).toBe(200);
+    const again = await invoke('{"amount":999}');
+    expect({ status: again.status, type: again.headers['x-amzn-errortype'] }).toEqual({
+      status: 409,
+      type: 'DurableExecutionAlreadyStartedException',
+    });
+    expect(world.errors).toEqual([]);
+  });
 });

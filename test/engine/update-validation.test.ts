@@ -133,6 +133,14 @@ describe('applyUpdate: STEP on a new operation', () => {
     expect(op.StepDetails).toMatchObject({ Attempt: 1, NextAttemptTimestamp: NOW + 2000, Error: ERR });
   });
 
+  it('takes an Id of up to 512 characters and 1,000 bytes: a longer one no store could key', () => {
+    expect(apply(undefined, stepUpdate('START', { Id: 'é'.repeat(500) })).Id).toBe('é'.repeat(500));
+    expect(apply(undefined, stepUpdate('START', { Id: '1'.repeat(512) })).Id).toHaveLength(512);
+    expectRejected(undefined, stepUpdate('START', { Id: 'é'.repeat(501) }));
+    expectRejected(undefined, stepUpdate('START', { Id: '😀'.repeat(256) }));
+    expectRejected(undefined, stepUpdate('START', { Id: '1'.repeat(513) }));
+  });
+
   it('keeps ParentId when the parent exists', () => {
     const op = apply(undefined, stepUpdate('START', { ParentId: 'c1' }), { parentExists: (id) => id === 'c1' });
     expect(op.ParentId).toBe('c1');

@@ -3,6 +3,7 @@
  * errors named by `x-amzn-errortype` (the names AWS's SDKs classify on), bodies without nulls.
  */
 import type { RouteDeps } from './deps';
+import { ENGINE_ERROR_STATUS } from './errors';
 import type { ApiResponse } from './http';
 import type { Route, RouteCall } from './router';
 
@@ -62,6 +63,17 @@ const BY_CODE: Readonly<Record<string, [number, string]>> = {
   callback_already_completed: [409, 'ResourceConflictException'],
   run_state_conflict: [409, 'ResourceConflictException'],
   run_busy: [409, 'ResourceConflictException'],
+  // Lambda's answer to an execution name that names another execution (Invoke's run key).
+  run_key_conflict: [409, 'DurableExecutionAlreadyStartedException'],
+  operation_not_found: [404, 'ResourceNotFoundException'],
+};
+
+/** Lambda's exception for an engine code not named above, by its status. */
+const BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'InvalidParameterValueException',
+  404: 'ResourceNotFoundException',
+  409: 'ResourceConflictException',
+  413: 'RequestTooLargeException',
 };
 
 /** The Lambda-shaped error for a thrown error; undefined for an unexpected one (a 500). */
@@ -69,8 +81,11 @@ export function toAwsRouteError(error: unknown): AwsRouteError | undefined {
   if (error instanceof AwsRouteError) return error;
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
-  const known = typeof code === 'string' ? BY_CODE[code] : undefined;
-  return known ? new AwsRouteError(known[0], known[1], error.message) : undefined;
+  if (typeof code !== 'string') return undefined;
+  // Every stable code of the engine is the caller's error, never a 500: by name, else by status.
+  const status = ENGINE_ERROR_STATUS[code];
+  const known = BY_CODE[code] ?? (status === undefined ? undefined : ([status, BY_STATUS[status]] as const));
+  return known?.[1] ? new AwsRouteError(known[0], known[1], error.message) : undefined;
 }
 
 /** A JSON object body (or `{}` when there is none). */

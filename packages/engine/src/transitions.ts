@@ -40,6 +40,9 @@ function reject(update: { Id?: unknown }, message: string): never {
   throw new CheckpointRejectedError(`update of operation ${String(update.Id)}: ${message}`, String(update.Id));
 }
 
+/** The longest operation id, bytes of UTF-8 (see `applyUpdate`). */
+const MAX_ID_BYTES = 1000;
+
 /**
  * Validates one update against the operation it names (undefined when new) and returns the
  * operation as it must be stored. Time-driven changes (a wait coming due, a retry becoming
@@ -55,6 +58,10 @@ export function applyUpdate(
 ): Operation {
   if (typeof update.Id !== 'string' || update.Id.length === 0 || update.Id.length > 512)
     reject(update, 'Id must be a string of 1-512 characters');
+  // And at most 1,000 bytes: a store keys operations by id (DynamoDB's sort key holds 1,024 bytes).
+  // Only a long id can pass it (a UTF-16 code unit is at most 3 bytes): short ones are not measured.
+  if (update.Id.length > 333 && Buffer.byteLength(update.Id, 'utf8') > MAX_ID_BYTES)
+    reject(update, `Id must be at most ${MAX_ID_BYTES} bytes of UTF-8`);
   if (!TYPES.has(update.Type)) reject(update, `unknown Type ${JSON.stringify(update.Type)}`);
   if (!ACTIONS.has(update.Action)) reject(update, `unknown Action ${JSON.stringify(update.Action)}`);
   if (update.Payload !== undefined && typeof update.Payload !== 'string') reject(update, 'Payload must be a string');
