@@ -15,7 +15,8 @@
  * - **No loop.** The invocations stay within a bound of the runs and the faults.
  */
 import { isVersion, splitRunName } from '../../../packages/aws/src/version-pinning';
-import type { DeployEvidence, StepExecution } from './deploy-world';
+import type { StepExecution } from './deploy-rig';
+import type { DeployEvidence } from './deploy-world';
 
 /** Invocations allowed per run and per injected fault, before counting it a loop. */
 const INVOCATIONS_PER_RUN = 40;

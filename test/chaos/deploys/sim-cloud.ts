@@ -134,6 +134,15 @@ export class SimCloud {
   queueTarget: { functionName: string; qualifier?: string } | undefined;
   /** The start event of each run started by an invoke (by run id), to deliver again. */
   readonly startEvents = new Map<string, { arn: string; payload: unknown; requestId: string }>();
+  /** A scripted scenario's choice of asynchronous events to lose (true: dropped). */
+  dropWhen: ((arn: string, payload: unknown) => boolean) | undefined;
+
+  /** Delivers a run's start event again now (same request id, its qualifier resolved now). */
+  async deliverStartAgain(runId: string): Promise<void> {
+    const start = this.startEvents.get(runId);
+    if (!start) throw new Error(`no start event of run ${runId}`);
+    await this.run(start.arn, start.payload, start.requestId, 'start again');
+  }
 
   constructor(
     private readonly time: SimTime,
@@ -176,7 +185,8 @@ export class SimCloud {
     const fn = this.functions.get(name);
     if (!fn?.resolve(qualifier)) throw awsError('ResourceNotFoundException', `Function not found: ${arn}`);
     const requestId = options.requestId ?? `req-${this.time.now()}-${this.messageSeq++}`;
-    if (options.droppable !== false && this.dice.chance(this.rates.eventDropped)) {
+    const scripted = this.dropWhen?.(arn, payload) === true;
+    if (scripted || (options.droppable !== false && this.dice.chance(this.rates.eventDropped))) {
       this.count('event dropped');
       return;
     }
