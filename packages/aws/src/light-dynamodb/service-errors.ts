@@ -64,11 +64,11 @@ export function serviceError(
       reason?.Item === undefined ? reason : { ...reason, Item: wireItemWithBytes(reason.Item) },
     );
   }
-  const text_ = typeof message === 'string' ? message : typeof Message === 'string' ? Message : undefined;
+  const said = typeof message === 'string' ? message : typeof Message === 'string' ? Message : undefined;
   const name = type || (status >= 500 ? 'InternalServerError' : 'UnknownError');
   return new DynamoDbServiceError(
     name,
-    text_ ?? `DynamoDB answered ${status}`,
+    said ?? `DynamoDB answered ${status}`,
     status,
     metadataOf(status, headers),
     fields,
