@@ -5,6 +5,9 @@ import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import { Engine, MemoryStore } from '@durable-lambda/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+/** The run an execution ARN names: `…/durable-execution/<runId>[/<incarnation>]`. */
+const runIdOfArn = (arn: string): string => arn.split('/durable-execution/')[1]?.split('/')[0] as string;
+
 type LambdaModule = typeof import('@aws-sdk/client-lambda');
 
 /** The Lambda client from bench's copy (the one AWS's SDK and testing package load). */
@@ -48,7 +51,8 @@ describe('Invoke', () => {
     const first = await invoke('order-7');
     expect(first.StatusCode).toBe(202);
     const arn = first.DurableExecutionArn as string;
-    const runId = arn.slice(arn.lastIndexOf('/') + 1);
+    // `…/durable-execution/<runId>/<incarnation>`: a keyed run's ARN names its creation too.
+    const runId = runIdOfArn(arn);
     const run = await engine.getRun(runId);
     expect(run).toMatchObject({ functionName: 'fn', runKey: 'order-7', input: JSON.stringify({ order: 7 }) });
     expect((await invoke('order-7')).DurableExecutionArn).toBe(arn);
@@ -57,7 +61,7 @@ describe('Invoke', () => {
   it('hands an empty payload as {}, and refuses an unknown function or a payload that is not JSON', async () => {
     const empty = await lambda.send(new lambdaModule.InvokeCommand({ FunctionName: 'fn', InvocationType: 'Event' }));
     const arn = empty.DurableExecutionArn as string;
-    expect((await engine.getRun(arn.slice(arn.lastIndexOf('/') + 1)))?.input).toBe('{}');
+    expect((await engine.getRun(runIdOfArn(arn)))?.input).toBe('{}');
     await expect(lambda.send(new lambdaModule.InvokeCommand({ FunctionName: 'nope' }))).rejects.toMatchObject({
       name: 'ResourceNotFoundException',
       $metadata: { httpStatusCode: 404 },

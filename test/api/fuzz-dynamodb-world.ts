@@ -118,7 +118,7 @@ export class DynamoFuzzWorld {
   /** Learns run ids, ARNs and checkpoint tokens an answer hands out, so later requests may use them. */
   learn(answer: DynamoFuzzAnswer): void {
     const arn = answer.headers['x-amz-durable-execution-arn'];
-    if (typeof arn === 'string') this.remember(arn.slice(arn.lastIndexOf('/') + 1), 'fn');
+    if (typeof arn === 'string') this.remember(runIdOfArn(arn), 'fn');
     if (answer.status >= 300) return;
     try {
       const json = JSON.parse(answer.body) as { runId?: unknown; function?: unknown; CheckpointToken?: unknown };
@@ -260,6 +260,11 @@ export class DynamoFuzzWorld {
     }
     return overHttp(server, request, `${wireSafe(path)}${rawQuery === '' ? '' : `?${wireSafe(rawQuery)}`}`, body);
   }
+}
+
+/** The run id of an execution ARN (`…/durable-execution/<runId>[/<incarnation>]`). */
+function runIdOfArn(arn: string): string {
+  return (arn.split('/durable-execution/')[1] ?? arn).split('/')[0] as string;
 }
 
 /** A callback id made wrong in one way (or kept). */

@@ -4,7 +4,7 @@
  */
 import { type AwsHistoryEvent, toAwsError, toAwsHistoryEvents } from '@durable-lambda/engine';
 import { awsHistoryPage } from './aws-history-page';
-import { executionArn, runIdOfArn } from './aws-routes-token';
+import { executionArn, executionOfArn, namesExecution } from './aws-routes-token';
 import { AWS_ROUTE_PREFIX, AwsRouteError, awsJson, awsRoute } from './aws-routes-wire';
 import type { RouteDeps } from './deps';
 import type { MultiValue } from './http';
@@ -55,9 +55,11 @@ function withinRecordBudget(answer: Record<string, unknown>): Record<string, unk
 export function awsExecutionRoutes(deps: RouteDeps): Route[] {
   const base = `${AWS_ROUTE_PREFIX}/durable-executions/{DurableExecutionArn}`;
   const requireRun = async (arn: string) => {
-    const runId = runIdOfArn(arn);
-    const run = await deps.engine.getRun(runId);
-    if (!run) throw new AwsRouteError(404, 'ResourceNotFoundException', `execution ${runId} not found`);
+    const execution = executionOfArn(arn);
+    const run = await deps.engine.getRun(execution.runId);
+    if (!run || !namesExecution(execution, run)) {
+      throw new AwsRouteError(404, 'ResourceNotFoundException', `execution ${execution.runId} not found`);
+    }
     return run;
   };
   return [
@@ -68,7 +70,7 @@ export function awsExecutionRoutes(deps: RouteDeps): Route[] {
       return awsJson(
         200,
         withinRecordBudget({
-          DurableExecutionArn: executionArn(run.functionName, run.runId),
+          DurableExecutionArn: executionArn(run.functionName, run.runId, run.incarnation),
           DurableExecutionName: run.runKey ?? run.runId,
           FunctionArn: `arn:aws:lambda:local:000000000000:function:${run.functionName}`,
           StartTimestamp: date(run.createdAt),

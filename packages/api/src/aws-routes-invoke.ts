@@ -69,7 +69,7 @@ export function awsInvokeRoute(deps: RouteDeps): Route {
     return {
       status: type === 'Event' ? 202 : 200,
       headers: {
-        'x-amz-durable-execution-arn': executionArn(run.functionName, run.runId),
+        'x-amz-durable-execution-arn': executionArn(run.functionName, run.runId, run.incarnation),
         'x-amz-executed-version': '$LATEST',
         ...(type === 'Event' ? {} : { 'content-type': 'application/json' }),
       },

@@ -222,7 +222,7 @@ export async function openAwsInvocation(
   const operations = awsOperations(session.operations);
   const size = options.pageSize ?? 1000;
   return {
-    DurableExecutionArn: executionArn(run.functionName, run.runId),
+    DurableExecutionArn: executionArn(run.functionName, run.runId, run.incarnation),
     CheckpointToken: encodeCheckpointToken({ runId, fence: run.fence, leaseToken: run.leaseToken, seq: 0 }),
     InitialExecutionState:
       operations.length > size

@@ -54,19 +54,48 @@ export function decodeCheckpointToken(token: unknown): CheckpointTokenClaims {
   return { runId, fence: fence as number, leaseToken, seq: seq as number };
 }
 
-/** The Lambda-style ARN of a run (the same our in-process transport answers to). */
-export function executionArn(functionName: string, runId: string): string {
-  return `arn:aws:lambda:local:000000000000:function:${functionName}/durable-execution/${runId}`;
+/**
+ * The Lambda-style ARN of a run (the same our in-process transport answers to):
+ * `…/durable-execution/<runId>`, and for a run with an incarnation (its id came from a key)
+ * `…/durable-execution/<runId>/<incarnation>`, Lambda's `<name>/<id>`: as on Lambda, a name used
+ * again after its execution expired names an execution with another ARN.
+ */
+export function executionArn(functionName: string, runId: string, incarnation?: string): string {
+  const execution = incarnation === undefined ? runId : `${runId}/${incarnation}`;
+  return `arn:aws:lambda:local:000000000000:function:${functionName}/durable-execution/${execution}`;
 }
 
 const ARN_MARK = '/durable-execution/';
 
-/** The run id an execution ARN names; a bare run id is accepted too. */
-export function runIdOfArn(arn: string): string {
-  const at = arn.lastIndexOf(ARN_MARK);
-  const runId = at === -1 ? arn : arn.slice(at + ARN_MARK.length);
+/**
+ * The run an execution ARN names, and the incarnation when it names one (see
+ * {@link executionArn}); a bare run id is accepted too.
+ */
+export function executionOfArn(arn: string): { runId: string; incarnation?: string } {
+  const at = arn.indexOf(ARN_MARK);
+  const rest = at === -1 ? arn : arn.slice(at + ARN_MARK.length);
+  const slash = rest.indexOf('/');
+  const runId = slash === -1 ? rest : rest.slice(0, slash);
   if (runId === '') {
     throw new AwsRouteError(400, 'InvalidParameterValueException', 'DurableExecutionArn: names no execution');
   }
-  return runId;
+  return slash === -1 ? { runId } : { runId, incarnation: rest.slice(slash + 1) };
+}
+
+/** The run id an execution ARN names; a bare run id is accepted too. */
+export function runIdOfArn(arn: string): string {
+  return executionOfArn(arn).runId;
+}
+
+/**
+ * Whether `run` is the execution an ARN names: its run, and its incarnation when the ARN names
+ * one (an ARN of an execution that expired names a run created anew under its id no more).
+ */
+export function namesExecution(
+  execution: { runId: string; incarnation?: string },
+  run: { runId: string; incarnation?: string },
+): boolean {
+  return (
+    execution.runId === run.runId && (execution.incarnation === undefined || execution.incarnation === run.incarnation)
+  );
 }

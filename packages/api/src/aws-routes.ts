@@ -19,7 +19,7 @@ import {
   type AwsSessionOptions,
   awsOperations,
 } from './aws-routes-session';
-import { runIdOfArn } from './aws-routes-token';
+import { executionOfArn, namesExecution } from './aws-routes-token';
 import { AWS_ROUTE_PREFIX, AwsRouteError, awsJson, awsObjectBody, awsRoute } from './aws-routes-wire';
 import type { RouteDeps } from './deps';
 import type { MultiValue } from './http';
@@ -36,9 +36,9 @@ function single(value: MultiValue, field: string): string | undefined {
 
 /** The token's invocation, checked to be of the execution the path names. */
 async function attachFor(sessions: AwsCheckpointSessions, arn: string, token: unknown): Promise<AttachedInvocation> {
-  const runId = runIdOfArn(arn);
+  const execution = executionOfArn(arn);
   const attached = await sessions.attach(token);
-  if (attached.run.runId !== runId) {
+  if (!namesExecution(execution, attached.run)) {
     throw new AwsRouteError(
       400,
       'InvalidParameterValueException',

@@ -17,6 +17,7 @@ import { invocationEndInfo, invocationInfo } from './plugins/invocation-info';
 import { loadConfiguredPlugins, namesPluginModules } from './plugins/loader';
 import { createPluginRunner, type PluginRunner } from './plugins/runner';
 import { resolveRetry } from './retry';
+import { executionArnOf } from './runtime/execution-arn';
 import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
 import { defaultSerdes, serializeChecked } from './serdes/checked';
 import type { DurableExecutionConfig } from './types/config';
@@ -220,7 +221,7 @@ async function executeInvocation<TEvent, TResult>(
     undefined,
   );
   const context = root.context();
-  const serdesContext = { entityId: 'execution', durableExecutionArn: invocation.runId };
+  const serdesContext = { entityId: 'execution', durableExecutionArn: executionArnOf(invocation) };
   const outcome: { value?: unknown; error?: unknown } = {};
   let event: TEvent | undefined;
 

@@ -96,7 +96,10 @@ export class EngineDurableExecutionClient implements AwsDurableExecutionClient {
     const size = options.pageSize ?? DEFAULT_PAGE;
     if (!Number.isInteger(size) || size < 1) throw new EngineInputError('pageSize', 'must be a positive integer');
     this.pageSize = size;
-    this.durableExecutionArn = `arn:aws:lambda:local:000000000000:function:${invocation.functionName}/durable-execution/${invocation.runId}`;
+    // Lambda's `<name>/<id>` for a run with an incarnation: unique to this creation of its id.
+    const execution =
+      invocation.incarnation === undefined ? invocation.runId : `${invocation.runId}/${invocation.incarnation}`;
+    this.durableExecutionArn = `arn:aws:lambda:local:000000000000:function:${invocation.functionName}/durable-execution/${execution}`;
     this.prefix = `dl1.${invocation.runId}.`;
     this.byTime = settledByTimeSource(invocation);
   }

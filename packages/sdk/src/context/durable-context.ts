@@ -15,6 +15,7 @@ import { createPromiseCombinators } from '../operations/promise-combinators';
 import { runStep } from '../operations/step';
 import { runWait } from '../operations/wait';
 import { runWaitForCondition } from '../operations/wait-for-condition';
+import { executionArnOf } from '../runtime/execution-arn';
 import type { BatchResult } from '../types/batch';
 import type { CreateCallbackResult } from '../types/callback';
 import type { DurablePromiseCombinators } from '../types/combinators';
@@ -51,7 +52,7 @@ export class DurableContextImpl implements DurableContext {
   }
 
   get executionContext(): { readonly durableExecutionArn: string } {
-    return { durableExecutionArn: this.runId };
+    return { durableExecutionArn: executionArnOf(this.scope.runtime.invocation) };
   }
 
   get lambdaContext(): LambdaContextLike {
@@ -208,7 +209,7 @@ export class DurableContextImpl implements DurableContext {
         // AWS's keys: these four are always there (undefined when unknown), so a custom
         // logger's `toEqual` on them holds on both SDKs.
         const data: DurableLogData = {
-          executionArn: runtime.invocation.runId,
+          executionArn: executionArnOf(runtime.invocation),
           requestId,
           tenantId: lambdaContext.tenantId,
           operationId: inOperation ? active.contextId : undefined,

@@ -12,6 +12,7 @@ import {
   StepError,
 } from '../errors/durable-errors';
 import { InvalidArgumentError } from '../errors/invalid-argument';
+import { executionArnOf } from '../runtime/execution-arn';
 import { deserializeChecked } from '../serdes/checked';
 import type {
   CreateCallbackConfig,
@@ -116,7 +117,7 @@ async function settle<T>(scope: Scope, record: Operation, deserializer: Serdes<T
   if (record.Status === 'STARTED') await scope.runtime.blockUntil(undefined);
   const d = record.CallbackDetails;
   if (record.Status === 'SUCCEEDED') {
-    const context = { entityId: record.Id, durableExecutionArn: scope.runtime.invocation.runId };
+    const context = { entityId: record.Id, durableExecutionArn: executionArnOf(scope.runtime.invocation) };
     // Tracked: an async serdes is work in progress, not a reason to suspend.
     return scope.runtime.track(() => deserializeChecked(deserializer, d?.Result, context));
   }
@@ -189,6 +190,6 @@ export async function runWaitForCallback<T>(scope: Scope, args: readonly unknown
       return settled;
     },
   });
-  const context = { entityId: 'waitForCallback', durableExecutionArn: scope.runtime.invocation.runId };
+  const context = { entityId: 'waitForCallback', durableExecutionArn: executionArnOf(scope.runtime.invocation) };
   return scope.runtime.track(() => deserializeChecked(deserializerOf(scope, plan), raw, context));
 }

@@ -6,6 +6,7 @@ import { describe } from '../duration';
 import { ErrorCode } from '../errors/codes';
 import { type ContextErrorMapper, contextFailure, toErrorObject } from '../errors/error-object';
 import { InvalidArgumentError } from '../errors/invalid-argument';
+import { executionArnOf } from '../runtime/execution-arn';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import type { DurableContext } from '../types/durable-context';
 import { OperationSubType } from '../types/operation-enums';
@@ -49,7 +50,7 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   const failure = spec.failure ?? ((stored: ErrorObject | undefined) => contextFailure(stored, spec.errorMapper));
   const id = spec.id ?? scope.nextId();
   const runtime = scope.runtime;
-  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
+  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: executionArnOf(runtime.invocation) };
   const base = {
     Id: id,
     Type: 'CONTEXT' as const,

@@ -5,6 +5,7 @@ import { describe } from '../duration';
 import { ErrorCode, withCode } from '../errors/codes';
 import { InvokeError } from '../errors/durable-errors';
 import { InvalidArgumentError } from '../errors/invalid-argument';
+import { executionArnOf } from '../runtime/execution-arn';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import type { InvokeConfig } from '../types/invoke';
 import { OperationSubType } from '../types/operation-enums';
@@ -52,7 +53,7 @@ export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly un
   );
   const id = scope.nextId();
   const runtime = scope.runtime;
-  const serdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
+  const serdesContext = { entityId: id, durableExecutionArn: executionArnOf(runtime.invocation) };
   let record: Operation | undefined = runtime.find(id, 'CHAINED_INVOKE', name, OperationSubType.CHAINED_INVOKE);
   if (!record) {
     // Tracked: an async serdes is work in progress, not a reason to suspend.

@@ -9,6 +9,7 @@ import { AttemptFailure } from '../errors/runtime-errors';
 import { NonRetriableError, StepInterruptedError } from '../errors/step-errors';
 import { createLogger, requestIdOf } from '../logger';
 import { type ResolvedRetry, resolveRetry } from '../retry';
+import { executionArnOf } from '../runtime/execution-arn';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import { OperationSubType } from '../types/operation-enums';
 import type { Serdes, SerdesContext } from '../types/serdes';
@@ -53,7 +54,7 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
   const plan = planStep<T>(scope, args);
   const id = scope.nextId();
   const runtime = scope.runtime;
-  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
+  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: executionArnOf(runtime.invocation) };
   // Fields set one by one, not spread from conditional objects: built for every step (hot path).
   const base: Omit<OperationUpdate, 'Action'> = { Id: id, Type: 'STEP', SubType: OperationSubType.STEP };
   if (plan.name !== undefined) base.Name = plan.name;

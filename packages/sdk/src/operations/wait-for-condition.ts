@@ -8,6 +8,7 @@ import { storedFailure, toErrorObject } from '../errors/error-object';
 import { InvalidArgumentError } from '../errors/invalid-argument';
 import { nonDeterministicFault } from '../errors/runtime-errors';
 import { createLogger, requestIdOf } from '../logger';
+import { executionArnOf } from '../runtime/execution-arn';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import type { Serdes, SerdesContext } from '../types/serdes';
 import type {
@@ -95,7 +96,7 @@ export async function runWaitForCondition<T>(scope: Scope, args: readonly unknow
   const p = plan<T>(scope, args);
   const id = scope.nextId();
   const runtime = scope.runtime;
-  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: runtime.invocation.runId };
+  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: executionArnOf(runtime.invocation) };
   const base: Base = {
     Id: id,
     Type: 'STEP',

@@ -5,6 +5,7 @@ import {
   type LambdaContextLike,
   type Operation,
 } from '@durable-lambda/protocol';
+import { executionArnOf } from '../runtime/execution-arn';
 import type { InvocationResult } from '../runtime/invocation-runtime';
 import {
   type InvocationEndInfo,
@@ -37,7 +38,7 @@ export function invocationInfo(invocation: DurableInvocation, lambdaContext: Lam
   }
   const info: InvocationInfo = {
     requestId: lambdaContext.awsRequestId ?? '',
-    executionArn: invocation.runId,
+    executionArn: executionArnOf(invocation),
     executionInput: parseInput(invocation.input),
     operations,
     isFirstInvocation: invocation.operations.every((op) => op.Type === 'EXECUTION'),

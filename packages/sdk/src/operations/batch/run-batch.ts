@@ -6,6 +6,7 @@ import { ErrorCode } from '../../errors/codes';
 import type { ChildContextError } from '../../errors/durable-errors';
 import { asAwsBatchItemError, contextFailure, toErrorObject } from '../../errors/error-object';
 import { InvalidArgumentError } from '../../errors/invalid-argument';
+import { executionArnOf } from '../../runtime/execution-arn';
 import { defaultSerdes, deserializeChecked } from '../../serdes/checked';
 import { type BatchItem, type BatchResult, NestingType } from '../../types/batch';
 import { BatchItemStatus } from '../../types/batch-status';
@@ -337,7 +338,7 @@ async function buildResult<TOutput>(
     if (id === undefined) throw new Error(`the stored batch summary names item ${index}, beyond the batch`);
     if (status === BatchItemStatus.SUCCEEDED) {
       const data = resultsInItems ? runtime.get(id)?.ContextDetails?.Result : item.result;
-      const context = { entityId: id, durableExecutionArn: runtime.invocation.runId };
+      const context = { entityId: id, durableExecutionArn: executionArnOf(runtime.invocation) };
       all.push({ index, status, result: await deserializeChecked(plan.itemSerdes, data, context) });
     } else if (status === BatchItemStatus.FAILED) {
       // AWS's: a failed item's error is the ChildContextError of its child context, with the
