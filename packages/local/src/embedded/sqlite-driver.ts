@@ -33,17 +33,29 @@ export class SqliteUnavailableError extends Error {
 
 let driver: typeof BetterSqlite3 | undefined;
 
+/** A `require` anchored at this package, where npm installed the driver. */
+function requireHere(): NodeJS.Require {
+  // The CommonJS build has `__filename` (and no `import.meta`); the ESM build and the sources have
+  // `import.meta.url`. Either anchors the lookup here.
+  return createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+}
+
+/**
+ * Where better-sqlite3's entry file is, for a worker thread that opens the same file with it
+ * (see `WalCheckpointer`). Call it only once a database opened: the driver is there.
+ */
+export function driverPath(): string {
+  return requireHere().resolve(DRIVER);
+}
+
 /**
  * better-sqlite3, required on first use rather than imported: an import of the main entry must
  * work where the native module is missing or failed to build, as long as no store is opened.
  */
 function loadDriver(): typeof BetterSqlite3 {
   if (driver) return driver;
-  // The CommonJS build has `__filename` (and no `import.meta`); the ESM build and the sources have
-  // `import.meta.url`. Either anchors the lookup at this package, where npm installed the driver.
-  const requireHere = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
   try {
-    driver = requireHere(DRIVER) as typeof BetterSqlite3;
+    driver = requireHere()(DRIVER) as typeof BetterSqlite3;
   } catch (error) {
     if (isMissing(error, DRIVER))
       throw new SqliteUnavailableError(`is not installed: run \`${INSTALL}\``, { cause: error });

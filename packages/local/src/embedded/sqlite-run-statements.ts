@@ -1,3 +1,5 @@
+import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
+import type { Operation } from '@durable-lambda/protocol';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver';
 
 /** A row of the `runs` table as the store reads it back. */
@@ -66,4 +68,25 @@ export function prepareRunStatements(db: SqliteDatabase): RunStatements {
 /** Runs `body` in one immediate transaction: atomic even with another process on the same file. */
 export function immediately<T>(db: SqliteDatabase, body: () => T): T {
   return db.transaction(body).immediate();
+}
+
+/** Writes a run's row, its due-index key set from its own fields first (in place: `run.dueAt`). */
+export function putRunRow(sql: RunStatements, run: RunRecord): void {
+  const dueAt = dueAtOf(run);
+  if (dueAt === undefined) delete run.dueAt;
+  else run.dueAt = dueAt;
+  sql.putRun.run(
+    run.runId,
+    run.functionName,
+    run.status,
+    run.createdAt,
+    run.expiresAt ?? null,
+    dueAt ?? null,
+    JSON.stringify(run),
+  );
+}
+
+/** Writes one operation's row. */
+export function putOperationRow(sql: RunStatements, runId: string, op: Operation): void {
+  sql.putOperation.run(runId, op.Id, op.Type, op.Status, op.ParentId ?? null, JSON.stringify(op));
 }

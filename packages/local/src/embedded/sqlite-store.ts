@@ -5,7 +5,6 @@ import {
   checkOperationPayloads,
   checkRunPayloads,
   type DueRun,
-  dueAtOf,
   type IdempotencyRecord,
   type LeaseGrant,
   type OperationPage,
@@ -16,20 +15,30 @@ import {
   type RunQuery,
   type RunRecord,
   type RunStatus,
-  replaysChildren,
   runQueryLimit,
   type Store,
   takeLease,
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
-import { openDatabase, type SqliteDatabase } from './sqlite-driver';
+import type { SqliteDatabase } from './sqlite-driver';
 import { SqliteIdempotency } from './sqlite-idempotency';
-import { DatabaseHardLinkedError, linkCount, OwnerLock, openedFile } from './sqlite-owner-lock';
+import { operationPage, replayOperations } from './sqlite-operation-reads';
+import type { OwnerLock } from './sqlite-owner-lock';
 import { type LogLine, type RunJournalLimits, SqliteRunJournal } from './sqlite-run-journal';
 import { listRuns, searchRuns } from './sqlite-run-queries';
-import { immediately, prepareRunStatements, type RunRow, type RunStatements } from './sqlite-run-statements';
+import {
+  immediately,
+  prepareRunStatements,
+  putOperationRow,
+  putRunRow,
+  type RunRow,
+  type RunStatements,
+} from './sqlite-run-statements';
 import { migrate } from './sqlite-schema';
+import { openStoreFile } from './sqlite-store-file';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
+import type { WalCheckpointer } from './sqlite-wal';
+import { DEFAULT_TURN_BUDGET_MS, TurnShare } from './turn-share';
 
 /** Options of a {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -39,14 +48,25 @@ export interface SqliteStoreOptions {
   clock?: { now(): number };
   /** Limits of each run's journal (log lines, invocations); see {@link SqliteStore.appendLog}. */
   journal?: RunJournalLimits;
+  /**
+   * Event-loop time, ms, that invocations' commits (`commit`: their checkpoints and their ends) may
+   * take back to back, with what they set off: past it, each further commit waits for a later turn
+   * of the event loop (after Node has polled I/O), in the order they came. A burst of them (a
+   * restart taking up a thousand runs) then holds an HTTP request up for about this long, instead
+   * of until the burst ends. Other writes (starts, leases, callbacks, operator actions) never wait.
+   * Default 8; `Infinity`: commits never wait either.
+   */
+  turnBudgetMs?: number;
 }
 
 /**
  * The embedded {@link Store}: runs, operations, idempotency records and the timer waker's
- * wake-ups in one SQLite file (WAL mode), through `better-sqlite3` (an optional dependency, loaded
- * by the first construction: a `SqliteUnavailableError` when it is missing). Every method runs in one
- * immediate transaction, so it is atomic even with another process on the same file; commits
- * are fenced exactly as the port says. Runs past their `expiresAt` are invisible. Every write of
+ * wake-ups in one SQLite file (WAL mode, checkpointed on a thread of its own: see
+ * `WalCheckpointer`), through `better-sqlite3` (an optional dependency, loaded by the first
+ * construction: a `SqliteUnavailableError` when it is missing). Every method runs in one immediate
+ * transaction, so it is atomic even with another process on the same file; commits are fenced
+ * exactly as the port says. Commits take turns with the rest of the event loop (see
+ * {@link SqliteStoreOptions.turnBudgetMs}). Runs past their `expiresAt` are invisible. Every write of
  * a run sets its `dueAt` (and the indexed `due_at` column) to `dueAtOf` of the record written.
  *
  * Any number of processes may read and write one file, but one runtime at a time may run its
@@ -67,30 +87,22 @@ export class SqliteStore implements Store {
   private readonly journal: SqliteRunJournal;
   private readonly idempotency: SqliteIdempotency;
   private readonly sql: RunStatements;
+  private readonly turns: TurnShare;
+  /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
+  private readonly wal: WalCheckpointer | undefined;
 
   /**
-   * Opens (or creates) the database and brings its schema up to date.
+   * Opens (or creates) the database (see `openStoreFile`) and brings its schema up to date.
    * @throws `SqliteUnavailableError` (code `sqlite_unavailable`) when better-sqlite3 is not installed or does not load.
-   * @throws {@link DatabaseHardLinkedError} (code `database_hard_linked`) when the file is open by
+   * @throws `DatabaseHardLinkedError` (code `database_hard_linked`) when the file is open by
    * another of its names (a hard link) elsewhere.
+   * @throws `EngineInputError` (code `invalid_argument`) when `turnBudgetMs` is not a number of ms, 0 or more.
    */
   constructor(options: SqliteStoreOptions) {
     this.clock = options.clock ?? { now: () => Date.now() };
-    this.db = openDatabase(options.path, { timeout: 5_000 });
-    // The file SQLite opened, symlinks and `..` resolved: the owner lock is named after it, so
-    // every name of the file finds the same lock.
-    const file = openedFile(this.db);
-    this.owner = file === undefined ? undefined : new OwnerLock(options.path, file);
-    try {
-      this.db.pragma('journal_mode = WAL');
-    } catch (error) {
-      // Another connection has the file open by another of its names, with a WAL of its own.
-      const links = file === undefined ? 1 : linkCount(file);
-      this.db.close();
-      if (links > 1) throw new DatabaseHardLinkedError(options.path, links, { cause: error });
-      throw error;
-    }
-    this.db.pragma('synchronous = NORMAL');
+    // Checked before the file is opened: a bad option leaves nothing open.
+    this.turns = new TurnShare({ budgetMs: options.turnBudgetMs ?? DEFAULT_TURN_BUDGET_MS });
+    ({ db: this.db, owner: this.owner, wal: this.wal } = openStoreFile(options.path));
     migrate(this.db);
     this.wakeUps = new SqliteWakeUps(this.db);
     this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
@@ -111,8 +123,8 @@ export class SqliteStore implements Store {
       const stored = copy({ ...run, fence: old ? Math.max(run.fence, old.fence + 1) : run.fence });
       this.sql.deleteOperations.run(run.runId);
       if (old) this.journal.forget(run.runId);
-      this.putRun(stored);
-      this.putOperation(run.runId, execution);
+      putRunRow(this.sql, stored);
+      putOperationRow(this.sql, run.runId, execution);
       return { created: true, run: stored };
     });
     if (result.created) this.changed();
@@ -134,7 +146,7 @@ export class SqliteStore implements Store {
       const run = this.live(runId);
       const taken = run && takeLease(run, now, leaseExpiresAt, leaseToken);
       if (!run || !taken) return undefined;
-      this.putRun(run);
+      putRunRow(this.sql, run);
       this.journal.opened(runId, run.fence, now, taken.previousLost);
       return { run, previousLost: taken.previousLost };
     });
@@ -168,7 +180,7 @@ export class SqliteStore implements Store {
         if (run.leaseExpiresAt === undefined || run.leaseExpiresAt <= now) continue;
         run.leaseExpiresAt = now;
         run.updatedAt = this.clock.now();
-        this.putRun(run);
+        putRunRow(this.sql, run);
         ids.push(run.runId);
       }
       return ids;
@@ -199,35 +211,11 @@ export class SqliteStore implements Store {
 
   /** What an invocation replays from (`Store.loadReplayOperations`), through the `parent_id` index. */
   async loadReplayOperations(runId: string): Promise<Operation[]> {
-    return this.transaction(() => {
-      if (!this.live(runId)) return [];
-      const out: Operation[] = [];
-      // One indexed query per context whose children the replay needs, depth first from the top.
-      const visit = (parentId: string | null) => {
-        for (const row of this.sql.childOperations.all(runId, parentId)) {
-          const op = JSON.parse(row.body) as Operation;
-          out.push(op);
-          if (replaysChildren(op)) visit(op.Id);
-        }
-      };
-      visit(null);
-      return out;
-    });
+    return this.transaction(() => (this.live(runId) ? replayOperations(this.sql, runId) : []));
   }
 
   async loadOperationPage(runId: string, request: OperationPageRequest): Promise<OperationPage> {
-    return this.transaction(() => {
-      if (!this.live(runId)) return { operations: [] };
-      // One row past the page tells whether more follow.
-      const rows =
-        request.after === undefined
-          ? this.sql.firstOperations.all(runId, request.limit + 1)
-          : this.sql.operationsAfter.all(runId, runId, request.after, request.limit + 1);
-      const page = rows.slice(0, request.limit);
-      const operations = page.map((row) => JSON.parse(row.body) as Operation);
-      const last = page.at(-1);
-      return rows.length > request.limit && last ? { operations, after: last.operation_id } : { operations };
-    });
+    return this.transaction(() => (this.live(runId) ? operationPage(this.sql, runId, request) : { operations: [] }));
   }
 
   async getOperation(runId: string, operationId: string): Promise<Operation | undefined> {
@@ -251,13 +239,13 @@ export class SqliteStore implements Store {
       if (basedOn !== undefined && run.fence !== basedOn.fence) return undefined;
       checkRunPayloads(patch);
       for (const op of operations) checkOperationPayloads(op);
-      for (const op of operations) this.putOperation(runId, op);
+      for (const op of operations) putOperationRow(this.sql, runId, op);
       applyPatch(run, copy(patch));
       run.fence += 1;
       delete run.leaseExpiresAt;
       delete run.leaseToken;
       run.updatedAt = this.clock.now();
-      this.putRun(run);
+      putRunRow(this.sql, run);
       this.journal.revised(runId, run.updatedAt, expectStatus !== 'RUNNING' && run.status === 'RUNNING');
       return run;
     });
@@ -302,10 +290,10 @@ export class SqliteStore implements Store {
         if (d?.HeartbeatDeadline !== expected.deadlines.HeartbeatDeadline) return false;
       }
       checkOperationPayloads(next);
-      this.putOperation(runId, next);
+      putOperationRow(this.sql, runId, next);
       if (event) run.eventSeq += 1;
       run.updatedAt = this.clock.now();
-      this.putRun(run);
+      putRunRow(this.sql, run);
       return true;
     });
     if (written === true) this.changed();
@@ -317,15 +305,18 @@ export class SqliteStore implements Store {
     fence: number,
     write: { operations: readonly Operation[]; run?: RunPatch },
   ): Promise<void> {
+    // Each commit of an invocation (a checkpoint, its end) waits its turn; see `turnBudgetMs`.
+    const turn = this.turns.admit();
+    if (turn) await turn;
     this.transaction(() => {
       const run = this.live(runId);
       if (!run || run.fence !== fence) throw new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
       if (write.run) checkRunPayloads(write.run);
       for (const op of write.operations) checkOperationPayloads(op);
-      for (const op of write.operations) this.putOperation(runId, op);
+      for (const op of write.operations) putOperationRow(this.sql, runId, op);
       if (write.run) applyPatch(run, copy(write.run));
       run.updatedAt = this.clock.now();
-      this.putRun(run);
+      putRunRow(this.sql, run);
       if (write.run?.leaseExpiresAt === null) this.journal.closed(runId, fence, run.updatedAt);
     });
     this.changed();
@@ -365,6 +356,7 @@ export class SqliteStore implements Store {
   /** Closes the database (and gives up the file taken by {@link reclaimLeases}); unusable afterwards. */
   close(): void {
     this.listeners.clear();
+    this.wal?.close();
     this.owner?.release();
     if (this.db.open) this.db.close();
   }
@@ -390,27 +382,8 @@ export class SqliteStore implements Store {
     return row && (JSON.parse(row.body) as Operation);
   }
 
-  /** Writes the run, its due-index key set from its own fields first (in place). */
-  private putRun(run: RunRecord): void {
-    const dueAt = dueAtOf(run);
-    if (dueAt === undefined) delete run.dueAt;
-    else run.dueAt = dueAt;
-    this.sql.putRun.run(
-      run.runId,
-      run.functionName,
-      run.status,
-      run.createdAt,
-      run.expiresAt ?? null,
-      dueAt ?? null,
-      JSON.stringify(run),
-    );
-  }
-
-  private putOperation(runId: string, op: Operation): void {
-    this.sql.putOperation.run(runId, op.Id, op.Type, op.Status, op.ParentId ?? null, JSON.stringify(op));
-  }
-
   private changed(): void {
+    this.wal?.noteWrite();
     for (const listener of this.listeners) {
       try {
         listener();
