@@ -227,7 +227,8 @@ export class Engine implements DurableBackend {
     const grant = await this.store.acquireLease(runId, now, leaseExpiresAt, newLeaseToken());
     if (!grant) return undefined;
     await this.armLease(run, leaseExpiresAt);
-    const operations = await this.outside.settleOnOpen(grant.run, await loadReplayOperations(this.store, runId));
+    const loaded = grant.replay ? await grant.replay() : await loadReplayOperations(this.store, runId);
+    const operations = await this.outside.settleOnOpen(grant.run, loaded);
     return this.leasedSession(grant.run, operations, grant.previousLost, remainingTimeMs);
   }
 

@@ -192,6 +192,13 @@ export interface LeaseGrant {
   run: RunRecord;
   /** The lease taken had lapsed without release: the invocation before was lost. */
   previousLost: boolean;
+  /**
+   * The operations the invocation replays from ({@link Store.loadReplayOperations}'s answer),
+   * from what the lease's own write read back, when the store can give them without reading the
+   * run again (DynamoDB: the run item the conditional update returned). Outside events that land
+   * after it are caught as after any read: the release sees the run's `eventSeq` moved.
+   */
+  replay?: () => Promise<Operation[]>;
 }
 
 /**

@@ -74,9 +74,16 @@ const RUN_ATTRIBUTES = RUN_ATTRIBUTES_FOR_OPERATIONS;
  * filtered afterwards (so the answer is exact, but such runs read what `loadOperations` reads).
  */
 export async function loadReplayOperations(ctx: StoreContext, runId: string): Promise<Operation[]> {
+  return replayFromRunItem(ctx, runId, await ctx.access.getItem(runPk(runId), RUN_SK, RUN_ATTRIBUTES));
+}
+
+/**
+ * {@link loadReplayOperations} from a run item already in hand (read, or returned by the lease's
+ * conditional update): the operation items are read only if the run has any.
+ */
+export async function replayFromRunItem(ctx: StoreContext, runId: string, run: Item | undefined): Promise<Operation[]> {
   const pk = runPk(runId);
   const now = ctx.clock.now();
-  const run = await ctx.access.getItem(pk, RUN_SK, RUN_ATTRIBUTES);
   if (!run || !ctx.live(run)) return [];
   const entries = inlineEntriesOf(run);
   const layout2 = Number(run[LAYOUT_VERSION] ?? 0) >= CURRENT_LAYOUT;

@@ -1,10 +1,12 @@
 import type { LeaseGrant, RunRecord } from '@durable-lambda/engine';
+import type { Operation } from '@durable-lambda/protocol';
 import { UpdateCommand } from './commands';
 import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
 import { type InlineState, knowledgeOf } from './inline-operations';
 import { INFLIGHT, LEASE_PREVIOUS, LOST_COUNTED } from './items';
 import { DUE_SHARD, dueShard, PK, RUN_SK, runPk, SK } from './layout';
+import { replayFromRunItem } from './replay-reads';
 import { conditionFailureItem } from './returned-items';
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
@@ -48,7 +50,13 @@ export async function acquireLease(
   e.setToExpression('dueAt', `if_not_exists(${e.name('dueAt')}, ${e.value(leaseExpiresAt)})`);
   e.setToExpression(DUE_SHARD, `if_not_exists(${e.name(DUE_SHARD)}, ${e.value(dueShard(runId))})`);
   e.adds('fence', 1).adds('invocations', 1);
-  let granted: { run: RunRecord; replaced: number; counted: boolean; inline: InlineState };
+  let granted: {
+    run: RunRecord;
+    replaced: number;
+    counted: boolean;
+    inline: InlineState;
+    replay?: () => Promise<Operation[]>;
+  };
   try {
     const out = await ctx.access.client.send(
       new UpdateCommand({
@@ -77,6 +85,8 @@ export async function acquireLease(
       replaced: typeof old.leaseExpiresAt === 'number' ? old.leaseExpiresAt : 0,
       counted: false,
       inline: inlineIds(old),
+      // The item as the lease found it holds the inline operations: the replay needs no read of it.
+      replay: () => replayFromRunItem(ctx, runId, old),
     };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -89,7 +99,7 @@ export async function acquireLease(
       inline: inlineIds(current),
     };
   }
-  const { run, replaced, counted } = granted;
+  const { run, replaced, counted, replay } = granted;
   // The invocation's commits start from the map as the lease found it.
   ctx.inline.set(runId, run.fence, granted.inline);
   const previousLost = replaced > 0;
@@ -97,7 +107,7 @@ export async function acquireLease(
     run.lostInvocations += 1;
     await countLostInvocation(ctx, runId, run.fence);
   }
-  return { run, previousLost };
+  return replay ? { run, previousLost, replay } : { run, previousLost };
 }
 
 /** What a run item's map holds (empty when it had no map: the lease created it). */
