@@ -4,9 +4,9 @@
  * calls fail as the container's faults say (a throttled or lost call, a process killed between two
  * calls). They share one table: a `MemoryStore`, or a table of DynamoDB Local.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   DynamoDbStore,
+  type DynamoDbStoreOptions,
   type PinnedRunStore,
   PinningStore,
   pinnedGrant,
@@ -145,10 +145,11 @@ export function memoryKit(clock: VirtualClock): StoreKit {
 }
 
 /**
- * One table of DynamoDB Local; each container's store is the production `PinningStore`, its pin
- * write (the rename of its first lease) failing by the container's faults.
+ * One table of DynamoDB Local; each container's store is the production `PinningStore` (through
+ * `client`: the light client, as deployed, or the AWS SDK's document client), its pin write (the
+ * rename of its first lease) failing by the container's faults.
  */
-export function dynamoDbKit(client: DynamoDBDocumentClient, tableName: string, clock: VirtualClock): StoreKit {
+export function dynamoDbKit(client: DynamoDbStoreOptions['client'], tableName: string, clock: VirtualClock): StoreKit {
   return {
     shared: new DynamoDbStore({ client, tableName, clock }),
     container(pinning, faults) {
@@ -164,7 +165,7 @@ export function dynamoDbKit(client: DynamoDBDocumentClient, tableName: string, c
               command.input.UpdateExpression.startsWith('SET #fn');
             const fault = pinWrite ? faults.pinWriteFault() : undefined;
             if (fault === 'throw') throw new InjectedStoreFault('pin write throttled');
-            const answer = await (target.send as (...a: unknown[]) => Promise<unknown>)(command, ...rest);
+            const answer = await (target.send as (...a: unknown[]) => Promise<unknown>).call(target, command, ...rest);
             if (fault === 'lost') throw new InjectedStoreFault('pin write answer lost');
             return answer;
           };
