@@ -20,6 +20,8 @@ const HEAVY_SECONDS: Readonly<Record<string, number>> = {
   'test/packaging/dist-packages.test.ts': 1,
   'test/bench/figures-table-smoke.test.ts': 20,
   'test/chaos/chaos-memory.test.ts': 14,
+  'test/chaos/chaos-deploys-dynamodb.test.ts': 25,
+  'test/chaos/chaos-deploys-memory.test.ts': 12,
   'test/compat/aws-sdk-on-lambda.dynamodb.test.ts': 27,
   'test/aws/dynamodb-store.conformance.test.ts': 25,
 };
