@@ -13,7 +13,6 @@ export class DeployTotals {
   deploys = 0;
   deletions = 0;
   stranded = 0;
-  handOvers = 0;
   readonly policies: Record<string, number> = {};
   readonly starts: Record<string, number> = {};
   readonly faults: Record<string, number> = {};
