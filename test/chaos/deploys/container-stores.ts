@@ -15,7 +15,7 @@ import {
 } from '@durable-lambda/aws';
 import { type LeaseGrant, MemoryStore, type RunRecord, type Store } from '@durable-lambda/engine';
 import type { VirtualClock } from '@durable-lambda/local';
-import { ProcessKilled } from './sim-cloud';
+import { ProcessKilled } from './sim-functions';
 
 /** A store call that failed by injection: refused (`throw`), or done with its answer lost (`lost`). */
 export class InjectedStoreFault extends Error {

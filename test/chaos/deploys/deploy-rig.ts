@@ -19,7 +19,8 @@ import { type DurableContext, type RetryPolicy, type StepContext, withDurableExe
 import { functionTarget } from '../../../packages/cdk/src/runtime/control-api-config';
 import { AliasStartingEngine, immediateInvokeWaker } from '../../../packages/cdk/src/runtime/control-api-engine';
 import { type ContainerFaults, faultyStore, InjectedStoreFault, NO_FAULTS, type StoreKit } from './container-stores';
-import { type CloudFaults, type Container, ProcessKilled, SimCloud, SimFunction, unqualifiedArn } from './sim-cloud';
+import { SimCloud } from './sim-cloud';
+import { type CloudFaults, type Container, ProcessKilled, SimFunction, unqualifiedArn } from './sim-functions';
 import type { Dice, SimTime } from './sim-time';
 
 /** One execution of a step body, and where it ran. */

@@ -14,7 +14,8 @@ import type { Operation } from '@durable-lambda/protocol';
 import { mulberry32 } from '../../support/seeded-random';
 import type { ContainerFaults, StoreKit } from './container-stores';
 import { DeployRig, type StepExecution } from './deploy-rig';
-import type { CloudFaults, SimCloud, SimFunction } from './sim-cloud';
+import type { SimCloud } from './sim-cloud';
+import type { CloudFaults, SimFunction } from './sim-functions';
 import { Dice, SimTime } from './sim-time';
 
 /** A run the world started, and how. */
