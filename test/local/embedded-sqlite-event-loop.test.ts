@@ -16,8 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 import type { RunRecord } from '@durable-lambda/engine';
-import { SqliteStore } from '@durable-lambda/local';
+import { LocalRuntime, SqliteStore } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
+import { withDurableExecution } from '@durable-lambda/sdk';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WalCheckpointer } from '../../packages/local/src/embedded/sqlite-wal';
@@ -129,6 +130,43 @@ describe('SqliteStore commits take turns with I/O', () => {
   });
 });
 
+describe('LocalRuntime on a SqliteStore', () => {
+  it('replays runs woken together one turn at a time, each once its lease is taken', async () => {
+    const { store } = fileStore({ turnBudgetMs: 0 });
+    const runs: string[] = [];
+    let started = 0;
+    let atFirstImmediate: { started: number; leased: number } | undefined;
+    const flow = withDurableExecution(
+      async (_event, ctx) => {
+        started += 1;
+        // The setImmediate phase of the turn whose timers woke every run.
+        if (started === 1) {
+          setImmediate(() => {
+            const leased = runs.filter((runId) => store.readRunJournal(runId).invocations.length > 0).length;
+            atFirstImmediate = { started, leased };
+          });
+        }
+        await ctx.step('one', async () => 'ok');
+        return 'done';
+      },
+      { logSink: () => {} },
+    );
+    const runtime = new LocalRuntime({ store, functions: new Map([['flow', flow]]) });
+    await runtime.start();
+    try {
+      // 20 runs started in one turn: their wake-ups fire in the same timers phase.
+      for (let i = 0; i < 20; i++) runs.push((await runtime.startRun('flow')).runId);
+      const done = await Promise.all(runs.map((runId) => runtime.waitForRun(runId, { timeoutMs: 30_000 })));
+      expect(done.every((run) => run.status === 'SUCCEEDED')).toBe(true);
+      // Every run had its lease (the reconciler no longer finds it due), one had run its handler:
+      // the others waited for later turns (each used to replay in that one timers phase).
+      expect(atFirstImmediate).toEqual({ started: 1, leased: 20 });
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
+
 describe('TurnShare', () => {
   it('admits units at once within the budget, then one per later turn, first come first served', async () => {
     let now = 0;
@@ -146,6 +184,29 @@ describe('TurnShare', () => {
     expect(share.queued).toBe(3);
     await all;
     expect(ran).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('gives waiting units a window as long as they waited, when other work kept the loop longer', async () => {
+    let now = 0;
+    const share = new TurnShare({ budgetMs: 8, now: () => now });
+    const ran: number[] = [];
+    const unit = async (i: number) => {
+      const wait = share.admit();
+      if (wait) await wait;
+      ran.push(i);
+      now += 10;
+    };
+    // The first unit fills the window; the other nine wait, while other work holds the loop 40 ms.
+    const all = Promise.all(Array.from({ length: 10 }, (_, i) => unit(i)));
+    now += 40;
+    await turn();
+    // Their window lasts the 40 ms they waited (not 8): four units of 10 ms.
+    expect(ran).toEqual([0, 1, 2, 3, 4]);
+    // Once they wait again (from 90), 200 ms of other work earn them four budgets, not 200 ms.
+    now += 200;
+    await turn();
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    await all;
   });
 
   it('lets I/O run between windows', async () => {

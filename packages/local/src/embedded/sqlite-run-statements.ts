@@ -90,3 +90,21 @@ export function putRunRow(sql: RunStatements, run: RunRecord): void {
 export function putOperationRow(sql: RunStatements, runId: string, op: Operation): void {
   sql.putOperation.run(runId, op.Id, op.Type, op.Status, op.ParentId ?? null, JSON.stringify(op));
 }
+
+/**
+ * Lapses every lease of a RUNNING run held at `now` (`leaseExpiresAt` becomes `now`, the fence
+ * stays: the next open counts a lost invocation, and the run is due at once); see
+ * `SqliteStore.reclaimLeases`. Returns the ids of the runs whose lease it lapsed.
+ */
+export function lapseLeases(sql: RunStatements, now: number, updatedAt: number): string[] {
+  const ids: string[] = [];
+  for (const row of sql.running.all()) {
+    const run = JSON.parse(row.record) as RunRecord;
+    if (run.leaseExpiresAt === undefined || run.leaseExpiresAt <= now) continue;
+    run.leaseExpiresAt = now;
+    run.updatedAt = updatedAt;
+    putRunRow(sql, run);
+    ids.push(run.runId);
+  }
+  return ids;
+}

@@ -28,6 +28,7 @@ import { type LogLine, type RunJournalLimits, SqliteRunJournal } from './sqlite-
 import { listRuns, searchRuns } from './sqlite-run-queries';
 import {
   immediately,
+  lapseLeases,
   prepareRunStatements,
   putOperationRow,
   putRunRow,
@@ -49,12 +50,12 @@ export interface SqliteStoreOptions {
   /** Limits of each run's journal (log lines, invocations); see {@link SqliteStore.appendLog}. */
   journal?: RunJournalLimits;
   /**
-   * Event-loop time, ms, that invocations' commits (`commit`: their checkpoints and their ends) may
-   * take back to back, with what they set off: past it, each further commit waits for a later turn
-   * of the event loop (after Node has polled I/O), in the order they came. A burst of them (a
-   * restart taking up a thousand runs) then holds an HTTP request up for about this long, instead
-   * of until the burst ends. Other writes (starts, leases, callbacks, operator actions) never wait.
-   * Default 8; `Infinity`: commits never wait either.
+   * Event-loop time, ms, that invocations' commits (their checkpoints and their ends) and replays
+   * (see {@link SqliteStore.takeTurn}) may take back to back, with what they set off: past it, each
+   * further one waits for a later turn of the event loop (after Node has polled I/O), in the order
+   * they came. A burst of them (a restart taking up a thousand runs) then holds an HTTP request up
+   * for about this long, instead of until the burst ends. Other writes (starts, leases, callbacks,
+   * operator actions) never wait. Default 8; `Infinity`: nothing waits.
    */
   turnBudgetMs?: number;
 }
@@ -173,18 +174,7 @@ export class SqliteStore implements Store {
    */
   reclaimLeases(now: number): string[] {
     this.owner?.acquire();
-    const reclaimed = this.transaction(() => {
-      const ids: string[] = [];
-      for (const row of this.sql.running.all()) {
-        const run = JSON.parse(row.record) as RunRecord;
-        if (run.leaseExpiresAt === undefined || run.leaseExpiresAt <= now) continue;
-        run.leaseExpiresAt = now;
-        run.updatedAt = this.clock.now();
-        putRunRow(this.sql, run);
-        ids.push(run.runId);
-      }
-      return ids;
-    });
+    const reclaimed = this.transaction(() => lapseLeases(this.sql, now, this.clock.now()));
     if (reclaimed.length > 0) this.changed();
     return reclaimed;
   }
@@ -306,7 +296,7 @@ export class SqliteStore implements Store {
     write: { operations: readonly Operation[]; run?: RunPatch },
   ): Promise<void> {
     // Each commit of an invocation (a checkpoint, its end) waits its turn; see `turnBudgetMs`.
-    const turn = this.turns.admit();
+    const turn = this.takeTurn();
     if (turn) await turn;
     this.transaction(() => {
       const run = this.live(runId);
@@ -320,6 +310,15 @@ export class SqliteStore implements Store {
       if (write.run?.leaseExpiresAt === null) this.journal.closed(runId, fence, run.updatedAt);
     });
     this.changed();
+  }
+
+  /**
+   * Undefined when background work may run on the event loop now, else a promise that settles when
+   * it is its turn, as each commit waits for its own (see {@link SqliteStoreOptions.turnBudgetMs}).
+   * `LocalRuntime` takes one for each invocation's replay, once its lease is taken.
+   */
+  takeTurn(): Promise<void> | undefined {
+    return this.turns.admit();
   }
 
   /**

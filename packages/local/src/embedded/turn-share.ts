@@ -3,6 +3,8 @@ import { EngineInputError } from '@durable-lambda/engine';
 
 /** Default {@link TurnShare} budget, ms. */
 export const DEFAULT_TURN_BUDGET_MS = 8;
+/** A window that waiting units earned by waiting lasts this many budgets at most. */
+const FAIR_SHARE_CAP = 4;
 
 /**
  * Shares the event loop between background work and everything else (HTTP requests above all).
@@ -13,19 +15,27 @@ export const DEFAULT_TURN_BUDGET_MS = 8;
  * `setImmediate` phase, and Node runs all of that before it polls for I/O again. A request that
  * arrives meanwhile waits for the whole burst.
  *
- * `admit()` is awaited before each unit of background work (a commit). Within a window of
+ * `admit()` is awaited before each unit of background work (a commit, an invocation's replay). Within a window of
  * `budgetMs` of event-loop time it lets the unit go on at once; past it, units wait in the order
  * they came, and one callback per turn of the event loop (in its `setImmediate` phase, after Node
  * has polled I/O) opens a new window and lets them go one after another while it lasts, each once
  * the one before has run its first step. A request then waits for about one window of this work.
  * A window opens with the first unit let through and closes at the next `setImmediate` phase at
  * the latest. Nothing is dropped or reordered: the work is only spread over more turns.
+ *
+ * Nor are waiting units starved by other work: a window they waited for lasts as long as they
+ * waited, when that is longer than `budgetMs`, up to four budgets (a loop kept busy by a flood of
+ * requests gives them about half of its time, not `budgetMs` a turn).
  */
 export class TurnShare {
   private readonly budgetMs: number;
   private readonly now: () => number;
   /** When the current window opened; undefined between windows. */
   private windowStart: number | undefined;
+  /** How long the current window lasts, ms. */
+  private windowMs = 0;
+  /** Since when units have been waiting (the queue filled, or their last window ran out). */
+  private waitingSince = 0;
   /** Counts windows, so a window's scheduled close never closes a later one. */
   private generation = 0;
   /** The callback that opens the next window is scheduled. */
@@ -64,6 +74,7 @@ export class TurnShare {
   admit(): Promise<void> | undefined {
     if (this.waiting.length === 0 && this.inWindow()) return undefined;
     return new Promise<void>((resolve) => {
+      if (this.waiting.length === 0) this.waitingSince = this.now();
       this.waiting.push(resolve);
       this.arm();
     });
@@ -73,14 +84,15 @@ export class TurnShare {
   private inWindow(): boolean {
     const now = this.now();
     if (this.windowStart === undefined) {
-      this.open(now);
+      this.open(now, this.budgetMs);
       return true;
     }
-    return now - this.windowStart < this.budgetMs;
+    return now - this.windowStart < this.windowMs;
   }
 
-  private open(now: number): void {
+  private open(now: number, ms: number): void {
     this.windowStart = now;
+    this.windowMs = ms;
     const generation = ++this.generation;
     // At the latest, a window closes at the next setImmediate phase.
     setImmediate(() => {
@@ -97,7 +109,8 @@ export class TurnShare {
 
   private readonly openWindow = (): void => {
     this.armed = false;
-    this.open(this.now());
+    const now = this.now();
+    this.open(now, Math.max(this.budgetMs, Math.min(now - this.waitingSince, FAIR_SHARE_CAP * this.budgetMs)));
     // A window lets one unit go whatever its budget (with 0, exactly one).
     this.release();
   };
@@ -106,7 +119,10 @@ export class TurnShare {
   private readonly releaseNext = (): void => {
     if (this.waiting.length === 0) return;
     if (this.inWindow()) this.release();
-    else this.arm();
+    else {
+      this.waitingSince = this.now();
+      this.arm();
+    }
   };
 
   /** Lets the longest-waiting unit go, then (a microtask later) looks at the next. */
