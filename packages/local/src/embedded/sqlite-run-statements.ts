@@ -1,4 +1,4 @@
-import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
+import { dueAtOf, type RunRecord, type RunStatus } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver';
 
@@ -12,6 +12,10 @@ export interface RunRow {
 export interface RunStatements {
   getRun: SqliteStatement<[string], RunRow>;
   putRun: SqliteStatement<[string, string, string, number, number | null, number | null, string]>;
+  /** An existing run's row, its status kept: expires_at, due_at, record, run_id. */
+  updateRun: SqliteStatement<[number | null, number | null, string, string]>;
+  /** An existing run's row with a new status: status, expires_at, due_at, record, run_id. */
+  updateRunStatus: SqliteStatement<[string, number | null, number | null, string, string]>;
   findDue: SqliteStatement<[number, number, number, string, number, number], { run_id: string; due_at: number }>;
   running: SqliteStatement<[], { record: string }>;
   deleteOperations: SqliteStatement<[string]>;
@@ -37,6 +41,11 @@ export function prepareRunStatements(db: SqliteDatabase): RunStatements {
          created_at = excluded.created_at, expires_at = excluded.expires_at, due_at = excluded.due_at,
          record = excluded.record`,
     ),
+    // No function_name or created_at (they never change): SQLite rewrites an index's entry for
+    // each of its columns a statement sets, changed or not, and each entry rewritten is a page of
+    // the WAL. status is set only when it changed (updateRunStatus).
+    updateRun: db.prepare('UPDATE runs SET expires_at = ?, due_at = ?, record = ? WHERE run_id = ?'),
+    updateRunStatus: db.prepare('UPDATE runs SET status = ?, expires_at = ?, due_at = ?, record = ? WHERE run_id = ?'),
     // `due_at IS NOT NULL` lets SQLite use the partial index runs_by_due (no scan of every run).
     findDue: db.prepare(
       `SELECT run_id, due_at FROM runs INDEXED BY runs_by_due
@@ -70,11 +79,17 @@ export function immediately<T>(db: SqliteDatabase, body: () => T): T {
   return db.transaction(body).immediate();
 }
 
-/** Writes a run's row, its due-index key set from its own fields first (in place: `run.dueAt`). */
-export function putRunRow(sql: RunStatements, run: RunRecord): void {
+/** Sets `run.dueAt` (in place) from the run's own fields, as every write does; the due-index key. */
+function setDueAt(run: RunRecord): number | undefined {
   const dueAt = dueAtOf(run);
   if (dueAt === undefined) delete run.dueAt;
   else run.dueAt = dueAt;
+  return dueAt;
+}
+
+/** Writes a run's row, new or anew over an expired one, its due-index key set first (in place: `run.dueAt`). */
+export function putRunRow(sql: RunStatements, run: RunRecord): void {
+  const dueAt = setDueAt(run);
   sql.putRun.run(
     run.runId,
     run.functionName,
@@ -84,6 +99,17 @@ export function putRunRow(sql: RunStatements, run: RunRecord): void {
     dueAt ?? null,
     JSON.stringify(run),
   );
+}
+
+/**
+ * Rewrites the row of a run read in the same transaction, its due-index key set first (in place),
+ * its status column only when it is no longer `before` (see `updateRun`).
+ */
+export function updateRunRow(sql: RunStatements, run: RunRecord, before: RunStatus): void {
+  const dueAt = setDueAt(run);
+  const record = JSON.stringify(run);
+  if (run.status === before) sql.updateRun.run(run.expiresAt ?? null, dueAt ?? null, record, run.runId);
+  else sql.updateRunStatus.run(run.status, run.expiresAt ?? null, dueAt ?? null, record, run.runId);
 }
 
 /** Writes one operation's row. */
@@ -103,7 +129,7 @@ export function lapseLeases(sql: RunStatements, now: number, updatedAt: number):
     if (run.leaseExpiresAt === undefined || run.leaseExpiresAt <= now) continue;
     run.leaseExpiresAt = now;
     run.updatedAt = updatedAt;
-    putRunRow(sql, run);
+    updateRunRow(sql, run, run.status);
     ids.push(run.runId);
   }
   return ids;

@@ -34,6 +34,7 @@ import {
   putRunRow,
   type RunRow,
   type RunStatements,
+  updateRunRow,
 } from './sqlite-run-statements';
 import { migrate } from './sqlite-schema';
 import { openStoreFile } from './sqlite-store-file';
@@ -147,7 +148,7 @@ export class SqliteStore implements Store {
       const run = this.live(runId);
       const taken = run && takeLease(run, now, leaseExpiresAt, leaseToken);
       if (!run || !taken) return undefined;
-      putRunRow(this.sql, run);
+      updateRunRow(this.sql, run, run.status);
       this.journal.opened(runId, run.fence, now, taken.previousLost);
       return { run, previousLost: taken.previousLost };
     });
@@ -235,7 +236,7 @@ export class SqliteStore implements Store {
       delete run.leaseExpiresAt;
       delete run.leaseToken;
       run.updatedAt = this.clock.now();
-      putRunRow(this.sql, run);
+      updateRunRow(this.sql, run, expectStatus);
       this.journal.revised(runId, run.updatedAt, expectStatus !== 'RUNNING' && run.status === 'RUNNING');
       return run;
     });
@@ -283,7 +284,7 @@ export class SqliteStore implements Store {
       putOperationRow(this.sql, runId, next);
       if (event) run.eventSeq += 1;
       run.updatedAt = this.clock.now();
-      putRunRow(this.sql, run);
+      updateRunRow(this.sql, run, run.status);
       return true;
     });
     if (written === true) this.changed();
@@ -304,9 +305,10 @@ export class SqliteStore implements Store {
       if (write.run) checkRunPayloads(write.run);
       for (const op of write.operations) checkOperationPayloads(op);
       for (const op of write.operations) putOperationRow(this.sql, runId, op);
+      const before = run.status;
       if (write.run) applyPatch(run, copy(write.run));
       run.updatedAt = this.clock.now();
-      putRunRow(this.sql, run);
+      updateRunRow(this.sql, run, before);
       if (write.run?.leaseExpiresAt === null) this.journal.closed(runId, fence, run.updatedAt);
     });
     this.changed();
