@@ -142,7 +142,7 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
     const runError = runEnded && info.status === 'FAILED' ? storedError(info.executionError) : undefined;
     const spans = runTrace(
       {
-        runId: info.executionArn,
+        ...runOf(info.executionArn),
         ...(functionName ? { functionName } : {}),
         ...(runEnded
           ? { status: info.status, endedAt: execution?.endTimestamp?.getTime() ?? latest }
@@ -182,6 +182,16 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
     }
     return out;
   }
+}
+
+/**
+ * The run id and incarnation the SDK's execution ARN names (`<runId>.<incarnation>`; run ids and
+ * incarnations use `[0-9a-z]` only), so the spans carry the run id the stored run has.
+ */
+function runOf(executionArn: string): { runId: string; incarnation?: string } {
+  const dot = executionArn.lastIndexOf('.');
+  if (dot < 0 || !/^[0-9a-z]+$/.test(executionArn.slice(dot + 1))) return { runId: executionArn };
+  return { runId: executionArn.slice(0, dot), incarnation: executionArn.slice(dot + 1) };
 }
 
 /** When the run started, by its stored EXECUTION operation. */

@@ -1,4 +1,10 @@
-import { type ErrorObject, isTerminal, type Operation, type OperationStatus } from '@durable-lambda/protocol';
+import {
+  type ErrorObject,
+  incarnationId,
+  isTerminal,
+  type Operation,
+  type OperationStatus,
+} from '@durable-lambda/protocol';
 import { attemptSpanId, operationSpanId, runSpanId, runTraceId, toXrayTraceId } from './ids';
 import {
   DurableAttributes as A,
@@ -148,9 +154,11 @@ function operationAttributes(run: TraceRun, op: Operation, attempts: number): At
 export function runTrace(run: TraceRun, operations: readonly Operation[]): DurableSpan[] {
   const execution = operations.find((op) => op.Type === 'EXECUTION');
   const start = run.createdAt ?? execution?.StartTimestamp ?? Math.min(...operations.map((op) => op.StartTimestamp));
-  const traceId = runTraceId(run.runId, Number.isFinite(start) ? start : 0);
+  // Ids name one creation of the run (AWS: one execution ARN), as the plugin's do.
+  const idOf = incarnationId(run.runId, run.incarnation);
+  const traceId = runTraceId(idOf, Number.isFinite(start) ? start : 0);
   const latest = Math.max(start, latestTime(run, operations));
-  const rootId = runSpanId(run.runId);
+  const rootId = runSpanId(idOf);
   const ids = new Set(operations.filter((op) => op.Type !== 'EXECUTION').map((op) => op.Id));
   const runStatus = run.status ?? execution?.Status ?? 'RUNNING';
   const runEnded = isTerminal(runStatus as OperationStatus);
@@ -178,15 +186,14 @@ export function runTrace(run: TraceRun, operations: readonly Operation[]): Durab
     if (op.Type === 'EXECUTION') continue;
     const attempts = storedAttempts(op, latest);
     const ended = isTerminal(op.Status);
-    const opSpanId = operationSpanId(run.runId, op.Id);
+    const opSpanId = operationSpanId(idOf, op.Id);
     const label = TYPE_LABELS[op.Type] ?? op.Type.toLowerCase();
     const span: DurableSpan = {
       kind: 'operation',
       name: `${label} ${op.Name ?? op.Id}`,
       traceId,
       spanId: opSpanId,
-      parentSpanId:
-        op.ParentId !== undefined && ids.has(op.ParentId) ? operationSpanId(run.runId, op.ParentId) : rootId,
+      parentSpanId: op.ParentId !== undefined && ids.has(op.ParentId) ? operationSpanId(idOf, op.ParentId) : rootId,
       startTime: op.StartTimestamp,
       endTime: Math.max(op.StartTimestamp, ended ? (op.EndTimestamp ?? latest) : latest),
       ended,
@@ -213,7 +220,7 @@ export function runTrace(run: TraceRun, operations: readonly Operation[]): Durab
         kind: 'attempt',
         name: `attempt ${attempt.attempt}`,
         traceId,
-        spanId: attemptSpanId(run.runId, op.Id, attempt.attempt),
+        spanId: attemptSpanId(idOf, op.Id, attempt.attempt),
         parentSpanId: opSpanId,
         startTime: attempt.start,
         endTime: attempt.end,

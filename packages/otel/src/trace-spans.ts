@@ -43,6 +43,11 @@ export interface DurableSpan {
 export interface TraceRun {
   /** The run's id (AWS: the execution's ARN). */
   runId: string;
+  /**
+   * The run's incarnation, when its id comes from a key: a run created again under the same key
+   * after its retention is another execution, with a trace and span ids of its own.
+   */
+  incarnation?: string;
   /** The durable function, when known. */
   functionName?: string;
   /** `RUNNING`, `SUCCEEDED`, `FAILED`, `TIMED_OUT`, `STOPPED`…; left out: taken from the EXECUTION operation. */

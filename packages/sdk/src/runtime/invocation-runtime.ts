@@ -96,7 +96,9 @@ export class InvocationRuntime {
       (error) => this.fault(error),
       () => this.scheduleCheck(),
       () => this.settled,
-      () => this.decide(true) === 'suspend',
+      // Plugins are told the operations as the invocation leaves them (`onInvocationEnd`), so
+      // with plugins every update is written, and seen, before the end: none rides with it.
+      () => !plugin.active && this.decide(true) === 'suspend',
     );
     this.logger = createLogger(
       settings.logSink,
@@ -248,7 +250,7 @@ export class InvocationRuntime {
   async complete(output: InvocationOutput): Promise<void> {
     this.completing = true;
     // What is queued and not yet sent is written with the end: one write, not two.
-    const updates = await this.checkpointer.takeForEnd();
+    const updates = await this.takeForEnd();
     this.settle({ type: 'completed', output: withUpdates(output, updates) });
   }
 
@@ -261,8 +263,17 @@ export class InvocationRuntime {
     if (this.settled || this.closing) return fault;
     this.closing = true;
     this.completing = true;
-    void this.checkpointer.takeForEnd().then((updates) => this.fail(fault, updates));
+    void this.takeForEnd().then((updates) => this.fail(fault, updates));
     return fault;
+  }
+
+  /**
+   * The updates not yet written, which the end carries. With plugins, none: they are written first,
+   * so the operations the plugins are told at the end are the stored ones.
+   */
+  private async takeForEnd(): Promise<OperationUpdate[]> {
+    if (this.plugin.active) await this.checkpointer.drain();
+    return this.checkpointer.takeForEnd();
   }
 
   /** Ends the invocation because of a fault of the runtime; returns the fault for `throw`. */
