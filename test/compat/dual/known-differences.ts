@@ -136,4 +136,6 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, KnownDifference>> = {
   'map: a custom shouldComplete decides the outcome': batchSummary,
   'parallel: named and unnamed branches, one with a wait': batchSummary,
   'parallel: exceeding the tolerated failures, throwIfError throws': batchSummary,
+  'map: nesting FLAT records no item contexts, the steps under the Map': batchSummary,
+  'parallel: nesting FLAT with a wait and a failing branch': batchSummary,
 };

@@ -47,12 +47,21 @@ export class Scope {
   /** The default callback deserializer set by `configureSerdes`. */
   callbackDeserializer: AnySerdesDeserializer | undefined;
 
+  /**
+   * The `ParentId` its operations are recorded under: `parentId`, except in a virtual scope
+   * (a FLAT map item or parallel branch), which records nothing of its own, so its operations
+   * belong directly to the batch's context while their ids keep the item's prefix (AWS's).
+   */
+  readonly recordParentId: string | undefined;
+
   constructor(
     readonly services: ScopeServices,
     /** The id of the context operation this scope belongs to; undefined at the root. */
     readonly parentId: string | undefined,
     inherited?: Inherited,
+    recordParentId: string | undefined = parentId,
   ) {
+    this.recordParentId = recordParentId;
     this.customLogger = inherited?.logger;
     this.defaultSerdes = inherited?.serdes;
     this.callbackDeserializer = inherited?.callbackDeserializer;
@@ -90,13 +99,18 @@ export class Scope {
     return this.parentId === undefined ? String(next) : `${this.parentId}-${next}`;
   }
 
-  /** A scope for the children of the context operation `id`, inheriting this scope's logger and serdes. */
-  child(id: string): Scope {
-    return new Scope(this.services, id, {
+  /**
+   * A scope for the children of the context operation `id`, inheriting this scope's logger and
+   * serdes. A `virtual` one has no record of its own (`id` only prefixes its children's ids):
+   * its children are recorded under this scope's parent.
+   */
+  child(id: string, virtual = false): Scope {
+    const inherited = {
       logger: this.customLogger,
       serdes: this.defaultSerdes,
       callbackDeserializer: this.callbackDeserializer,
-    });
+    };
+    return new Scope(this.services, id, inherited, virtual ? this.recordParentId : id);
   }
 
   /** The `DurableContext` handed to code running in this scope. */

@@ -44,7 +44,7 @@ function passedPosition(scope: Scope, id: string): boolean {
   if (scope.runtime.get(id)) return true;
   const here = positionOf(id, scope.parentId);
   for (const op of scope.runtime.operations()) {
-    if (op.Type === 'EXECUTION' || op.ParentId !== scope.parentId) continue;
+    if (op.Type === 'EXECUTION' || op.ParentId !== scope.recordParentId) continue;
     if (positionOf(op.Id, scope.parentId) > here) return true;
   }
   return false;

@@ -58,7 +58,7 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
   // Fields set one by one, not spread from conditional objects: built for every step (hot path).
   const base: Omit<OperationUpdate, 'Action'> = { Id: id, Type: 'STEP', SubType: OperationSubType.STEP };
   if (plan.name !== undefined) base.Name = plan.name;
-  if (scope.parentId !== undefined) base.ParentId = scope.parentId;
+  if (scope.recordParentId !== undefined) base.ParentId = scope.recordParentId;
 
   let record = runtime.find(id, 'STEP', plan.name, OperationSubType.STEP);
   for (;;) {
@@ -313,7 +313,7 @@ function resultOf(data: string | undefined, attempt: number): Pick<Operation, 'S
 
 /** `ParentId` for operations of a child scope. */
 export function parentOf(scope: Scope): { ParentId?: string } {
-  return scope.parentId === undefined ? {} : { ParentId: scope.parentId };
+  return scope.recordParentId === undefined ? {} : { ParentId: scope.recordParentId };
 }
 
 /** `3 "charge"` or `3` for messages. */

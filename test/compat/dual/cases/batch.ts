@@ -221,6 +221,50 @@ export const batchCases: DualCase[] = [
     },
   },
   {
+    // Issue 23: FLAT items have no MapIteration context; their steps sit under the Map's.
+    name: 'map: nesting FLAT records no item contexts, the steps under the Map',
+    async run(m) {
+      const handler = m.sdk.withDurableExecution(async (_event: unknown, ctx) => {
+        const batch = await ctx.map(
+          'flat-squares',
+          [1, 2, 3],
+          async (child, item) => child.step(`square-${item}`, async () => item * item),
+          { nesting: m.sdk.NestingType.FLAT },
+        );
+        return batchView(batch);
+      });
+      return { result: await runHandler(m, handler, { payload: {} }) };
+    },
+  },
+  {
+    // Issue 23: FLAT branches: a failed branch is a failed item, a wait in another replays under the Parallel.
+    name: 'parallel: nesting FLAT with a wait and a failing branch',
+    async run(m) {
+      const handler = m.sdk.withDurableExecution(async (_event: unknown, ctx) => {
+        const batch = await ctx.parallel(
+          'flat-branches',
+          [
+            async (child) => {
+              await child.wait('pause', { seconds: 1 });
+              return child.step('after-pause', async () => 'waited');
+            },
+            async (child) =>
+              child.step(
+                'refuse',
+                async () => {
+                  throw new Error('branch refused');
+                },
+                { retryStrategy: m.sdk.retryPresets.noRetry },
+              ),
+          ],
+          { nesting: m.sdk.NestingType.FLAT, completionConfig: { toleratedFailureCount: 1 } },
+        );
+        return batchView(batch);
+      });
+      return { result: await runHandler(m, handler, { payload: {} }) };
+    },
+  },
+  {
     name: 'promise: any with every promise failing rejects with a PromiseCombinatorError',
     async run(m) {
       const fail = (name: string) =>

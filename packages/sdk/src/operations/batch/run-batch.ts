@@ -17,6 +17,7 @@ import type { Serdes } from '../../types/serdes';
 import { runContextOperation } from '../child-context';
 import { BatchResultImpl, isCompletionReason, restoreBatchResult } from './batch-result';
 import { type CompletionPolicy, type Progress, parseCompletion, parseMaxConcurrency } from './completion';
+import { runFlatItem } from './flat-item';
 
 /** One item (map) or branch (parallel) of a batch. */
 export interface BatchUnit<TOutput> {
@@ -35,6 +36,8 @@ export interface BatchOptions<TOutput> {
   /** A custom serdes for the whole BatchResult (compat); by default our summary. */
   serdes: Serdes<BatchResult<TOutput>> | undefined;
   summaryGenerator: ((result: BatchResult<TOutput>) => string) | undefined;
+  /** `nesting: FLAT`: items run without CONTEXT records of their own (see {@link runFlatItem}). */
+  flat: boolean;
 }
 
 /** A batch, parsed and validated at the call. */
@@ -75,6 +78,7 @@ export function parseBatchOptions<TOutput>(scope: Scope, config: unknown): Batch
     ),
     serdes: parseSerdes<BatchResult<TOutput>>(c.serdes, 'config.serdes'),
     summaryGenerator: c.summaryGenerator as BatchOptions<TOutput>['summaryGenerator'],
+    flat: c.nesting === NestingType.FLAT,
   };
 }
 
@@ -112,7 +116,8 @@ interface StoredSummary {
 
 /**
  * Runs a batch as ONE CONTEXT operation (subType `Map` / `Parallel`) whose items are child
- * CONTEXTs (`MapIteration` / `ParallelBranch`) with ids assigned up front in index order. The
+ * CONTEXTs (`MapIteration` / `ParallelBranch`) with ids assigned up front in index order (with
+ * `nesting: FLAT`, items have no CONTEXT: their operations sit directly under the batch's). The
  * batch stores a summary from which the BatchResult is rebuilt; a first run reads its result
  * back from that summary too, so live and replayed results are the same.
  */
@@ -204,6 +209,20 @@ function execute<TOutput>(scope: Scope, plan: BatchPlan<TOutput>, ids: readonly 
       const id = ids[index] as string;
       active++;
       records[index] = { index, status: BatchItemStatus.STARTED };
+      if (plan.flat) {
+        runFlatItem(scope, id, unit.name, plan.itemSerdes, unit.run).then((outcome) =>
+          settle(
+            outcome.ok
+              ? {
+                  index,
+                  status: BatchItemStatus.SUCCEEDED,
+                  ...(outcome.result === undefined ? {} : { result: outcome.result }),
+                }
+              : { index, status: BatchItemStatus.FAILED, error: outcome.error },
+          ),
+        );
+        return;
+      }
       let stored: { error: ErrorObject | undefined } | undefined;
       runContextOperation(scope, {
         id,
@@ -257,7 +276,8 @@ function summarySerdes<TOutput>(
       };
       const inline: StoredSummary = { ...head, items: outcome.items };
       const data = JSON.stringify(inline);
-      if (Buffer.byteLength(data, 'utf8') <= scope.runtime.settings.maxPayloadBytes) return data;
+      // FLAT items have no records to read results back from: their results stay here.
+      if (plan.flat || Buffer.byteLength(data, 'utf8') <= scope.runtime.settings.maxPayloadBytes) return data;
       // Too large to keep the results twice: keep statuses (and errors) only, results stay in the items' records.
       resultsInItems = true;
       const compact: StoredSummary = {
