@@ -180,16 +180,19 @@ export function callbackTimeout(op: Operation, now: number): Operation | undefin
   const overall = d?.TimeoutTimestamp !== undefined && d.TimeoutTimestamp <= now;
   if (!heartbeat && !overall) return undefined;
   const end = Math.min(heartbeat ? (d?.HeartbeatDeadline ?? now) : now, overall ? (d?.TimeoutTimestamp ?? now) : now);
-  // AWS's messages, and no ErrorType (AWS stores none), so code moved either way reads the same
-  // error; our stable code rides along.
-  const message = overall ? 'Callback timed out' : 'Callback timed out on heartbeat';
+  // AWS's service's error types (`Callback.Timeout`, `Callback.Heartbeat`: the conformance
+  // requirements' CallbackTimedOut events carry them) with the messages of AWS's local runner,
+  // which stores no type; our stable code rides along.
+  const overallFirst = overall && (!heartbeat || (d?.TimeoutTimestamp ?? now) <= (d?.HeartbeatDeadline ?? now));
+  const message = overallFirst ? 'Callback timed out' : 'Callback timed out on heartbeat';
+  const type = overallFirst ? 'Callback.Timeout' : 'Callback.Heartbeat';
   return {
     ...op,
     Status: 'TIMED_OUT',
     EndTimestamp: end,
     CallbackDetails: {
       ...(d as NonNullable<Operation['CallbackDetails']>),
-      Error: { ErrorMessage: message, ErrorCode: 'callback_timeout' },
+      Error: { ErrorType: type, ErrorMessage: message, ErrorCode: 'callback_timeout' },
     },
   };
 }

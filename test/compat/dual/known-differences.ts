@@ -51,6 +51,28 @@ function leftStarted(operation: number, historyKey: string) {
 }
 
 /**
+ * A callback that timed out: AWS's service stores the error type `Callback.Timeout` or
+ * `Callback.Heartbeat` (the conformance requirements' CallbackTimedOut events, 4-3 and 4-4, carry
+ * it), AWS's local runner stores none. Ours stores the service's (issue 23), so the stored error
+ * and the CallbackTimeoutError's cause name (AWS's SDK names the cause after the stored type) say it.
+ */
+function callbackTimeoutType(operation: number, type: string): KnownDifference {
+  return {
+    paths: [`operations.${operation}.details.error.errorType`, 'result'],
+    reason: `AWS's service stores ErrorType ${type} on a timed-out callback (conformance 4-3/4-4); AWS's local runner stores none; ours is the service's`,
+    checkOurs(ours) {
+      const op = (ours.operations as Array<{ details: { error: { errorType: unknown } } }>)[operation];
+      expect(op?.details.error.errorType).toBe(type);
+      expect(JSON.stringify(ours.result)).toContain(`"name":"${type}"`);
+    },
+    checkAws(aws) {
+      const op = (aws.operations as Array<{ details: { error: { errorType: unknown } } }>)[operation];
+      expect(op?.details.error.errorType).toBe('«undefined»');
+    },
+  };
+}
+
+/**
  * The stored form of a map's or parallel's own CONTEXT result (what `getContextDetails().result`
  * shows for the batch itself). AWS stores the whole BatchResult as JSON (`{ all, completionReason }`,
  * item results as values, failed items' errors with their cause chain). Ours stores a compact
@@ -136,6 +158,11 @@ export const KNOWN_DIFFERENCES: Readonly<Record<string, KnownDifference>> = {
   'map: a custom shouldComplete decides the outcome': batchSummary,
   'parallel: named and unnamed branches, one with a wait': batchSummary,
   'parallel: exceeding the tolerated failures, throwIfError throws': batchSummary,
+  'callback: a callback not completed in its timeout is a CallbackTimeoutError': callbackTimeoutType(
+    0,
+    'Callback.Timeout',
+  ),
+  'callback: no heartbeat within heartbeatTimeout times the callback out': callbackTimeoutType(0, 'Callback.Heartbeat'),
   'map: nesting FLAT records no item contexts, the steps under the Map': batchSummary,
   'parallel: nesting FLAT with a wait and a failing branch': batchSummary,
 };
