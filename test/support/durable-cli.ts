@@ -52,6 +52,8 @@ export function spawnDurableCli(
   args: readonly string[],
   env: Record<string, string> = {},
   cwd: string = ROOT,
+  /** Written to the process's standard input, which is then closed. */
+  stdin?: string,
 ): Promise<CliExit> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -67,6 +69,7 @@ export function spawnDurableCli(
       stderr += chunk;
     });
     child.on('error', fail);
+    child.stdin.end(stdin ?? '');
     child.on('close', (code) => done({ code, stdout, stderr }));
   });
 }

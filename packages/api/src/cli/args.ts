@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readTextSource } from './io';
 import { UsageError } from './usage';
 
 const OPTIONS = {
@@ -109,13 +110,33 @@ export function positionals(line: CommandLine, names: readonly string[]): string
   return line.args;
 }
 
-/** A JSON option's parsed value (undefined when absent). */
-export function jsonOption(line: CommandLine, name: OptionName): { value: unknown } | undefined {
-  const text = stringOption(line, name);
-  if (text === undefined) return undefined;
+/**
+ * A JSON option's parsed value (undefined when absent). The value is inline JSON, `@path` for a
+ * file's content or `-` for standard input: an input of hundreds of kilobytes does not fit an
+ * argument list (`Argument list too long`). JSON never starts with `@` and is never `-` alone.
+ */
+export async function jsonOption(
+  line: CommandLine,
+  name: OptionName,
+  readText: (source: string) => Promise<string> = readTextSource,
+): Promise<{ value: unknown } | undefined> {
+  const given = stringOption(line, name);
+  if (given === undefined) return undefined;
+  const source = given === '-' ? '-' : given.startsWith('@') ? given.slice(1) : undefined;
+  if (source === '') throw new UsageError(`--${name}: @ must be followed by a file path`);
+  let text = given;
+  if (source !== undefined) {
+    try {
+      text = await readText(source);
+    } catch (error) {
+      const what = source === '-' ? 'standard input' : source;
+      throw new UsageError(`--${name}: cannot read ${what} (${(error as Error).message})`);
+    }
+  }
   try {
     return { value: JSON.parse(text) };
   } catch (error) {
-    throw new UsageError(`--${name}: not valid JSON (${(error as Error).message})`);
+    const from = source === undefined ? '' : source === '-' ? ' (from standard input)' : ` (from ${source})`;
+    throw new UsageError(`--${name}: not valid JSON${from} (${(error as Error).message})`);
   }
 }

@@ -18,7 +18,7 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
   switch (line.command) {
     case 'start': {
       const [fn] = positionals(line, ['function']);
-      const input = jsonOption(line, 'input');
+      const input = await jsonOption(line, 'input', io.readText);
       const runKey = stringOption(line, 'run-key');
       const { run, created } = await client.startRun({
         function: fn as string,
@@ -110,7 +110,7 @@ async function runOperatorAction(client: DurableClient, line: CommandLine, io: C
   let run: OperatorAnswerWire;
   if (line.command === 'skip') {
     const [runId, operationId] = positionals(line, ['runId', 'operationId']) as [string, string];
-    run = await client.skipStep(runId, operationId, jsonOption(line, 'result')?.value, post);
+    run = await client.skipStep(runId, operationId, (await jsonOption(line, 'result', io.readText))?.value, post);
   } else {
     const [runId] = positionals(line, ['runId']) as [string];
     const from = stringOption(line, 'operation');
@@ -125,7 +125,7 @@ async function runOperatorAction(client: DurableClient, line: CommandLine, io: C
 
 async function runCallback(client: DurableClient, line: CommandLine, io: CliIo): Promise<void> {
   const [action, callbackId] = positionals(line, ['succeed|fail|heartbeat', 'callbackId']) as [string, string];
-  const result = jsonOption(line, 'result');
+  const result = await jsonOption(line, 'result', io.readText);
   const message = stringOption(line, 'message');
   const code = stringOption(line, 'code');
   const misplaced = (names: string[]) => {

@@ -62,6 +62,8 @@ Options:
                $AWS_REGION) (no AWS credentials found: one line, exit code 2)
   -h, --help   show this help
 
+JSON values (--input, --result) are inline JSON, @FILE for a file's content or - for standard input.
+
 Exit codes: 0 ok, 1 API error, 2 usage error, 3 cannot reach the API, 4 a replay diverged.`;
 
 /** A command line the CLI cannot run: exit code 2. */
