@@ -158,14 +158,31 @@ function applyChainedInvoke(
   if (typeof functionName !== 'string' || functionName.length === 0 || functionName.length > 256) {
     reject(update, 'START needs ChainedInvokeOptions.FunctionName (1-256 characters)');
   }
+  const tenantId = update.ChainedInvokeOptions?.TenantId;
+  const executed = executedVersionOf(functionName as string);
   return {
     ...fresh(update, now),
     ChainedInvokeDetails: {
       FunctionName: functionName,
       ChildRunId: ids.childRunId(update.Id),
       ...(update.Payload === undefined ? {} : { Input: update.Payload }),
+      ...(tenantId === undefined ? {} : { TenantId: tenantId }),
+      ...(executed === undefined ? {} : { ExecutedVersion: executed }),
     },
   };
+}
+
+/**
+ * The version a child run of `functionName` executes, as Lambda's `ExecutedVersion`: a version
+ * number or `$LATEST` as qualified, `$LATEST` unqualified; undefined for an alias (its version is
+ * known only once the child runs).
+ */
+export function executedVersionOf(functionName: string): string | undefined {
+  // `name[:qualifier]`, or `arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>]`.
+  const parts = functionName.split(':');
+  const qualifier = functionName.startsWith('arn:') ? parts[7] : parts[1];
+  if (qualifier === undefined) return '$LATEST';
+  return /^(\d+|\$LATEST)$/.test(qualifier) ? qualifier : undefined;
 }
 
 /**

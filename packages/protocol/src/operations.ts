@@ -110,6 +110,13 @@ export interface Operation {
     ChildRunId?: string;
     /** Ours: the child run's serialized input. */
     Input?: string;
+    /** The tenant the invoke named (`ChainedInvokeOptions.TenantId`), as Lambda's history shows it. */
+    TenantId?: string;
+    /**
+     * The version of the target function the child runs: the numeric or `$LATEST` qualifier of
+     * `FunctionName`, `$LATEST` when unqualified; absent for an alias (resolved when the child runs).
+     */
+    ExecutedVersion?: string;
     Result?: string;
     Error?: ErrorObject;
   };

@@ -271,9 +271,12 @@ export class DraftBuilder {
           ...this.base(op, 'ChainedInvokeStarted', op.StartTimestamp),
           ChainedInvokeStartedDetails: {
             FunctionName: details?.FunctionName,
-            ...(details?.Input === undefined ? {} : { Input: this.withData ? { Payload: details.Input } : {} }),
+            ...(details?.TenantId === undefined ? {} : { TenantId: details.TenantId }),
+            // Lambda lists the input also when the invoke had no payload.
+            Input: this.withData && details?.Input !== undefined ? { Payload: details.Input } : {},
+            ...(details?.ExecutedVersion === undefined ? {} : { ExecutedVersion: details.ExecutedVersion }),
             // Our child run stands for Lambda's child execution: its ARN is the one our AWS
-            // transport gives that run. We keep no tenant and no executed version.
+            // transport gives that run.
             ...(details?.ChildRunId === undefined
               ? {}
               : { DurableExecutionArn: executionArn(details.FunctionName, details.ChildRunId) }),
