@@ -133,6 +133,20 @@ describe('durable CLI for debugging', () => {
       expect(out).toMatch(
         /^Logs:\n {2}\d+ "load"\n {4}\S+ #1 INFO {2}loading the report \{"month":"2025-01"\}\n {4}\S+ #2 INFO {2}loading the report \{"month":"2025-01"\}\n {4}\S+ #2 WARN {2}slow warehouse$/m,
       );
+
+      // `logs`: the log lines alone, oldest first, each naming the step and attempt that wrote it.
+      const logs = await durable(['logs', started.runId]);
+      expect(logs.code).toBe(0);
+      expect(logs.stdout).toMatch(
+        /^\S+ #1 INFO {2}loading the report \{"month":"2025-01"\} {2}\d+ "load"\n\S+ #2 INFO {2}loading the report \{"month":"2025-01"\} {2}\d+ "load"\n\S+ #2 WARN {2}slow warehouse {2}\d+ "load"\n$/,
+      );
+      const json = JSON.parse((await durable(['logs', started.runId, '--json'])).stdout);
+      expect(json.logs.map((l: { attempt?: number; level: string }) => `${l.attempt}${l.level}`)).toEqual([
+        '1info',
+        '2info',
+        '2warn',
+      ]);
+      expect(new Set(json.logs.map((l: { operationId?: string }) => l.operationId)).size).toBe(1);
     },
     SLOW,
   );

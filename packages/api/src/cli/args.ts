@@ -49,6 +49,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = 
   list: ['function', 'status', 'limit', 'cursor', 'created-after', 'created-before', 'search'],
   show: [],
   history: [],
+  logs: [],
   callback: ['result', 'message', 'code'],
   cancel: [],
   'cancel-tree': [],

@@ -2,7 +2,7 @@ import type { DurableClient } from '../client';
 import type { OperatorAnswerWire } from '../operator-routes';
 import type { RunStatusWire } from '../wire';
 import { type CommandLine, jsonOption, positionals, stringOption } from './args';
-import { formatActions, formatHistory, formatRun, formatRunList, formatWake } from './format';
+import { formatActions, formatHistory, formatLogs, formatRun, formatRunList, formatWake } from './format';
 import type { CliIo } from './io';
 import { UsageError } from './usage';
 
@@ -78,6 +78,20 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
       print(io, line, history, () =>
         actions ? `${formatHistory(history)}\n\n${formatActions(actions.actions)}` : formatHistory(history),
       );
+      return;
+    }
+    case 'logs': {
+      const [runId] = positionals(line, ['runId']);
+      const history = await client.history(runId as string, { payloads: true });
+      const logs = {
+        runId: history.runId,
+        logs: [
+          ...(history.logs ?? []),
+          ...history.operations.flatMap((op) => (op.logs ?? []).map((log) => ({ operationId: op.id, ...log }))),
+        ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at)),
+        ...(history.logsDropped ? { logsDropped: history.logsDropped } : {}),
+      };
+      print(io, line, logs, () => formatLogs(history));
       return;
     }
     case 'wake': {

@@ -56,8 +56,17 @@ export function describeMeter(meter: RunMeterWire): string {
   return parts.join(', ');
 }
 
-/** A run as `key  value` lines. */
-export function formatRun(run: RunWire): string {
+/**
+ * When a run next has something to do. A wake time already passed means the run is due (an
+ * invocation is taking it up, or the reconciler will): printed as such, not as a time in the past.
+ */
+function nextWake(at: string | undefined, now: number): string | undefined {
+  if (at === undefined) return undefined;
+  return Date.parse(at) <= now ? `now (due since ${at})` : at;
+}
+
+/** A run as `key  value` lines; `now` (epoch ms) tells a wake-up still ahead from one that is due. */
+export function formatRun(run: RunWire, now: number = Date.now()): string {
   const rows: Array<[string, string | undefined]> = [
     ['run', run.runId],
     ['function', run.function],
@@ -66,7 +75,7 @@ export function formatRun(run: RunWire): string {
     ['created', run.createdAt],
     ['updated', run.updatedAt],
     ['ended', run.endedAt],
-    ['next wake', run.nextWakeAt],
+    ['next wake', nextWake(run.nextWakeAt, now)],
     ['deadline', run.deadlineAt],
     ['invocations', `${run.invocations} (lost: ${run.lostInvocations})`],
     ['consumed', run.meter ? describeMeter(run.meter) : undefined],
@@ -220,6 +229,24 @@ export function formatHistory(history: OperationListWire): string {
     parts.push(lines.join('\n'));
   }
   return parts.join('\n\n');
+}
+
+/**
+ * A run's log lines alone, oldest first, run and steps merged: each names the operation that
+ * wrote it (and the attempt), as `durable logs` prints them.
+ */
+export function formatLogs(history: OperationListWire): string {
+  const labels = new Map(history.operations.map((op) => [op.id, label(op)]));
+  const lines = [
+    ...(history.logs ?? []).map((log) => ({ log, of: '(run)' })),
+    ...history.operations.flatMap((op) => (op.logs ?? []).map((log) => ({ log, of: labels.get(op.id) ?? op.id }))),
+  ];
+  if (lines.length === 0) return 'No log lines.';
+  // Stable: lines of one millisecond keep the order each writer kept them in.
+  lines.sort((a, b) => Date.parse(a.log.at) - Date.parse(b.log.at));
+  const out = lines.map(({ log, of }) => `${logLine(log).trimStart()}  ${of}`);
+  if (history.logsDropped) out.unshift(`(${history.logsDropped} older lines dropped by the size cap)`);
+  return out.join('\n');
 }
 
 /** What a wake-now did, for humans. */

@@ -13,6 +13,8 @@ Commands:
                                                      billed ms, DynamoDB units, Scheduler, SQS)
   history <runId>                                    show a run's operations, errors (with stack
                                                      traces) and the log lines of each step
+  logs <runId>                                       the run's log lines alone, oldest first, each
+                                                     with the step (and attempt) that wrote it
   callback succeed <callbackId> [--result JSON]      complete a callback with a result
   callback fail <callbackId> --message M [--code C]  fail a callback
   callback heartbeat <callbackId>                    keep a callback alive
