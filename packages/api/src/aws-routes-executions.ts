@@ -100,6 +100,7 @@ export function awsExecutionRoutes(deps: RouteDeps): Route[] {
       const events: AwsHistoryEvent[] = toAwsHistoryEvents(operations, {
         includeExecutionData,
         run,
+        attemptCounting: 'service',
         invocations: (journal?.invocations ?? []).map((invocation) => ({
           startTimestamp: new Date(invocation.startedAt),
           ...(invocation.endedAt === undefined ? {} : { endTimestamp: new Date(invocation.endedAt) }),

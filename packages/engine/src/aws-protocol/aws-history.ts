@@ -37,7 +37,11 @@ export function toAwsHistoryEvents(
   operations: readonly Operation[],
   options: AwsHistoryOptions = {},
 ): AwsHistoryEvent[] {
-  const builder = new DraftBuilder(options.includeExecutionData !== false, options.run);
+  const builder = new DraftBuilder(
+    options.includeExecutionData !== false,
+    options.run,
+    options.attemptCounting === 'service',
+  );
   const perOp = new Map<string, Node[]>();
   const nodes: Node[] = [];
   const inBatch = batchDescendants(operations);

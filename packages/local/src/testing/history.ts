@@ -49,6 +49,7 @@ export function runHistory(
     const events = toAwsHistoryEvents(operations, {
       invocations: historyInvocations(invocations),
       ...(run ? { run } : {}),
+      attemptCounting: 'service',
     });
     if (settled) cached = events;
     return events;

@@ -1,0 +1,20 @@
+/** Every conformance suite, in the order they are reported. */
+import { type Suite, suite } from '../harness/requirement';
+import { CALLBACK_EXPECTATIONS } from './callback.expected';
+import { CALLBACK_HANDLERS } from './callback.handlers';
+import { CHILD_EXPECTATIONS } from './child.expected';
+import { CHILD_HANDLERS } from './child.handlers';
+import { STEP_EXPECTATIONS } from './step.expected';
+import { STEP_HANDLERS } from './step.handlers';
+import { WAIT_EXPECTATIONS } from './wait.expected';
+import { WAIT_HANDLERS } from './wait.handlers';
+import { WAIT_FOR_CALLBACK_EXPECTATIONS } from './wait-for-callback.expected';
+import { WAIT_FOR_CALLBACK_HANDLERS } from './wait-for-callback.handlers';
+
+export const SUITES: Suite[] = [
+  suite('step', STEP_EXPECTATIONS, STEP_HANDLERS),
+  suite('wait', WAIT_EXPECTATIONS, WAIT_HANDLERS),
+  suite('child', CHILD_EXPECTATIONS, CHILD_HANDLERS),
+  suite('callback', CALLBACK_EXPECTATIONS, CALLBACK_HANDLERS),
+  suite('wait_for_callback', WAIT_FOR_CALLBACK_EXPECTATIONS, WAIT_FOR_CALLBACK_HANDLERS),
+];
