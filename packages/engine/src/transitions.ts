@@ -248,8 +248,8 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
             : { NextAttemptTimestamp: previous.NextAttemptTimestamp }),
           ...(previous.FailedAttempts ? { FailedAttempts: previous.FailedAttempts } : {}),
         };
-  const failed = (error: ErrorObject) => ({
-    FailedAttempts: recordFailure(previous?.FailedAttempts, attempt, now, error),
+  const failed = (error: ErrorObject, state?: string) => ({
+    FailedAttempts: recordFailure(previous?.FailedAttempts, attempt, now, error, state),
   });
   switch (update.Action) {
     case 'START':
@@ -296,7 +296,7 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
         NextAttemptTimestamp: now + Math.round(delay * 1000),
         Error: update.Error,
         ...(update.Payload === undefined ? {} : { Result: update.Payload }),
-        ...failed(update.Error as ErrorObject),
+        ...failed(update.Error as ErrorObject, update.Payload),
       };
       return op;
     }
@@ -307,12 +307,20 @@ function applyStep(current: Operation | undefined, update: OperationUpdate, now:
 
 const MAX_FAILED_ATTEMPTS = 100;
 
-/** The step's failed-attempt history with one more entry, trimmed to the last 100. */
+/** A check's state kept in its attempt's history entry when at most this long (characters). */
+const MAX_ATTEMPT_STATE = 1024;
+
+/**
+ * The step's failed-attempt history with one more entry, trimmed to the last 100. A RETRY's
+ * payload (a waitForCondition check's state) is kept with it when small, so the history shows
+ * each check's state (AWS's conformance 6-1), not only the latest.
+ */
 function recordFailure(
   past: FailedAttempt[] | undefined,
   attempt: number,
   now: number,
   error: ErrorObject,
+  state?: string,
 ): FailedAttempt[] {
   const entry: FailedAttempt = {
     Attempt: attempt,
@@ -323,6 +331,7 @@ function recordFailure(
       ...(error.ErrorCode === undefined ? {} : { ErrorCode: error.ErrorCode }),
     },
   };
+  if (state !== undefined && state.length <= MAX_ATTEMPT_STATE) entry.State = state;
   return [...(past ?? []), entry].slice(-MAX_FAILED_ATTEMPTS);
 }
 

@@ -72,6 +72,11 @@ export interface FailedAttempt {
   /** When the attempt's failure was recorded (epoch ms). */
   Timestamp: number;
   Error: Pick<ErrorObject, 'ErrorType' | 'ErrorMessage' | 'ErrorCode'>;
+  /**
+   * The payload the attempt's RETRY carried (a waitForCondition check's state), kept for the
+   * history when at most 1,024 characters (an attempt's history entry stays small).
+   */
+  State?: string;
 }
 
 /** A durable operation as stored by the engine. */

@@ -44,6 +44,8 @@ export class DraftBuilder {
   constructor(
     private readonly withData: boolean,
     private readonly run: { result?: string; error?: ErrorObject } | undefined,
+    /** Counts `CurrentAttempt` as Lambda's service does (see `AwsHistoryOptions.attemptCounting`). */
+    private readonly serviceCount = false,
   ) {}
 
   /** The events of one operation, oldest first. */
@@ -151,7 +153,10 @@ export class DraftBuilder {
       out.push({
         event: {
           ...this.base(op, 'StepSucceeded', at),
-          StepSucceededDetails: { Result: this.result(details?.Result), RetryDetails: retry(attempt, false) },
+          StepSucceededDetails: {
+            Result: this.result(details?.Result),
+            RetryDetails: retry(attempt, false, this.serviceCount),
+          },
         },
         at,
         phase: 'inside',
@@ -164,8 +169,8 @@ export class DraftBuilder {
    * A failed attempt as AWS records it: `StepFailed`, or `StepSucceeded` for a waitForCondition
    * whose condition was not met (AWS's SDK sends that RETRY without an error). Only the latest
    * attempt keeps its full error, its checked state and its delay: earlier ones keep the error's
-   * type and message only, and neither the state nor the delay (`NextAttemptDelaySeconds` is
-   * left out where we do not know it).
+   * type and message, and their state when it was small enough to keep, not their delay
+   * (`NextAttemptDelaySeconds` is left out where we do not know it).
    */
   private failedAttempt(op: Operation, failure: FailedAttempt, isLast: boolean): Draft {
     const details = op.StepDetails;
@@ -174,12 +179,13 @@ export class DraftBuilder {
     const next = latest && !final ? details?.NextAttemptTimestamp : undefined;
     const delay = next === undefined ? undefined : Math.max(0, next - failure.Timestamp) / 1000;
     const retryDetails: AwsRetryDetails = {
-      ...retry(failure.Attempt, failure.Error.ErrorCode !== CONTINUE_CODE),
+      ...retry(failure.Attempt, failure.Error.ErrorCode !== CONTINUE_CODE, this.serviceCount),
       ...(delay === undefined ? {} : { NextAttemptDelaySeconds: delay }),
     };
     const at = final ? (op.EndTimestamp ?? failure.Timestamp) : failure.Timestamp;
     if (failure.Error.ErrorCode === CONTINUE_CODE) {
-      const state = latest ? details?.Result : undefined;
+      // Each check's state: the latest is the step's own; earlier ones kept with their attempt.
+      const state = latest ? details?.Result : failure.State;
       return {
         event: {
           ...this.base(op, 'StepSucceeded', at),
@@ -351,11 +357,13 @@ function failedAttempts(op: Operation): FailedAttempt[] {
 }
 
 /**
- * `RetryDetails.CurrentAttempt` as AWS's checkpoint server writes it: the step's stored attempt
+ * `RetryDetails.CurrentAttempt`. As AWS's checkpoint server writes it: the step's stored attempt
  * count before the update, that is the attempts finished before this one (none on a first
- * success, so left out), and at least 1 on a failure (its `Attempt ?? 1`).
+ * success, so left out), and at least 1 on a failure (its `Attempt ?? 1`). As Lambda's service
+ * does (`service`): the attempt this event ends (a first success still leaves it out).
  */
-function retry(attempt: number, failed: boolean): AwsRetryDetails {
+function retry(attempt: number, failed: boolean, service: boolean): AwsRetryDetails {
+  if (service) return failed || attempt > 1 ? { CurrentAttempt: attempt } : {};
   const before = attempt - 1;
   if (failed) return { CurrentAttempt: Math.max(1, before) };
   return before > 0 ? { CurrentAttempt: before } : {};

@@ -209,4 +209,12 @@ export interface AwsHistoryOptions {
    * its status but not its result or error, which the execution's terminal event carries.
    */
   run?: { result?: string; error?: ErrorObject };
+  /**
+   * How a step event's `RetryDetails.CurrentAttempt` counts. `service` (Lambda's, as AWS's
+   * conformance requirements have it): the attempt the event ends, 1 for the first failure, 2
+   * for a success after one failure. `testing-library` (the default, AWS's local checkpoint
+   * server): the attempts finished before it, at least 1 on a failure, so one lower on a retry.
+   * Our test runner, history route and console use `service`.
+   */
+  attemptCounting?: 'service' | 'testing-library';
 }

@@ -64,6 +64,7 @@ export class CloudRunState {
         ...(invocation.endedAt === undefined ? {} : { endTimestamp: new Date(invocation.endedAt) }),
       })),
       run: { ...(result === undefined ? {} : { result }), ...(error ? { error } : {}) },
+      attemptCounting: 'service',
     });
     this.views = historyToOperations(this.history);
     this.notify();
