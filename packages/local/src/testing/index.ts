@@ -8,6 +8,7 @@ export type { DriverHandler, TestDriverOptions } from './driver';
 export { TestDriver } from './driver';
 export type { Invocation, TestInvocation } from './invocations';
 export type {
+  CallbackDeadlines,
   InvokeRequest,
   LocalDurableTestRunnerOptions,
   LocalDurableTestRunnerParameters,

@@ -42,6 +42,20 @@ export interface LocalDurableTestRunnerOptions<TResult = unknown> {
    */
   skipTime?: boolean;
   /**
+   * How a callback's deadlines (its `timeout` and `heartbeatTimeout`) pass while time is skipped
+   * (waits and backoffs are skipped in every mode; with `skipTime: false` all time is real).
+   * - `'held'` (default): the deadlines of a callback the test holds (it called `waitForData` on
+   *   it, or sent it a heartbeat through the runner) follow real time, so the test's heartbeat or
+   *   completion arrives first; any other callback's deadline is jumped to once the run waits for
+   *   nothing else, so a test of a 3-day timeout takes no time.
+   * - `'real'`: every callback deadline follows real time, as on AWS's runner (its checkpoint
+   *   server's timers): for tests that heartbeat or complete callbacks by id from outside, with
+   *   real delays (a 10 s heartbeat timeout waits up to 10 s).
+   * - `'skip'`: every callback deadline is jumped to, held or not: a test of a timed-out callback
+   *   it also watches with `waitForData`.
+   */
+  callbackDeadlines?: CallbackDeadlines;
+  /**
    * Injects faults AWS documents as normal, decided by a seed, to prove the handler's runs
    * finish anyway: wake-ups late, twice or dropped; invoke events twice or dropped; callback
    * completions sent twice; invocations killed before a step body, after it before its
@@ -60,6 +74,9 @@ export interface LocalDurableTestRunnerOptions<TResult = unknown> {
    */
   faults?: FaultOptions;
 }
+
+/** How callback deadlines pass under a skipping clock; see `LocalDurableTestRunnerOptions.callbackDeadlines`. */
+export type CallbackDeadlines = 'held' | 'real' | 'skip';
 
 /** AWS's name of {@link LocalDurableTestRunnerOptions}. */
 export type LocalDurableTestRunnerParameters<TResult = unknown> = LocalDurableTestRunnerOptions<TResult>;
@@ -269,6 +286,9 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
   }
 
   private callbackHolds(): CallbackHolds {
+    const mode = this.options.callbackDeadlines ?? 'held';
+    if (mode === 'real') return { any: () => true, has: () => true };
+    if (mode === 'skip') return { any: () => false, has: () => false };
     return {
       any: () => this.holds.length > 0,
       has: (runId, callback) =>
