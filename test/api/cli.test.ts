@@ -2,6 +2,7 @@ import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import { NonRetriableError } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDev } from '../../packages/api/src/cli/dev';
+import { entryPath } from '../../packages/api/src/cli/dev-watch';
 import { runDurableCli, spawnDurableCli } from '../support/durable-cli';
 import { deadUrl, LiveBackend, listen } from './support';
 
@@ -251,6 +252,34 @@ describe('durable dev', () => {
     expect(out[0]).toMatch(/^Press Ctrl-C to stop/);
     expect(out[1]).toMatch(/^SIGINT: stopping the dev server/);
     expect(closed).toBe(true);
+  });
+
+  it('prints ready-to-paste commands for the served functions, with --url off the default port', async () => {
+    const local = {
+      startDevServer: async () => ({
+        url: 'http://127.0.0.1:4000',
+        functions: ['approve', 'ship'],
+        samples: new Map([['approve', [{ name: 'one', input: { doc: "it's" } }]]]),
+        close: async () => {},
+      }),
+    };
+    const { out, io: cli } = io();
+    await runDev(
+      line(['approve=./a.ts#handler', 'ship=./b.ts']),
+      cli,
+      async () => local,
+      () => ({ requested: Promise.resolve('SIGINT' as const), dispose() {} }),
+    );
+    expect(out.slice(0, 3)).toEqual([
+      'From another terminal (dashboard: http://127.0.0.1:4000/):',
+      `  npx durable --url http://127.0.0.1:4000 start approve --input '{"doc":"it'\\''s"}'`,
+      '  npx durable --url http://127.0.0.1:4000 list --status RUNNING',
+    ]);
+    expect(out.join('\n')).toMatch(/npx durable --url http:\/\/127\.0\.0\.1:4000 logs <runId>/);
+    expect(out.find((l) => l.startsWith('Press Ctrl-C'))).toBeDefined();
+    // --watch watches the folder of each entry's module, whatever name and export it gives.
+    expect(entryPath('approve=./src/a.ts#handler')).toBe('./src/a.ts');
+    expect(entryPath('./x=y/a.ts')).toBe('./x=y/a.ts');
   });
 
   it('exits 2 with a clear message when @durable-lambda/local or its startDevServer is missing', async () => {

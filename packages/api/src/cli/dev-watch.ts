@@ -77,6 +77,17 @@ function isFolder(path: string): boolean {
 }
 
 /** The command line of the supervised server: the same `durable dev`, without `--watch`. */
+/**
+ * The module path of an entry `[name=]path[#export]` (the grammar is `parseEntrySpec` of
+ * `@durable-lambda/local`, which the api package does not import): the folder to watch.
+ */
+export function entryPath(entry: string): string {
+  const eq = entry.indexOf('=');
+  const rest = eq > 0 && !/[\\/]/.test(entry.slice(0, eq)) ? entry.slice(eq + 1) : entry;
+  const hash = rest.lastIndexOf('#');
+  return hash >= 0 ? rest.slice(0, hash) : rest;
+}
+
 function childArgs(argv: readonly string[]): string[] {
   return argv.filter((arg) => arg !== '--watch');
 }
@@ -91,7 +102,9 @@ export async function runDevWatch(line: CommandLine, io: CliIo): Promise<number>
   const script = process.argv[1];
   if (!script) throw new Error('durable dev --watch: cannot tell which script to restart');
   const argv = childArgs(process.argv.slice(2));
-  const folders = [...new Set((line.args.length > 0 ? line.args : ['.']).map((entry) => dirname(resolve(entry))))];
+  const folders = [
+    ...new Set((line.args.length > 0 ? line.args : ['.']).map((entry) => dirname(resolve(entryPath(entry))))),
+  ];
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   let stopping = false;

@@ -29,7 +29,42 @@ export function loadLocalPackage(): Promise<unknown> {
 
 interface StartedServer {
   url?: unknown;
+  functions?: unknown;
+  samples?: unknown;
   close?: () => unknown;
+}
+
+/** The CLI as typed in another terminal for the server at `url` (the default URL needs no `--url`). */
+function cliFor(url: string): string {
+  return url === 'http://localhost:3000' || url === 'http://127.0.0.1:3000'
+    ? 'npx durable'
+    : `npx durable --url ${url}`;
+}
+
+/**
+ * Commands to paste into another terminal, for the functions served: a start (with the function's
+ * first sample input, when it declares one), then list, history, logs and wake.
+ */
+export function devHowTo(server: StartedServer): string[] {
+  if (typeof server.url !== 'string') return [];
+  const names = Array.isArray(server.functions)
+    ? (server.functions as unknown[]).filter((n) => typeof n === 'string')
+    : [];
+  const first = names[0] as string | undefined;
+  if (first === undefined) return [];
+  const samples =
+    server.samples instanceof Map ? (server.samples as Map<string, Array<{ input?: unknown }>>) : undefined;
+  const sample = samples?.get(first)?.[0]?.input;
+  const input = sample === undefined ? '' : ` --input '${JSON.stringify(sample).replaceAll("'", "'\\''")}'`;
+  const cli = cliFor(server.url);
+  return [
+    `From another terminal (dashboard: ${server.url}/):`,
+    `  ${cli} start ${first}${input}`,
+    `  ${cli} list --status RUNNING`,
+    `  ${cli} history <runId>       # its operations, errors and callback ids`,
+    `  ${cli} logs <runId>          # its log lines`,
+    `  ${cli} wake <runId>          # end a wait or a retry's backoff now`,
+  ];
 }
 
 /** The environment variable a restart under `--watch` is told by (it prints a short banner). */
@@ -126,8 +161,11 @@ export async function runDev(
     stop.dispose();
     throw portInUse(error) ?? error;
   }
-  // A restart under --watch says one line; the hint was given at the first start.
-  if (options.banner !== 'short') io.out('Press Ctrl-C to stop (runs are kept: they go on at the next start).');
+  // A restart under --watch says one line; the hints were given at the first start.
+  if (options.banner !== 'short') {
+    for (const text of devHowTo(server ?? {})) io.out(text);
+    io.out('Press Ctrl-C to stop (runs are kept: they go on at the next start).');
+  }
   const signal = await stop.requested;
   io.out(`${signal}: stopping the dev server, waiting for the invocations under way (Ctrl-C twice more to force)`);
   try {

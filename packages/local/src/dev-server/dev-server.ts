@@ -32,8 +32,10 @@ export interface DevServerOptions {
   /**
    * Modules to load handlers from (paths relative to the working directory): every export that
    * is a wrapped handler (ours or AWS's) is served under its export name, a `default` export under the file's
-   * name. `.js` files load as they are; `.ts` files need tsx (the process runs under tsx, or tsx
-   * is installed, which is then used to load them).
+   * name. `name=path#export` serves one export under a name of its own (`path#export`: under its
+   * export name; `name=path`: the module's one handler), so AWS-style files that all export
+   * `handler` are served together. `.js` files load as they are; `.ts` files need tsx (the
+   * process runs under tsx, or tsx is installed, which is then used to load them).
    */
   entries?: string[];
   /** Default 3000; 0 picks a free port. */
@@ -90,6 +92,10 @@ export interface DevServer {
   port: number;
   /** The runtime that runs the functions (its `engine`, `startRun`, `waitForRun`, ...). */
   runtime: LocalRuntime;
+  /** The names of the functions it serves. */
+  functions: string[];
+  /** The sample inputs each function declares (the dashboard's start form offers them). */
+  samples: ReadonlyMap<string, readonly SampleInput[]>;
   /**
    * Stops: closes the HTTP server, waits for the invocations under way, closes the database.
    * Unfinished runs stay in the file and go on at the next start. Calling it again is harmless.
@@ -322,7 +328,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const names = [...functions.keys()];
   if (options.banner === 'short') {
     log(`durable-lambda dev server at ${url} (restarted; functions: ${names.join(', ') || 'none'})`);
-    return { url, port: listeningPort, runtime, stop, close: stop };
+    return { url, port: listeningPort, runtime, functions: names, samples, stop, close: stop };
   }
   log(`durable-lambda dev server at ${url}`);
   log(`  dashboard  ${url}/`);
@@ -331,5 +337,5 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   log(`  runs kept  ${dbPath}`);
   if (dashboard === undefined) log('  (the dashboard folder of @durable-lambda/local was not found: / answers 503)');
 
-  return { url, port: listeningPort, runtime, stop, close: stop };
+  return { url, port: listeningPort, runtime, functions: names, samples, stop, close: stop };
 }

@@ -151,11 +151,84 @@ export interface LoadedEntries {
   samples: Map<string, SampleInput[]>;
 }
 
+/** An entry as given on the command line: `[name=]path[#export]`. */
+export interface EntrySpec {
+  /** The path of the module, as given (relative to the working directory). */
+  file: string;
+  /** The function name to serve the handler under (`name=`). */
+  name?: string;
+  /** The one export to serve (`#export`). */
+  exportName?: string;
+}
+
+/** A function name an entry may give: what the API, the CLI and pinned names (`name:7`) accept. */
+const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const EXPORT_NAME = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * Parses an entry: `src/orders.ts` (every handler it exports, by export name),
+ * `src/orders.ts#handler` (that export alone, under its name), `orders=src/orders.ts#handler` or
+ * `orders=src/orders.ts` (under the name given; the module must then export one handler). AWS-style
+ * files all export `handler`: naming each is how two of them are served together.
+ */
+export function parseEntrySpec(entry: string): EntrySpec {
+  let rest = entry;
+  let name: string | undefined;
+  const eq = rest.indexOf('=');
+  if (eq > 0 && !/[\\/]/.test(rest.slice(0, eq))) {
+    name = rest.slice(0, eq);
+    rest = rest.slice(eq + 1);
+    if (!FUNCTION_NAME.test(name)) {
+      throw new TypeError(
+        `the entry ${entry}: the function name ${JSON.stringify(name)} must be 1-64 letters, digits, - or _`,
+      );
+    }
+  }
+  let exportName: string | undefined;
+  const hash = rest.lastIndexOf('#');
+  if (hash >= 0) {
+    exportName = rest.slice(hash + 1);
+    rest = rest.slice(0, hash);
+    if (!EXPORT_NAME.test(exportName)) {
+      throw new TypeError(`the entry ${entry}: ${JSON.stringify(exportName)} after # is not an export name`);
+    }
+  }
+  if (rest === '') throw new TypeError(`the entry ${entry}: a module path is required`);
+  return { file: rest, ...(name === undefined ? {} : { name }), ...(exportName === undefined ? {} : { exportName }) };
+}
+
+/** The handlers an entry serves, by name, as its spec selects and names them. */
+function selectHandlers(
+  spec: EntrySpec,
+  entry: string,
+  handlers: ReadonlyArray<[string, ServedHandler]>,
+): Array<[string, ServedHandler]> {
+  let chosen = handlers;
+  if (spec.exportName !== undefined) {
+    chosen = handlers.filter(([exported]) => exported === spec.exportName);
+    if (chosen.length === 0) {
+      const known = handlers.map(([exported]) => exported).join(', ');
+      throw new Error(
+        `the entry ${entry}: ${spec.file} has no durable handler exported as ${spec.exportName} (it has ${known})`,
+      );
+    }
+  }
+  if (spec.name === undefined) return [...chosen];
+  if (chosen.length !== 1) {
+    const known = chosen.map(([exported]) => exported).join(', ');
+    throw new Error(
+      `the entry ${entry}: ${spec.file} exports ${chosen.length} durable handlers (${known}); name one: ${spec.name}=${spec.file}#<export>`,
+    );
+  }
+  return [[spec.name, (chosen[0] as [string, ServedHandler])[1]]];
+}
+
 /**
  * Loads handler modules and returns their durable handlers by name: each export that is a
  * wrapped handler under its export name, a `default` export under the file's name (without its
- * extension). Paths are relative to the working directory. Throws when a module cannot be
- * loaded, exports no durable handler, or two handlers get the same name.
+ * extension); an entry may name its function and pick its export (see {@link parseEntrySpec}).
+ * Paths are relative to the working directory. Throws when a module cannot be loaded, exports no
+ * durable handler, or two handlers get the same name.
  */
 export async function loadEntries(entries: readonly string[]): Promise<Map<string, ServedHandler>> {
   return (await loadEntryModules(entries)).handlers;
@@ -166,27 +239,37 @@ export async function loadEntryModules(entries: readonly string[]): Promise<Load
   const found = new Map<string, { handler: ServedHandler; from: string }>();
   const samples = new Map<string, SampleInput[]>();
   for (const entry of entries) {
-    const file = resolve(entry);
+    const spec = parseEntrySpec(entry);
+    const file = resolve(spec.file);
     let mod: Record<string, unknown>;
     try {
       mod = await importEntry(file);
     } catch (error) {
       throw new Error(`cannot load the entry ${entry}: ${(error as Error).message}`, { cause: error });
     }
-    const handlers = handlersOf(mod, basename(file, extname(file)));
-    if (handlers.length === 0) {
+    const exported = handlersOf(mod, basename(file, extname(file)));
+    if (exported.length === 0) {
       throw new Error(
         `the entry ${entry} exports no durable handler (a function wrapped with withDurableExecution, ours or AWS's)`,
       );
     }
+    const handlers = selectHandlers(spec, entry, exported);
     for (const [name, handler] of handlers) {
       const seen = found.get(name);
       if (seen && seen.handler !== handler) {
-        throw new Error(`two durable handlers are named ${JSON.stringify(name)}: in ${seen.from} and in ${entry}`);
+        throw new Error(
+          `two durable handlers are named ${JSON.stringify(name)}: in ${seen.from} and in ${entry} (name each: <name>=<path>#<export>)`,
+        );
       }
       found.set(name, { handler, from: entry });
     }
-    for (const [name, list] of samplesOf(mod, handlers, entry)) samples.set(name, list);
+    // Samples are declared by export name; a renamed handler keeps its module's samples.
+    const declared = samplesOf(mod, exported, entry);
+    for (const [exportedName, handler] of exported) {
+      const list = declared.get(exportedName);
+      if (!list) continue;
+      for (const [name, chosen] of handlers) if (chosen === handler) samples.set(name, list);
+    }
   }
   return { handlers: new Map([...found].map(([name, { handler }]) => [name, handler])), samples };
 }
