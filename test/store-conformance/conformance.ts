@@ -28,6 +28,7 @@ import {
   T0,
   withDueAt,
 } from './fixtures';
+import { describeHistoryOrderConformance } from './history-order-conformance';
 import { describeMeterConformance } from './meter-conformance';
 import { describeOperationPageConformance } from './operation-page-conformance';
 import { describeOutsideEventConformance } from './outside-event-conformance';
@@ -54,6 +55,7 @@ export function describeStoreConformance(
   describeReplayLoadConformance(name, setup, options);
   describeMeterConformance(name, setup, options);
   describeRecreationConformance(name, setup, options);
+  describeHistoryOrderConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

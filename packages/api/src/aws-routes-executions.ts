@@ -101,10 +101,17 @@ export function awsExecutionRoutes(deps: RouteDeps): Route[] {
         includeExecutionData,
         run,
         attemptCounting: 'service',
-        invocations: (journal?.invocations ?? []).map((invocation) => ({
-          startTimestamp: new Date(invocation.startedAt),
-          ...(invocation.endedAt === undefined ? {} : { endTimestamp: new Date(invocation.endedAt) }),
-        })),
+        // Where the run recorded its invocations' ends (every store), else the journal's (inferred order).
+        invocations: run.historyInvocations
+          ? run.historyInvocations.map((invocation) => ({
+              startTimestamp: new Date(invocation.startedAt),
+              endTimestamp: new Date(invocation.endedAt),
+              order: invocation.order,
+            }))
+          : (journal?.invocations ?? []).map((invocation) => ({
+              startTimestamp: new Date(invocation.startedAt),
+              ...(invocation.endedAt === undefined ? {} : { endTimestamp: new Date(invocation.endedAt) }),
+            })),
       });
       if (reverse) events.reverse();
       // The marker is a position in the history: events are only ever added at its end. A page

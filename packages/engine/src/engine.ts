@@ -3,6 +3,7 @@ import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lamb
 import { issueCallbackId } from './callback-ids';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { type ExecutionTimeoutSetting, executionTimeoutFor, expireRun, pastDeadline } from './execution-timeout';
+import { FIRST_HISTORY_ORDER } from './history-order';
 import { newLeaseToken } from './lease';
 import {
   type CancelOptions,
@@ -173,6 +174,8 @@ export class Engine implements DurableBackend {
       lostInvocations: 0,
       eventSeq: 0,
       handledEventSeq: 0,
+      // Its history is recorded as it happens: its first event, ExecutionStarted, is the first.
+      historySeq: FIRST_HISTORY_ORDER,
       ...(request.parent ? { parent: request.parent } : {}),
       // Its id names a new run again once this one expires: the incarnation tells the two apart.
       ...(request.runKey === undefined ? {} : { runKey: request.runKey, incarnation: newIncarnation() }),
@@ -197,6 +200,7 @@ export class Engine implements DurableBackend {
       Status: 'STARTED',
       StartTimestamp: now,
       ExecutionDetails: request.input === undefined ? {} : { InputPayload: request.input },
+      HistoryOrder: [FIRST_HISTORY_ORDER],
     };
     const result = await this.store.createRun(run, execution);
     if (!result.created && (result.run.functionName !== run.functionName || result.run.input !== run.input)) {
@@ -254,6 +258,7 @@ export class Engine implements DurableBackend {
       Status: 'STARTED',
       StartTimestamp: run.createdAt,
       ExecutionDetails: run.input === undefined ? {} : { InputPayload: run.input },
+      ...(run.historySeq === undefined ? {} : { HistoryOrder: [FIRST_HISTORY_ORDER] }),
     };
   }
 

@@ -77,6 +77,15 @@ export type { ExecutionTimeoutSetting } from './execution-timeout';
  * outside `Engine.openRun` (the Lambda-shaped API routes) and must end such a run the same way.
  */
 export { EXECUTION_TIMED_OUT, expireRun, MAX_EXECUTION_TIMEOUT_SECONDS, pastDeadline } from './execution-timeout';
+export {
+  FIRST_HISTORY_ORDER,
+  type HistoryInvocation,
+  historyEventCount,
+  MAX_HISTORY_INVOCATIONS,
+  outsideHistoryOrder,
+  withHistoryOrder,
+  withInvocation,
+} from './history-order';
 export { takeLease } from './lease';
 export { applyPatch, MemoryStore } from './memory-store';
 export type { ActionOutcome, CancelOptions, RetryOptions, SkipOptions } from './operator-actions';

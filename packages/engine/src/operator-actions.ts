@@ -8,6 +8,7 @@
  */
 import { isTerminal, type Operation } from '@durable-lambda/protocol';
 import { EngineInputError, RunNotFoundError } from './errors';
+import { outsideHistoryOrder } from './history-order';
 import type { RunPatch, RunRecord, RunStatus } from './ports';
 import { type ActionOrigin, findAction, parseOrigin, type RunActionKind, withAction } from './run-audit';
 import { RunStateError, reopen, reopenForRetry } from './run-control';
@@ -246,7 +247,11 @@ async function act(
   return reviseFromLatest(deps, runId, actionId, async (run) => {
     if (!allowed.includes(run.status)) throw new RunStateError(runId, run.status, verb);
     const now = deps.clock.now();
-    const { operations, patch } = build(run, await deps.store.loadOperations(runId), now);
+    const stored = await deps.store.loadOperations(runId);
+    const { operations: changed, patch } = build(run, stored, now);
+    // A revision is made outside the run's invocations: the events it adds stand after those recorded so far.
+    const before = new Map(stored.map((op) => [op.Id, op]));
+    const operations = changed.map((op) => outsideHistoryOrder(run, before.get(op.Id), op));
     const actions = withAction(run, {
       id: actionId,
       action: kind,

@@ -1,6 +1,7 @@
 import { type ErrorObject, incarnationId, type Operation } from '@durable-lambda/protocol';
 import { parseCallbackId, sameCallbackId } from './callback-ids';
 import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
+import { outsideHistoryOrder } from './history-order';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
 import { callbackTimeout } from './transitions';
 import { wakeEvent } from './wake-event';
@@ -179,7 +180,7 @@ export class OutsideEvents {
     // Only the invoke that started this child: a parent created again under its id (after its
     // retention) may hold another operation there, or an invoke of another child.
     if (parent && op?.Status === 'STARTED' && startedChild(op, child.runId)) {
-      const done = completedInvoke(op, child, this.deps.clock.now());
+      const done = outsideHistoryOrder(parent, op, completedInvoke(op, child, this.deps.clock.now()));
       // The write makes the parent due: its wake-up, if lost, is left to the reconciler.
       if (await this.deps.store.writeOutsideEvent(parent.runId, done, { Status: 'STARTED' }, true)) {
         await this.wakeSoon(parent);
@@ -214,7 +215,7 @@ export class OutsideEvents {
       return op;
     }
     if (child.status === 'RUNNING') return op;
-    const done = completedInvoke(op, child, this.deps.clock.now());
+    const done = outsideHistoryOrder(run, op, completedInvoke(op, child, this.deps.clock.now()));
     return (await this.deps.store.writeOutsideEvent(run.runId, done, { Status: 'STARTED' }, false))
       ? done
       : ((await this.deps.store.getOperation(run.runId, op.Id)) ?? op);
@@ -226,7 +227,8 @@ export class OutsideEvents {
       ...(d?.TimeoutTimestamp === undefined ? {} : { TimeoutTimestamp: d.TimeoutTimestamp }),
       ...(d?.HeartbeatDeadline === undefined ? {} : { HeartbeatDeadline: d.HeartbeatDeadline }),
     };
-    return this.deps.store.writeOutsideEvent(run.runId, next, { Status: 'STARTED', deadlines }, event);
+    const placed = outsideHistoryOrder(run, op, next);
+    return this.deps.store.writeOutsideEvent(run.runId, placed, { Status: 'STARTED', deadlines }, event);
   }
 
   private async explainRefusal(runId: string, operationId: string): Promise<never> {

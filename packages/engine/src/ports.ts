@@ -1,4 +1,5 @@
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import type { HistoryInvocation } from './history-order';
 import type { RunAction } from './run-audit';
 import type { RunMeter, RunMeterIncrement } from './run-meter';
 
@@ -77,6 +78,10 @@ export interface RunRecord {
    * ever added to, by {@link RunPatch.meter}.
    */
   meter?: RunMeter;
+  /** The history events the run's invocations recorded so far (`history-order.ts`); absent on runs made before. */
+  historySeq?: number;
+  /** The run's latest ended invocations, where each end stands in its history (`history-order.ts`). */
+  historyInvocations?: HistoryInvocation[];
 }
 
 /**
@@ -134,7 +139,9 @@ export type RunPatch = {
     | 'dueAt'
     | 'deadlineAt'
     | 'childrenOpen'
-    | 'actions']?: RunRecord[K] | null;
+    | 'actions'
+    | 'historySeq'
+    | 'historyInvocations']?: RunRecord[K] | null;
 } & {
   /**
    * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes

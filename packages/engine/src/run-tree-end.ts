@@ -6,6 +6,7 @@
  * reconciler. Every step is idempotent (conditional on status), so a repeat only finishes the rest.
  */
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import { outsideHistoryOrder } from './history-order';
 import type { OutsideEvents } from './outside-events';
 import type { Clock, RevisionBase, RunPatch, RunRecord, Store } from './ports';
 
@@ -42,9 +43,11 @@ export async function endRun(
   const operations = await deps.store.loadOperations(run.runId);
   const written: Operation[] = [];
   let openChildren = false;
+  // Written from outside the run's invocations: each event stands after those recorded so far.
+  const placed = (op: Operation, next: Operation) => outsideHistoryOrder(run, op, next);
   for (const op of operations) {
-    if (op.Type === 'EXECUTION') written.push({ ...op, Status: end.status, EndTimestamp: now });
-    else if (op.Type === 'CALLBACK' && op.Status === 'STARTED') written.push(callbackEnded(op, end, now));
+    if (op.Type === 'EXECUTION') written.push(placed(op, { ...op, Status: end.status, EndTimestamp: now }));
+    else if (op.Type === 'CALLBACK' && op.Status === 'STARTED') written.push(placed(op, callbackEnded(op, end, now)));
     else if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED') openChildren = true;
   }
   return deps.store.reviseRun(

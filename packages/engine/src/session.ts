@@ -7,6 +7,7 @@ import {
   type Operation,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
+import { HistoryCounter, withInvocation } from './history-order';
 import { type Clock, dueAtOf, type RunPatch, type RunRecord, type Store, type WakeRequest, type Waker } from './ports';
 import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
@@ -73,6 +74,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private settledByTime: string[] = [];
   private ended = false;
   private meter: InvocationMeter | undefined;
+  /** Places the events this invocation records in the run's history (`history-order.ts`). */
+  private readonly history: HistoryCounter;
+  /** When this invocation began, for its `InvocationCompleted`. */
+  private readonly startedAt: number;
 
   constructor(
     private run: RunRecord,
@@ -80,6 +85,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     readonly previousInvocationLost: boolean,
     private readonly deps: SessionDeps,
   ) {
+    this.history = new HistoryCounter(run.historySeq);
+    this.startedAt = deps.clock.now();
     for (const op of operations) this.put(op);
     this.settleDue();
     this.meter = deps.meter;
@@ -173,7 +180,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
           invokes.push(op);
         }
       }
-      changed.set(update.Id, op);
+      changed.set(update.Id, this.history.place(lookup(update.Id), op));
     }
     return { written: [...changed.values()], invokes };
   }
@@ -273,7 +280,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
         ? waitDue
         : Math.min(waitDue ?? Number.POSITIVE_INFINITY, now + this.deps.faultRetryMs);
       const released = this.metered(
-        this.released(due),
+        { ...this.released(due), ...this.invocationEnded(now) },
         due === undefined ? undefined : { ...this.target(), at: due, reason: 'due' },
       );
       await this.commit(pending, released);
@@ -283,9 +290,13 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       await this.bestEffort(this.catchLateEvents());
       return { Status: 'PENDING' };
     }
+    // Lambda ends the execution once its last invocation completed: that end first, then the execution's.
+    const invocationEnd = this.invocationEnded(now);
     const execution = this.ops.get('0');
-    const finished: Operation | undefined = execution && { ...execution, Status: output.Status, EndTimestamp: now };
+    const finished: Operation | undefined =
+      execution && this.history.place(execution, { ...execution, Status: output.Status, EndTimestamp: now });
     const patch: RunPatch = this.metered({
+      ...invocationEnd,
       status: output.Status,
       endedAt: now,
       leaseExpiresAt: null,
@@ -323,6 +334,12 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       ...(handled ? { handledEventSeq } : {}),
       dueAt: dueAtOf(after) ?? null,
     };
+  }
+
+  /** The patch recording this invocation's end in the run's history (nothing for a run that keeps no order). */
+  private invocationEnded(now: number): RunPatch {
+    const ended = this.history.ended(this.startedAt, now);
+    return ended ? { historyInvocations: withInvocation(this.run.historyInvocations, ended) } : {};
   }
 
   /**
@@ -407,7 +424,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // wake-up, else the reconciler); if only the wake-up fails, it is due at `at` (reconciler).
     const at = this.now() + this.deps.faultRetryMs;
     try {
-      await this.commit([], this.metered(this.released(at, false), { ...this.target(), at, reason: 'due' }));
+      const released = { ...this.released(at, false), ...this.invocationEnded(this.now()) };
+      await this.commit([], this.metered(released, { ...this.target(), at, reason: 'due' }));
     } catch {
       return;
     }
@@ -472,7 +490,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const now = this.now();
     for (const id of [...this.timeBound]) {
       const op = this.ops.get(id);
-      const next = op && settleDue(op, now);
+      const settled = op && settleDue(op, now);
+      const next = settled && this.history.place(op, settled);
       if (next) {
         this.put(next);
         this.settled.add(id);
@@ -487,8 +506,11 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   }
 
   /** The write of `operations` (and the run's patch) with the operations time changed since the last one. */
-  private writeOf(operations: Operation[], run?: RunPatch): { operations: Operation[]; run?: RunPatch } {
+  private writeOf(operations: Operation[], patch?: RunPatch): { operations: Operation[]; run?: RunPatch } {
     let all = operations;
+    // The count of the run's history events rides with the write that records them.
+    const counted = this.history.patch();
+    const run = counted.historySeq === undefined ? patch : { ...patch, ...counted };
     // Operations time changed ride along (rare: only a checkpoint after a wait came due has any).
     if (this.settled.size > 0) {
       const ids = new Set(operations.map((op) => op.Id));

@@ -1,5 +1,6 @@
 import { isTerminal, type Operation } from '@durable-lambda/protocol';
 import { EngineInputError, RunNotFoundError } from './errors';
+import { outsideHistoryOrder } from './history-order';
 import { type Clock, dueAtOf, type RunRecord, type Store } from './ports';
 import { RunStateError } from './run-control';
 
@@ -106,7 +107,8 @@ export async function wakeNow(
     const ended: WokenOperation[] = [];
     for (const target of waits) {
       // The write grows eventSeq, which makes the run due: a lost wake-up is left to the reconciler.
-      if (await deps.store.writeOutsideEvent(runId, endedWait(target.op, now), { Status: 'STARTED' }, true)) {
+      const next = outsideHistoryOrder(run, target.op, endedWait(target.op, now));
+      if (await deps.store.writeOutsideEvent(runId, next, { Status: 'STARTED' }, true)) {
         ended.push(describe(target));
       }
     }
@@ -150,7 +152,9 @@ function due(op: Operation, now: number): Operation {
  * invocation took the run, or it was cancelled or retried) and nothing was written.
  */
 async function commitFenced(store: Store, run: RunRecord, targets: Target[], now: number): Promise<boolean> {
-  const operations = targets.map((t) => (t.kind === 'wait' ? endedWait(t.op, now) : due(t.op, now)));
+  const operations = targets.map((t) =>
+    outsideHistoryOrder(run, t.op, t.kind === 'wait' ? endedWait(t.op, now) : due(t.op, now)),
+  );
   const dueAt = dueAtOf({ ...run, nextWakeAt: now, updatedAt: now });
   try {
     await store.commit(run.runId, run.fence, { operations, run: { nextWakeAt: now, dueAt: dueAt ?? now } });

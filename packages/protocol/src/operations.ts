@@ -125,6 +125,14 @@ export interface Operation {
     Result?: string;
     Error?: ErrorObject;
   };
+  /**
+   * Ours: where each of this operation's history events stands in its run's order, oldest event
+   * first (one number per event of the engine's `toAwsHistoryEvents`): a whole number for an event
+   * an invocation of the run recorded (the run counts them), `n + 0.5` for one written from outside
+   * (a callback completed, a child run ended) when the run's count stood at `n`. Given when the
+   * event happens; absent on operations written before (their order is inferred).
+   */
+  HistoryOrder?: number[];
 }
 
 /** A change the SDK asks the engine to make to one operation. */

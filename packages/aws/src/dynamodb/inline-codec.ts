@@ -1,5 +1,6 @@
 import type { Operation } from '@durable-lambda/protocol';
 import type { ChunkRef } from './chunks';
+import { decodeOrder, encodeOrder } from './history-attributes';
 
 /**
  * The compact text of an operation kept inline in the run item (`inflight.<id>`, layout 2). Every
@@ -14,6 +15,9 @@ import type { ChunkRef } from './chunks';
  * its id), and the `EndTimestamp` and a wait's `ScheduledEndTimestamp` are stored as milliseconds
  * after the `StartTimestamp` (`d`, `sd`) rather than as thirteen-digit times. Texts written before
  * (with `i`, `e`, `se`) read the same.
+ *
+ * An operation's `HistoryOrder` (where its history events stand in the run's order) is folded
+ * after its status letter: `"s":"S8."` is SUCCEEDED with events at places 4 and 5.
  *
  * Two things ride along that are not the operation's: the chunk references of fields moved out of
  * it (`$r`, as an operation item's `refs`), and `$i`, which says the EXECUTION operation's
@@ -56,6 +60,7 @@ const KEYS: Record<string, string> = {
   ErrorCode: 'ec',
   ErrorData: 'ed',
   StackTrace: 'st',
+  HistoryOrder: 'q',
 };
 const NAMES: Record<string, string> = Object.fromEntries(Object.entries(KEYS).map(([name, code]) => [code, name]));
 
@@ -172,6 +177,12 @@ export function encodeInline(entry: InlineEntry): string {
   }
   short.t = TYPES[op.Type] ?? op.Type;
   short.s = STATUSES[op.Status] ?? op.Status;
+  // The places of its history events ride after its status letter (a few bytes: `history-attributes.ts`).
+  const order = op.HistoryOrder;
+  if (order && order.length > 0 && STATUSES[op.Status] !== undefined) {
+    delete short.q;
+    short.s = `${short.s}${encodeOrder(order)}`;
+  }
   const standard = DEFAULT_SUBTYPES[op.Type];
   if (op.SubType === undefined) {
     if (standard !== undefined) short.u = 0;
@@ -200,6 +211,12 @@ export function decodeInline(stored: unknown, id: string): InlineEntry {
   delete short[RUN_INPUT];
   const subType = short.u;
   delete short.u;
+  const status = short.s;
+  const order = typeof status === 'string' && status.length > 1 ? decodeOrder(status.slice(1)) : undefined;
+  if (order && STATUS_NAMES[(status as string)[0] as string] !== undefined) {
+    short.s = (status as string)[0];
+    short.q = order;
+  }
   const op = rename(short, NAMES, false) as Record<string, unknown>;
   op.Type = TYPE_NAMES[op.Type as string] ?? op.Type;
   op.Status = STATUS_NAMES[op.Status as string] ?? op.Status;

@@ -9,6 +9,7 @@ import {
   chunkItems,
   splitField,
 } from './chunks';
+import { decodeInvocations, encodeInvocations, HISTORY_INVOCATIONS, HISTORY_SEQ } from './history-attributes';
 import {
   DUE_SHARD,
   dueShard,
@@ -176,6 +177,8 @@ export function runItem(
   }
   if (run.expiresAt !== undefined) item[TTL] = ttlSeconds(run.expiresAt);
   if (run.dueAt !== undefined) item[DUE_SHARD] = dueShard(run.runId);
+  if (run.historySeq !== undefined) item[HISTORY_SEQ] = run.historySeq;
+  if (run.historyInvocations !== undefined) item[HISTORY_INVOCATIONS] = encodeInvocations(run.historyInvocations);
   item[LIST_KEY] = listKeyOf(run.functionName, run.runId);
   const base = functionBaseOf(run.functionName);
   if (base !== undefined) item[FUNCTION_BASE] = base;
@@ -207,6 +210,10 @@ export function runFromItem(item: Record<string, unknown>, pool: ChunkPool | und
   // Run meter hook: its attributes, read back as `meter` (see run-meter.ts).
   const meter = runMeterFromItem(item);
   if (meter) run.meter = meter;
+  // The history's order, under short names (history-attributes.ts).
+  if (typeof item[HISTORY_SEQ] === 'number') run.historySeq = item[HISTORY_SEQ];
+  const invocations = decodeInvocations(item[HISTORY_INVOCATIONS]);
+  if (invocations) run.historyInvocations = invocations;
   return run as unknown as RunRecord;
 }
 

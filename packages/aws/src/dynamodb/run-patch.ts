@@ -1,6 +1,7 @@
-import type { RunMeterIncrement, RunPatch, RunRecord } from '@durable-lambda/engine';
+import type { HistoryInvocation, RunMeterIncrement, RunPatch, RunRecord } from '@durable-lambda/engine';
 import type { ChunkItem } from './chunks';
 import type { Expressions } from './expressions';
+import { encodeInvocations, HISTORY_INVOCATIONS, HISTORY_SEQ } from './history-attributes';
 import { type ItemLimits, LARGE_RUN_FIELDS, type LargeRunField, prepareRunField, refAttribute } from './items';
 import { DUE_SHARD, dueShard, runPk, TTL, ttlSeconds } from './layout';
 import { addRunMeter } from './run-meter';
@@ -50,6 +51,13 @@ export function applyRunPatch(
     }
     if (key === 'dueAt') {
       setDueAt(e, runId, value as number | null);
+      continue;
+    }
+    // The history's order, under short names (history-attributes.ts).
+    if (key === 'historySeq' || key === 'historyInvocations') {
+      const attribute = key === 'historySeq' ? HISTORY_SEQ : HISTORY_INVOCATIONS;
+      if (value === null) e.removes(attribute);
+      else e.setTo(attribute, key === 'historySeq' ? value : encodeInvocations(value as HistoryInvocation[]));
       continue;
     }
     // Run meter hook: an increment, ADDed (see run-meter.ts).

@@ -348,7 +348,7 @@ export class DraftBuilder {
  * A step's failed attempts, oldest first. A step stored before we kept that history has only its
  * latest error: it stands for its latest attempt.
  */
-function failedAttempts(op: Operation): FailedAttempt[] {
+export function failedAttempts(op: Operation): FailedAttempt[] {
   const details = op.StepDetails;
   const kept = [...(details?.FailedAttempts ?? [])].sort((a, b) => a.Attempt - b.Attempt);
   const failing = op.Status === 'FAILED' || op.Status === 'PENDING' || op.Status === 'READY';

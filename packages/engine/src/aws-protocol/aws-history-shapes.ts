@@ -193,6 +193,8 @@ export interface AwsHistoryInvocation {
   requestId?: string;
   /** How the invocation itself failed (a handler crash), not how the run did. */
   error?: ErrorObject;
+  /** Where its end stands in the run's recorded order (`RunRecord.historyInvocations`); absent when not recorded. */
+  order?: number;
 }
 
 /** Options of {@link toAwsHistoryEvents}. */

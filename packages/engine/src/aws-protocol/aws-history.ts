@@ -2,6 +2,10 @@
  * Our stored operations as the history Lambda's `GetDurableExecutionHistory` returns (`Events`),
  * in the order and shape AWS's checkpoint server writes it.
  *
+ * A run that recorded its history as it happened (every operation carries `HistoryOrder`, see
+ * `history-order.ts`) is read in that order (`aws-history-recorded.ts`). A run written before is
+ * ordered by inference, as follows.
+ *
  * Ordering is by time, and where times are equal (always so within one invocation on a virtual
  * clock, often so on a real one) by what must have come first: an operation's own events in
  * order; a context's start before its children's events and its end after them; one operation
@@ -27,6 +31,7 @@ import {
   numberByProgress,
   ordered,
 } from './aws-history-order';
+import { isRecorded, recordedOrder } from './aws-history-recorded';
 import type { AwsHistoryEvent, AwsHistoryOptions } from './aws-history-shapes';
 
 /**
@@ -65,6 +70,17 @@ export function toAwsHistoryEvents(
     perOp.set(op.Id, own);
     nodes.push(...own);
   }
+  if (isRecorded(operations)) {
+    // Recorded as it happened: read, not inferred.
+    const recorded = recordedOrder(
+      operations,
+      perOp,
+      options.invocations ?? [],
+      options.includeExecutionData !== false,
+    );
+    estimateDelays(perOp, recorded.invocations);
+    return numbered(recorded.nodes);
+  }
   const invocations = invocationNodes(options.invocations ?? [], options.includeExecutionData !== false);
   for (let i = 1; i < invocations.length; i += 1) link(invocations[i - 1]?.node, invocations[i]?.node);
   nodes.push(...invocations.map((entry) => entry.node));
@@ -81,5 +97,19 @@ export function toAwsHistoryEvents(
     const latest = nodes.reduce((max, node) => Math.max(max, node.draft.at), end.draft.at);
     end.draft = { ...end.draft, at: latest, event: { ...end.draft.event, EventTimestamp: new Date(latest) } };
   }
-  return ordered(nodes).map((node, index) => ({ ...node.draft.event, EventId: index + 1 }) as AwsHistoryEvent);
+  return numbered(ordered(nodes));
+}
+
+/**
+ * The events in order, numbered 1..n. The execution's end comes last, at the latest time of any
+ * event (Lambda ends an execution when its last invocation completes).
+ */
+function numbered(nodes: readonly Node[]): AwsHistoryEvent[] {
+  const latest = nodes.reduce((max, node) => Math.max(max, node.draft.at), Number.NEGATIVE_INFINITY);
+  return nodes.map((node, index) => {
+    const event = { ...node.draft.event, EventId: index + 1 } as AwsHistoryEvent;
+    const executionEnd = index === nodes.length - 1 && index > 0 && event.EventType.startsWith('Execution');
+    if (executionEnd && node.draft.at < latest) event.EventTimestamp = new Date(latest);
+    return event;
+  });
 }

@@ -35,6 +35,38 @@ function historyInvocations(invocations: readonly TestInvocation[]): AwsHistoryI
 }
 
 /**
+ * The invocations as the run recorded their ends (`RunRecord.historyInvocations`: where each
+ * stands in its history), each with the request id and error of the runner's invocation that
+ * started and ended at the same times (the first not taken: under the virtual clock several may).
+ * Undefined for a run that recorded none (the runner's own list is used, ordered by inference).
+ */
+function recordedInvocations(
+  run: RunRecord | undefined,
+  invocations: readonly TestInvocation[],
+): AwsHistoryInvocation[] | undefined {
+  if (run?.historyInvocations === undefined) return undefined;
+  const ours = historyInvocations(invocations);
+  const taken = new Set<number>();
+  return run.historyInvocations.map((recorded) => {
+    const index = ours.findIndex(
+      (inv, i) =>
+        !taken.has(i) &&
+        inv.startTimestamp.getTime() === recorded.startedAt &&
+        inv.endTimestamp?.getTime() === recorded.endedAt,
+    );
+    taken.add(index);
+    const match = ours[index];
+    return {
+      startTimestamp: new Date(recorded.startedAt),
+      endTimestamp: new Date(recorded.endedAt),
+      order: recorded.order,
+      ...(match?.requestId === undefined ? {} : { requestId: match.requestId }),
+      ...(match?.error === undefined ? {} : { error: match.error }),
+    };
+  });
+}
+
+/**
  * The history of a run from its operations, invocations and record, read when asked (a finished
  * run's is computed once; a running one's on every call, since it changes).
  */
@@ -47,7 +79,7 @@ export function runHistory(
     if (cached) return cached;
     const { operations, invocations, run } = read();
     const events = toAwsHistoryEvents(operations, {
-      invocations: historyInvocations(invocations),
+      invocations: recordedInvocations(run, invocations) ?? historyInvocations(invocations),
       ...(run ? { run } : {}),
       attemptCounting: 'service',
     });

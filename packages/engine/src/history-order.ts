@@ -1,0 +1,142 @@
+/**
+ * The run's history as a record (issue 23): every history event gets its place in the run's order
+ * when it happens, instead of an order inferred afterwards from timestamps.
+ *
+ * The run counts the events its invocations record (`RunRecord.historySeq`, carried by the writes
+ * that record them: each checkpoint's and each end's run patch); each operation keeps where its own
+ * events stand (`Operation.HistoryOrder`, one number per event, oldest first), and each ended
+ * invocation where its end stands (`RunRecord.historyInvocations`). An event written from outside
+ * the run's invocations (a callback completed, a child run ended, an operator's revision) does not
+ * count: it stands at `n + 0.5`, after the `n` events recorded when it was written and before
+ * whatever the run records next. So nothing is written that the write of the event did not
+ * already write: no item, no request, a few bytes.
+ *
+ * A run created before this (no `historySeq`) is never given positions: its history keeps the
+ * inferred order.
+ */
+
+import { isTerminal, type Operation } from '@durable-lambda/protocol';
+import { failedAttempts } from './aws-protocol/aws-history-drafts';
+
+/** An ended invocation of a run, where its end stands in the run's history. */
+export interface HistoryInvocation {
+  /** When it took the lease (epoch ms). */
+  startedAt: number;
+  /** When it released it (epoch ms). */
+  endedAt: number;
+  /** Its `InvocationCompleted` event's place in the run's order. */
+  order: number;
+}
+
+/**
+ * How many ended invocations a run keeps (the latest): each is a few bytes of the run record that
+ * every write pays for, so a run woken every minute for a year keeps only its recent ones (the
+ * older ones' `InvocationCompleted` events are left out of its history, as before).
+ */
+export const MAX_HISTORY_INVOCATIONS = 20;
+
+/** The first event of every run, its `ExecutionStarted`. */
+export const FIRST_HISTORY_ORDER = 1;
+
+/**
+ * How many history events an operation stands for, as `toAwsHistoryEvents` builds them
+ * (`aws-history-drafts.ts`): what the engine numbers when an update adds some.
+ */
+export function historyEventCount(op: Operation): number {
+  switch (op.Type) {
+    case 'EXECUTION':
+      return op.Status === 'STARTED' || op.Status === 'PENDING' || op.Status === 'READY' ? 1 : 2;
+    case 'STEP': {
+      const failures = failedAttempts(op);
+      const lastFailed = failures.at(-1)?.Attempt ?? 0;
+      const attempt = op.StepDetails?.Attempt ?? 1;
+      const running = op.Status === 'SUCCEEDED' || (op.Status === 'STARTED' && attempt > lastFailed) ? 1 : 0;
+      return 2 * failures.length + running + (op.Status === 'SUCCEEDED' ? 1 : 0);
+    }
+    case 'WAIT':
+      return op.Status === 'SUCCEEDED' || op.Status === 'CANCELLED' ? 2 : 1;
+    case 'CALLBACK':
+      return op.Status === 'SUCCEEDED' || op.Status === 'FAILED' || op.Status === 'TIMED_OUT' ? 2 : 1;
+    case 'CHAINED_INVOKE':
+      return isTerminal(op.Status) ? 2 : 1;
+    case 'CONTEXT':
+      return op.Status === 'SUCCEEDED' || op.Status === 'FAILED' ? 2 : 1;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * `after` (the operation `before` became) with the places of its events: those `before` had, and
+ * one from `place()` for each event the change added. A change that takes events away (an
+ * operator's retry reopens an operation) keeps the places of the events left.
+ */
+export function withHistoryOrder(before: Operation | undefined, after: Operation, place: () => number): Operation {
+  const had = before?.HistoryOrder ?? [];
+  const count = historyEventCount(after);
+  const added = count - (before ? historyEventCount(before) : 0);
+  const order = added > 0 ? [...had] : had.slice(0, Math.max(0, had.length + added));
+  for (let i = 0; i < added; i += 1) order.push(place());
+  return { ...after, HistoryOrder: order };
+}
+
+/** The place of an event written from outside the run's invocations when its count is `count`. */
+export function outsidePlace(count: number): () => number {
+  return () => count + 0.5;
+}
+
+/**
+ * `next` (an outside writer's change to `op`) with the places of the events it adds, when the run
+ * keeps its history's order (`historySeq` set); unchanged otherwise.
+ */
+export function outsideHistoryOrder(
+  run: { historySeq?: number },
+  op: Operation | undefined,
+  next: Operation,
+): Operation {
+  return run.historySeq === undefined ? next : withHistoryOrder(op, next, outsidePlace(run.historySeq));
+}
+
+/** The run's ended invocations with one more, the latest {@link MAX_HISTORY_INVOCATIONS} kept. */
+export function withInvocation(
+  kept: readonly HistoryInvocation[] | undefined,
+  ended: HistoryInvocation,
+): HistoryInvocation[] {
+  return [...(kept ?? []), ended].slice(-MAX_HISTORY_INVOCATIONS);
+}
+
+/**
+ * An invocation's count of its run's history events: each event it records takes the next
+ * place, and every write it makes carries the count reached ({@link HistoryCounter.patch}). Does
+ * nothing for a run that keeps no order (created before it was kept).
+ */
+export class HistoryCounter {
+  private written: number | undefined;
+
+  constructor(private count: number | undefined) {
+    this.written = count;
+  }
+
+  /** The next place in the run's order. */
+  next(): number {
+    this.count = (this.count ?? 0) + 1;
+    return this.count;
+  }
+
+  /** `after` (what `before` became in this invocation) with the places of the events it adds. */
+  place(before: Operation | undefined, after: Operation): Operation {
+    return this.count === undefined ? after : withHistoryOrder(before, after, () => this.next());
+  }
+
+  /** The ended invocation with its `InvocationCompleted` placed, or undefined for a run that keeps no order. */
+  ended(startedAt: number, endedAt: number): HistoryInvocation | undefined {
+    return this.count === undefined ? undefined : { startedAt, endedAt, order: this.next() };
+  }
+
+  /** What a write must add to the run patch: the count, when it moved since the last write. */
+  patch(): { historySeq?: number } {
+    if (this.count === this.written || this.count === undefined) return {};
+    this.written = this.count;
+    return { historySeq: this.count };
+  }
+}
