@@ -356,4 +356,359 @@ export const EXPECTED_FAILURES: Record<string, ExpectedFailure> = {
       ),
     ),
   },
+  '8-1': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted parallel, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 StepStarted, 6 StepStarted, 7 StepSucceeded, 8 StepSucceeded, 9 ContextSucceeded parallel-branch-0, 10 ContextSucceeded parallel-branch-1, 11 ContextSucceeded parallel, 12 InvocationCompleted, 13 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted parallel, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 StepStarted, 6 StepStarted, 7 StepSucceeded, 8 StepSucceeded, 9 ContextSucceeded parallel-branch-0, 10 ContextSucceeded parallel-branch-1, 11 ContextSucceeded parallel, 12 InvocationCompleted, 13 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-2': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextSucceeded parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextSucceeded parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-3': {
+    runner: order(
+      'event 4 is ContextStarted where ContextSucceeded is due; history: 2 ContextStarted named, 3 ContextStarted first, 4 ContextStarted second, 5 ContextSucceeded first, 6 ContextSucceeded second, 7 ContextSucceeded named, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'event 4 is ContextStarted where ContextSucceeded is due; history: 2 ContextStarted named, 3 ContextStarted first, 4 ContextStarted second, 5 ContextSucceeded first, 6 ContextSucceeded second, 7 ContextSucceeded named, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-4': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextSucceeded parallel-branch-0, 7 ContextSucceeded parallel-branch-1, 8 ContextSucceeded parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextSucceeded parallel-branch-0, 7 ContextSucceeded parallel-branch-1, 8 ContextSucceeded parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-5': { dynamodb: noInvocations() },
+  '8-6': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextFailed parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextFailed parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-7': { dynamodb: noInvocations() },
+  '8-8': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextSucceeded parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextSucceeded parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-9': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextSucceeded parallel-branch-0, 7 ContextFailed parallel-branch-1, 8 ContextSucceeded parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextSucceeded parallel-branch-0, 7 ContextFailed parallel-branch-1, 8 ContextSucceeded parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-10': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextFailed parallel-branch-0, 6 ContextFailed parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextFailed parallel-branch-0, 6 ContextFailed parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-12': {
+    runner: order(
+      'event 4 is StepStarted where StepSucceeded is due; history: 2 ContextStarted, 3 StepStarted, 4 StepStarted, 5 StepSucceeded, 6 StepSucceeded, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'event 4 is StepStarted where StepSucceeded is due; history: 2 ContextStarted, 3 StepStarted, 4 StepStarted, 5 StepSucceeded, 6 StepSucceeded, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-13': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextFailed parallel-branch-0, 6 ContextFailed parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextFailed parallel-branch-0, 6 ContextFailed parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-14': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 StepStarted, 6 WaitStarted, 7 StepSucceeded, 8 ContextSucceeded parallel-branch-0, 9 InvocationCompleted, 10 WaitSucceeded, 11 ContextSucceeded parallel-branch-1, 12 ContextSucceeded, 13 InvocationCompleted, 14 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 StepStarted, 6 WaitStarted, 7 StepSucceeded, 8 ContextSucceeded parallel-branch-0, 9 InvocationCompleted, 10 WaitSucceeded, 11 ContextSucceeded parallel-branch-1, 12 ContextSucceeded, 13 InvocationCompleted, 14 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-15': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextSucceeded parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextSucceeded parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-16': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextFailed parallel-branch-0, 7 ContextFailed parallel-branch-1, 8 ContextFailed parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextFailed parallel-branch-0, 7 ContextFailed parallel-branch-1, 8 ContextFailed parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-17': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextSucceeded parallel-branch-0, 7 ContextFailed parallel-branch-1, 8 ContextSucceeded parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextSucceeded parallel-branch-0, 7 ContextFailed parallel-branch-1, 8 ContextSucceeded parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-18': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextFailed parallel-branch-0, 6 ContextFailed parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextFailed parallel-branch-0, 6 ContextFailed parallel-branch-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-19': { dynamodb: noInvocations() },
+  '8-20': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextSucceeded parallel-branch-0, 7 ContextFailed parallel-branch-1, 8 ContextSucceeded parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextSucceeded parallel-branch-0, 7 ContextFailed parallel-branch-1, 8 ContextSucceeded parallel-branch-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-21': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted, 5 ContextStarted parallel-branch-0, 6 ContextStarted parallel-branch-1, 7 StepStarted, 8 StepStarted, 9 StepSucceeded, 10 StepSucceeded, 11 ContextSucceeded parallel-branch-0, 12 ContextSucceeded parallel-branch-1, 13 ContextSucceeded, 14 ContextSucceeded parallel-branch-0, 15 ContextSucceeded, 16 InvocationCompleted, 17 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted, 5 ContextStarted parallel-branch-0, 6 ContextStarted parallel-branch-1, 7 StepStarted, 8 StepStarted, 9 StepSucceeded, 10 StepSucceeded, 11 ContextSucceeded parallel-branch-0, 12 ContextSucceeded parallel-branch-1, 13 ContextSucceeded, 14 ContextSucceeded parallel-branch-0, 15 ContextSucceeded, 16 InvocationCompleted, 17 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '8-22': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextStarted parallel-branch-3, 7 ContextFailed parallel-branch-0, 8 ContextSucceeded parallel-branch-1, 9 ContextSucceeded parallel-branch-2, 10 ContextSucceeded parallel-branch-3, 11 ContextSucceeded, 12 InvocationCompleted, 13 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextStarted parallel-branch-2, 6 ContextStarted parallel-branch-3, 7 ContextFailed parallel-branch-0, 8 ContextSucceeded parallel-branch-1, 9 ContextSucceeded parallel-branch-2, 10 ContextSucceeded parallel-branch-3, 11 ContextSucceeded, 12 InvocationCompleted, 13 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-1': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted map, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 StepStarted, 6 StepStarted, 7 StepSucceeded, 8 StepSucceeded, 9 ContextSucceeded map-item-0, 10 ContextSucceeded map-item-1, 11 ContextSucceeded map, 12 InvocationCompleted, 13 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted map, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 StepStarted, 6 StepStarted, 7 StepSucceeded, 8 StepSucceeded, 9 ContextSucceeded map-item-0, 10 ContextSucceeded map-item-1, 11 ContextSucceeded map, 12 InvocationCompleted, 13 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-2': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-3': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextStarted map-item-2, 6 ContextSucceeded map-item-0, 7 ContextSucceeded map-item-1, 8 ContextSucceeded map-item-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextStarted map-item-2, 6 ContextSucceeded map-item-0, 7 ContextSucceeded map-item-1, 8 ContextSucceeded map-item-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-4': { dynamodb: noInvocations() },
+  '9-5': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextFailed map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextFailed map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-6': { dynamodb: noInvocations() },
+  '9-7': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-8': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextStarted map-item-2, 6 ContextSucceeded map-item-0, 7 ContextFailed map-item-1, 8 ContextSucceeded map-item-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextStarted map-item-2, 6 ContextSucceeded map-item-0, 7 ContextFailed map-item-1, 8 ContextSucceeded map-item-2, 9 ContextSucceeded, 10 InvocationCompleted, 11 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-9': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextFailed map-item-0, 6 ContextFailed map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextFailed map-item-0, 6 ContextFailed map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-10': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextFailed map-item-0, 6 ContextFailed map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextFailed map-item-0, 6 ContextFailed map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-12': {
+    runner: order(
+      'event 4 is StepStarted where StepSucceeded is due; history: 2 ContextStarted, 3 StepStarted, 4 StepStarted, 5 StepSucceeded, 6 StepSucceeded, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'event 4 is StepStarted where StepSucceeded is due; history: 2 ContextStarted, 3 StepStarted, 4 StepStarted, 5 StepSucceeded, 6 StepSucceeded, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-13': {
+    runner: order(
+      'event 4 is ContextStarted where ContextSucceeded is due; history: 2 ContextStarted named-items, 3 ContextStarted item-1, 4 ContextStarted item-2, 5 ContextSucceeded item-1, 6 ContextSucceeded item-2, 7 ContextSucceeded named-items, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'event 4 is ContextStarted where ContextSucceeded is due; history: 2 ContextStarted named-items, 3 ContextStarted item-1, 4 ContextStarted item-2, 5 ContextSucceeded item-1, 6 ContextSucceeded item-2, 7 ContextSucceeded named-items, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-14': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-15': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 StepStarted, 6 WaitStarted, 7 StepSucceeded, 8 ContextSucceeded map-item-0, 9 InvocationCompleted, 10 WaitSucceeded, 11 StepStarted, 12 StepSucceeded, 13 ContextSucceeded map-item-1, 14 ContextSucceeded, 15 InvocationCompleted, 16 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 StepStarted, 6 WaitStarted, 7 StepSucceeded, 8 ContextSucceeded map-item-0, 9 InvocationCompleted, 10 WaitSucceeded, 11 StepStarted, 12 StepSucceeded, 13 ContextSucceeded map-item-1, 14 ContextSucceeded, 15 InvocationCompleted, 16 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-16': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextStarted map-item-2, 6 ContextStarted map-item-3, 7 ContextSucceeded map-item-0, 8 ContextSucceeded map-item-1, 9 ContextSucceeded map-item-2, 10 ContextSucceeded map-item-3, 11 ContextSucceeded, 12 InvocationCompleted, 13 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextStarted map-item-2, 6 ContextStarted map-item-3, 7 ContextSucceeded map-item-0, 8 ContextSucceeded map-item-1, 9 ContextSucceeded map-item-2, 10 ContextSucceeded map-item-3, 11 ContextSucceeded, 12 InvocationCompleted, 13 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-17': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 WaitStarted, 9 InvocationCompleted, 10 WaitSucceeded, 11 InvocationCompleted, 12 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 WaitStarted, 9 InvocationCompleted, 10 WaitSucceeded, 11 InvocationCompleted, 12 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-18': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextFailed map-item-1, 7 ContextSucceeded, 8 WaitStarted, 9 InvocationCompleted, 10 WaitSucceeded, 11 InvocationCompleted, 12 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextFailed map-item-1, 7 ContextSucceeded, 8 WaitStarted, 9 InvocationCompleted, 10 WaitSucceeded, 11 InvocationCompleted, 12 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-19': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '9-20': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 WaitStarted, 9 InvocationCompleted, 10 WaitSucceeded, 11 InvocationCompleted, 12 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 WaitStarted, 9 InvocationCompleted, 10 WaitSucceeded, 11 InvocationCompleted, 12 ExecutionSucceeded',
+      ),
+    ),
+  },
 };

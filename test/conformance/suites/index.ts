@@ -4,6 +4,10 @@ import { CALLBACK_EXPECTATIONS } from './callback.expected';
 import { CALLBACK_HANDLERS } from './callback.handlers';
 import { CHILD_EXPECTATIONS } from './child.expected';
 import { CHILD_HANDLERS } from './child.handlers';
+import { MAP_EXPECTATIONS } from './map.expected';
+import { MAP_HANDLERS } from './map.handlers';
+import { PARALLEL_EXPECTATIONS } from './parallel.expected';
+import { PARALLEL_HANDLERS } from './parallel.handlers';
 import { STEP_EXPECTATIONS } from './step.expected';
 import { STEP_HANDLERS } from './step.handlers';
 import { WAIT_EXPECTATIONS } from './wait.expected';
@@ -17,4 +21,6 @@ export const SUITES: Suite[] = [
   suite('child', CHILD_EXPECTATIONS, CHILD_HANDLERS),
   suite('callback', CALLBACK_EXPECTATIONS, CALLBACK_HANDLERS),
   suite('wait_for_callback', WAIT_FOR_CALLBACK_EXPECTATIONS, WAIT_FOR_CALLBACK_HANDLERS),
+  suite('map', MAP_EXPECTATIONS, MAP_HANDLERS),
+  suite('parallel', PARALLEL_EXPECTATIONS, PARALLEL_HANDLERS),
 ];
