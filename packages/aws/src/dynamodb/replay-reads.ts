@@ -157,7 +157,10 @@ async function replayItems(
       // A stale item (below the epoch) passed over is safe: the run of this epoch has not written
       // that operation yet, so it has no children under it either. Only positional keys have a
       // subtree in the key order (`OP#~<id>` may hold any character, '.' too).
-      const op = item[OP] as Operation | undefined;
+      // The run item's entry of the same operation is newer than its item (a finished context
+      // an operator's retry reopened is written as an entry over its old item): it decides.
+      const stored = item[OP] as Operation | undefined;
+      const op = stored && (entries.get(stored.Id)?.op ?? stored);
       if (op && !replaysChildren(op) && !sk.startsWith(HASHED_PREFIX)) skipping = { prefix: `${sk}.`, inPage: 0 };
     }
     if (!page.lastKey) break;
