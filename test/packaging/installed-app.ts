@@ -12,7 +12,7 @@
  * (the lockfile records the versions it chose, and the test checks that the linked copies are
  * those), but `--omit=peer` spares extracting aws-cdk-lib's 160 MB, most of the install's CPU.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PACKAGES, type Pkg, type ProcessResult, runProcess } from './support';
 
@@ -45,33 +45,61 @@ export interface Tarball {
   };
 }
 
-/** Packs every package into `<work>/tarballs` and unpacks each into `<work>/unpacked/<pkg>`. */
-export async function pack(root: string, work: string): Promise<Map<Pkg, Tarball>> {
+/** An `npm install` line `npm run pack` prints: what it is for, and the packages it installs. */
+export interface InstallLine {
+  purpose: string;
+  packages: Pkg[];
+  command: string;
+}
+
+/** The files under `dir`, relative to it. */
+function filesUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    return entry.isDirectory() ? filesUnder(dir, path) : [path];
+  });
+}
+
+/**
+ * Packs every package into `<work>/tarballs` with `npm run pack` (scripts/pack.mjs, what a user
+ * runs) and unpacks each into `<work>/unpacked/<pkg>`; returns the tarballs and the install lines
+ * the script prints.
+ */
+export async function pack(root: string, work: string): Promise<{ packed: Map<Pkg, Tarball>; lines: InstallLine[] }> {
   const tarballs = join(work, 'tarballs');
-  mkdirSync(tarballs, { recursive: true });
-  const result = await run(
-    'npm',
-    ['pack', '--json', '--pack-destination', tarballs, ...PACKAGES.flatMap((pkg) => ['-w', `packages/${pkg}`])],
-    root,
-  );
-  if (result.status !== 0) throw new Error(`npm pack failed: ${describeRun(result)}`);
-  const listed = JSON.parse(result.stdout) as Array<{ name: string; filename: string; files: { path: string }[] }>;
+  const result = await run(process.execPath, [join(root, 'scripts', 'pack.mjs'), '--out', tarballs, '--json'], root);
+  if (result.status !== 0) throw new Error(`npm run pack failed: ${describeRun(result)}`);
+  const answer = JSON.parse(result.stdout) as { tarballs: Record<string, string>; install: InstallLine[] };
   const packed = new Map<Pkg, Tarball>();
   for (const pkg of PACKAGES) {
-    const entry = listed.find((item) => item.name === `@durable-lambda/${pkg}`);
-    if (!entry) throw new Error(`npm pack did not pack @durable-lambda/${pkg}`);
-    const file = join(tarballs, entry.filename);
+    const file = answer.tarballs[pkg];
+    if (!file) throw new Error(`npm run pack did not pack @durable-lambda/${pkg}`);
     const unpacked = join(work, 'unpacked', pkg);
     mkdirSync(unpacked, { recursive: true });
     const tar = await run('tar', ['-xzf', file, '-C', unpacked], work);
     if (tar.status !== 0) throw new Error(`tar -xzf ${file} failed: ${describeRun(tar)}`);
     packed.set(pkg, {
       file,
-      files: entry.files.map((f) => f.path),
+      files: filesUnder(join(unpacked, 'package')),
       manifest: readJson(join(unpacked, 'package', 'package.json')),
     });
   }
-  return packed;
+  return { packed, lines: answer.install };
+}
+
+/**
+ * A project of its own at `<work>/<name>`, empty but for a package.json, where `command` (an
+ * install line `npm run pack` printed) is run as printed, with flags that only spare time: the npm
+ * cache first, no optional dependency (no native module to compile).
+ */
+export async function installLine(work: string, name: string, command: string): Promise<ProcessResult> {
+  const app = join(work, name);
+  mkdirSync(app, { recursive: true });
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name, private: true }, null, 2)}\n`);
+  const [npm, verb, ...tarballs] = command.split(' ');
+  if (npm !== 'npm' || verb !== 'install') throw new Error(`not an npm install line: ${command}`);
+  const flags = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', '--omit=optional'];
+  return run('npm', ['install', ...flags, ...tarballs], app);
 }
 
 /** The peer dependencies of our packages that are not ours: what the consumer provides. */

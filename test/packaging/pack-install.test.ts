@@ -12,7 +12,7 @@
  * `beforeAll`; the tests then read what it left. It reads dist: `npm run build` first (`npm test`
  * does), so no pack rebuilds a package under another test's feet.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -29,7 +29,17 @@ import {
   type TypeCheck,
   writePrograms,
 } from './consumer-programs';
-import { childEnv, describeRun, foreignPeers, install, pack, run, type Tarball } from './installed-app';
+import {
+  childEnv,
+  describeRun,
+  foreignPeers,
+  type InstallLine,
+  install,
+  installLine,
+  pack,
+  run,
+  type Tarball,
+} from './installed-app';
 import { readmeExamples } from './readme-examples';
 import { PACKAGES, type Pkg, type ProcessResult, packageEntries, settleAll } from './support';
 
@@ -53,6 +63,19 @@ const app = join(work, 'app');
 const installed = (pkg: Pkg) => join(app, 'node_modules', '@durable-lambda', pkg);
 
 let packed = new Map<Pkg, Tarball>();
+let installLines: InstallLine[] = [];
+
+/** A handler tested with the test runner, in the project that installed only the handlers line. */
+const HANDLERS_CHECK = `import { withDurableExecution } from '@durable-lambda/sdk';
+import { LocalDurableTestRunner } from '@durable-lambda/local/testing';
+const handler = withDurableExecution(async (event, ctx) => {
+  const next = await ctx.step('add', async () => event.n + 1);
+  await ctx.wait('later', { days: 2 });
+  return next;
+});
+const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run({ payload: { n: 41 } });
+console.log(JSON.stringify({ status: result.getStatus(), result: result.getResult(), invocations: result.getInvocationCount() }));
+`;
 const results = new Map<string, ProcessResult>();
 let typeChecks = new Map<Program, TypeCheck>();
 
@@ -142,8 +165,24 @@ beforeAll(async () => {
       `the dist of ${stale.join(', ')} is missing or older than its sources: run \`npm run build\` first`,
     );
   }
-  packed = await pack(root, work);
-  results.set('install', await install(root, work, packed));
+  let lines: InstallLine[];
+  ({ packed, lines } = await pack(root, work));
+  installLines = lines;
+  // The line `npm run pack` prints for writing and testing handlers, alone, in an empty project,
+  // beside the app that installs every tarball.
+  const handlersLine = lines.find((line) => line.packages.includes('local'));
+  const [all, handlers] = await Promise.all([
+    install(root, work, packed),
+    handlersLine
+      ? installLine(work, 'handlers-app', handlersLine.command)
+      : Promise.resolve({ status: null, stdout: '', stderr: 'npm run pack printed no line with the test runner' }),
+  ]);
+  results.set('install', all);
+  results.set('install handlers line', handlers);
+  if (handlers.status === 0) {
+    writeFileSync(join(work, 'handlers-app', 'check.mjs'), HANDLERS_CHECK);
+    results.set('handlers line runs', await run(process.execPath, ['check.mjs'], join(work, 'handlers-app')));
+  }
   const entries = entriesOf(packed);
   // The type programs import each entry's runtime exports by name: the probes' names.
   await loadEntries(entries);
@@ -253,6 +292,33 @@ describe.each(PACKAGES)('the @durable-lambda/%s tarball', (pkg) => {
         }
       }
     }
+  });
+});
+
+describe('npm run pack: the install lines it prints', () => {
+  it('prints a line per purpose, each naming every tarball its packages need (installed apart, a sibling is looked up on the registry)', () => {
+    expect(installLines.map((line) => line.packages)).toEqual([
+      ['protocol', 'sdk', 'engine', 'api', 'local'],
+      ['protocol', 'sdk', 'engine', 'api', 'aws', 'cdk'],
+      ['protocol', 'sdk', 'otel'],
+    ]);
+    for (const line of installLines) {
+      expect(line.command).toBe(`npm install ${line.packages.map((pkg) => tarball(pkg).file).join(' ')}`);
+      for (const pkg of line.packages) {
+        for (const dep of Object.keys(tarball(pkg).manifest.dependencies ?? {})) {
+          if (dep.startsWith('@durable-lambda/'))
+            expect(line.packages, `${line.purpose}: ${pkg} needs ${dep}`).toContain(dep.slice(16));
+        }
+      }
+    }
+  });
+
+  it('the line for handlers and their tests installs in an empty project, and a handler runs there on the test runner', () => {
+    const installed = results.get('install handlers line');
+    expect(installed?.status, describeRun(installed)).toBe(0);
+    const ran = results.get('handlers line runs');
+    expect(ran?.status, describeRun(ran)).toBe(0);
+    expect(JSON.parse(ran?.stdout ?? '{}')).toEqual({ status: 'SUCCEEDED', result: 42, invocations: 2 });
   });
 });
 
