@@ -56,6 +56,11 @@ export interface ListRunsQuery {
   createdBefore?: Date | string;
   /** A run id or run key (or part of one, on a store that can search): one page, no cursor. */
   search?: string;
+  /**
+   * Text in a run's input, result or error (case-insensitive; not with `search`): the API reads
+   * up to 1,000 of the newest runs within the other filters per page; follow `nextCursor` for more.
+   */
+  contains?: string;
   /** Also what each RUNNING run waits for (`waitingFor`). */
   includeWaitingFor?: boolean;
 }
@@ -135,6 +140,7 @@ export class DurableClient {
     if (query.createdAfter !== undefined) params.set('createdAfter', time(query.createdAfter));
     if (query.createdBefore !== undefined) params.set('createdBefore', time(query.createdBefore));
     if (query.search !== undefined) params.set('search', query.search);
+    if (query.contains !== undefined) params.set('contains', query.contains);
     if (query.includeWaitingFor) params.set('include', 'waitingFor');
     const search = params.toString();
     return (await this.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;

@@ -64,7 +64,7 @@ async function requireRun(deps: RouteDeps, runId: string): Promise<RunRecord> {
 }
 
 /** The operation as its history shows it, every payload in (before anything is left out). */
-async function fullOperation(deps: RouteDeps, run: RunRecord, operationId: string): Promise<OperationWire> {
+export async function fullOperation(deps: RouteDeps, run: RunRecord, operationId: string): Promise<OperationWire> {
   const store = deps.engine.store;
   const now = deps.clock.now();
   const stored = await store.getOperation(run.runId, operationId);

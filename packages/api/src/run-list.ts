@@ -41,12 +41,65 @@ async function searchRuns(deps: RouteDeps, query: RunQuery, search: string): Pro
     .slice(0, limit);
 }
 
-/** `GET /v1/runs`: a page of runs, or the runs a search finds, with what the running ones wait for. */
+/** Runs one `contains` request reads at most (newest first, within the other filters). */
+export const CONTAINS_SCAN_LIMIT = 1000;
+/** Runs read per store page while scanning for `contains`. */
+const SCAN_PAGE = 100;
+
+/** Whether the run's input, result or error holds `needle` (already lower case). */
+function holds(run: RunRecord, needle: string): boolean {
+  const texts = [run.input, run.result, run.error?.ErrorType, run.error?.ErrorCode, run.error?.ErrorMessage];
+  const data = run.error?.ErrorData;
+  if (data !== undefined) texts.push(data);
+  return texts.some((text) => text !== undefined && text.toLowerCase().includes(needle));
+}
+
+/**
+ * A page of the runs whose content holds `text`: the newest runs within the query's filters are
+ * read (at most {@link CONTAINS_SCAN_LIMIT} per call, the store's own pages) until the page is
+ * full. The cursor continues after the last run read, so a scan that found fewer keeps paging.
+ */
+async function runsContaining(deps: RouteDeps, query: RunQuery, text: string): Promise<RunPageSlice> {
+  const limit = query.limit ?? 20;
+  const needle = text.toLowerCase();
+  const found: RunRecord[] = [];
+  let cursor = query.cursor;
+  let scanned = 0;
+  while (scanned < CONTAINS_SCAN_LIMIT) {
+    const page = await deps.engine.listRuns({
+      ...query,
+      limit: SCAN_PAGE,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const run of page.runs) {
+      scanned += 1;
+      if (!holds(run, needle)) continue;
+      found.push(run);
+      // Full: the next page starts after this run (the rest of this store page is read again then).
+      if (found.length === limit) return { runs: found, cursor: encodeRunCursor(run) };
+    }
+    if (page.cursor === undefined) return { runs: found };
+    cursor = page.cursor;
+  }
+  return { runs: found, cursor };
+}
+
+interface RunPageSlice {
+  runs: RunRecord[];
+  cursor?: string | undefined;
+}
+
+/**
+ * `GET /v1/runs`: a page of runs, the runs a search finds, or those whose content holds a text,
+ * with what the running ones wait for.
+ */
 export async function listRuns(deps: RouteDeps, query: RunQuery, extras: RunListExtras): Promise<RunListWire> {
   let runs: RunRecord[];
   let cursor: string | undefined;
   if (extras.search !== undefined) {
     runs = await searchRuns(deps, query, extras.search);
+  } else if (extras.contains !== undefined) {
+    ({ runs, cursor } = await runsContaining(deps, query, extras.contains));
   } else {
     const page = await deps.engine.listRuns(query);
     runs = page.runs;

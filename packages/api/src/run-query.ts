@@ -12,7 +12,17 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'CANCELLED',
 ];
 
-const PARAMS = ['function', 'status', 'limit', 'cursor', 'createdAfter', 'createdBefore', 'search', 'include'] as const;
+const PARAMS = [
+  'function',
+  'status',
+  'limit',
+  'cursor',
+  'createdAfter',
+  'createdBefore',
+  'search',
+  'contains',
+  'include',
+] as const;
 /** What `include` may ask for besides the runs themselves. */
 const INCLUDES = ['waitingFor'] as const;
 /** Longest search text (a run key is at most 256 characters). */
@@ -43,18 +53,32 @@ function isoTime(value: string | undefined, name: string): number | undefined {
 export interface RunListExtras {
   /** Runs whose id or run key is (or, where the store can search, contains) this text. */
   search?: string;
+  /**
+   * Runs whose input, result or error (code, type or message) contains this text, case-insensitive:
+   * found by reading the newest runs within the other filters, a bounded number per request (see
+   * `listRuns`), so it pages with `cursor` like a plain list.
+   */
+  contains?: string;
   /** Each RUNNING run's `waitingFor`. */
   waitingFor: boolean;
 }
 
 /**
- * Reads `GET /v1/runs`'s `search` (a run id or run key, or part of one; 1-256 characters) and
+ * Reads `GET /v1/runs`'s `search` (a run id or run key, or part of one; 1-256 characters),
+ * `contains` (text in a run's input, result or error; 1-256 characters; not with `search`) and
  * `include` (a comma-separated list: `waitingFor`).
  */
 export function parseRunListExtras(query: ApiRequest['query']): RunListExtras {
   const search = single(query, 'search')?.trim();
   if (search !== undefined && search.length > MAX_SEARCH) {
     throw invalidArgument('search', `must be at most ${MAX_SEARCH} characters`);
+  }
+  const contains = single(query, 'contains')?.trim();
+  if (contains !== undefined && contains.length > MAX_SEARCH) {
+    throw invalidArgument('contains', `must be at most ${MAX_SEARCH} characters`);
+  }
+  if (contains && search) {
+    throw invalidArgument('contains', 'cannot be combined with search (search finds runs by id or key)');
   }
   const include = single(query, 'include');
   const asked = include === undefined ? [] : include.split(',').map((part) => part.trim());
@@ -63,7 +87,11 @@ export function parseRunListExtras(query: ApiRequest['query']): RunListExtras {
       throw invalidArgument('include', `unknown value ${JSON.stringify(name)} (expected ${INCLUDES.join(', ')})`);
     }
   }
-  return { ...(search ? { search } : {}), waitingFor: asked.includes('waitingFor') };
+  return {
+    ...(search ? { search } : {}),
+    ...(contains ? { contains } : {}),
+    waitingFor: asked.includes('waitingFor'),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { RunRecord } from '@durable-lambda/engine';
 import type { RouteDeps } from './deps';
 import { ApiError } from './errors';
+import { exportRoute } from './export-route';
 import { historyPage, parseHistoryQuery } from './history-page';
 import { jsonResponse } from './http';
 import { kickStartedRun } from './kick';
@@ -96,6 +97,8 @@ export function runRoutes(deps: RouteDeps): Route[] {
     // Cancel and retry (with skip and the action history): fenced, recorded operator actions.
     ...operatorRoutes(deps),
     wakeRoute(deps),
+    // The run as `durable export` prints it (the dashboard's download).
+    exportRoute(deps),
     ...payloadRoutes(deps),
   ];
 }
