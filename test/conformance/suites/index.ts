@@ -4,6 +4,8 @@ import { CALLBACK_EXPECTATIONS } from './callback.expected';
 import { CALLBACK_HANDLERS } from './callback.handlers';
 import { CHILD_EXPECTATIONS } from './child.expected';
 import { CHILD_HANDLERS } from './child.handlers';
+import { INVOKE_EXPECTATIONS } from './invoke.expected';
+import { INVOKE_HANDLERS } from './invoke.handlers';
 import { MAP_EXPECTATIONS } from './map.expected';
 import { MAP_HANDLERS } from './map.handlers';
 import { PARALLEL_EXPECTATIONS } from './parallel.expected';
@@ -14,6 +16,8 @@ import { WAIT_EXPECTATIONS } from './wait.expected';
 import { WAIT_HANDLERS } from './wait.handlers';
 import { WAIT_FOR_CALLBACK_EXPECTATIONS } from './wait-for-callback.expected';
 import { WAIT_FOR_CALLBACK_HANDLERS } from './wait-for-callback.handlers';
+import { WAIT_FOR_CONDITION_EXPECTATIONS } from './wait-for-condition.expected';
+import { WAIT_FOR_CONDITION_HANDLERS } from './wait-for-condition.handlers';
 
 export const SUITES: Suite[] = [
   suite('step', STEP_EXPECTATIONS, STEP_HANDLERS),
@@ -23,4 +27,6 @@ export const SUITES: Suite[] = [
   suite('wait_for_callback', WAIT_FOR_CALLBACK_EXPECTATIONS, WAIT_FOR_CALLBACK_HANDLERS),
   suite('map', MAP_EXPECTATIONS, MAP_HANDLERS),
   suite('parallel', PARALLEL_EXPECTATIONS, PARALLEL_HANDLERS),
+  suite('wait_for_condition', WAIT_FOR_CONDITION_EXPECTATIONS, WAIT_FOR_CONDITION_HANDLERS),
+  suite('invoke', INVOKE_EXPECTATIONS, INVOKE_HANDLERS),
 ];
