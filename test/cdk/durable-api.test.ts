@@ -41,9 +41,29 @@ describe('DurableApi', () => {
       MemorySize: 512,
       Role: arnOf(id('AWS::IAM::Role', 'ApiServiceRole')),
     });
-    template.hasOutput('*', {
-      Value: { 'Fn::GetAtt': [id('AWS::Lambda::Url', 'ApiFunctionFunctionUrl'), 'FunctionUrl'] },
+    // Under the fixed key `ApiUrl`, which the README's `describe-stacks --query` reads.
+    expect(template.toJSON().Outputs).toEqual({
+      ApiUrl: {
+        Description: expect.stringContaining('SigV4'),
+        Value: { 'Fn::GetAtt': [id('AWS::Lambda::Url', 'ApiFunctionFunctionUrl'), 'FunctionUrl'] },
+      },
     });
+  });
+
+  it('outputs a second API under a key of its own, exports only when asked, and refuses a clash', () => {
+    const stack = newStack();
+    const table = new DurableTable(stack, 'Runs');
+    const checkout = new DurableFunction(stack, 'Checkout', { entry: entry('checkout/handler.ts'), table });
+    new DurableApi(stack, 'Api', { functions: [checkout], urlExportName: 'orders-api-url' });
+    expect(() => new DurableApi(stack, 'Admin', { functions: [checkout] })).toThrow(
+      /Test\/Admin: the stack already has a construct "ApiUrl".*give this DurableApi a urlOutputId of its own/,
+    );
+    new DurableApi(stack, 'Admin2', { functions: [checkout], urlOutputId: 'AdminApiUrl' });
+    new DurableApi(stack, 'Quiet', { functions: [checkout], outputUrl: false });
+    const outputs = Template.fromStack(stack).toJSON().Outputs;
+    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'ApiUrl']);
+    expect(outputs.ApiUrl.Export).toEqual({ Name: 'orders-api-url' });
+    expect(outputs.AdminApiUrl.Export).toBeUndefined();
   });
 
   it('is configured with its table and the functions it serves, by name and ARN', () => {

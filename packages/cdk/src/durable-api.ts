@@ -12,6 +12,9 @@ import { acknowledgeWildcardResource, REASONS } from './nag';
 import { runtimeFile } from './paths';
 import { DEFAULTS, serviceFunction } from './service-function';
 
+/** The default key of the stack output holding a {@link DurableApi}'s URL. */
+export const API_URL_OUTPUT = 'ApiUrl';
+
 /** Properties of a {@link DurableApi}. */
 export interface DurableApiProps {
   /**
@@ -33,8 +36,19 @@ export interface DurableApiProps {
   readonly cors?: lambda.FunctionUrlCorsOptions;
   /** Actions of its alarm (errors). Default: none. */
   readonly alarmActions?: cloudwatch.IAlarmAction[];
-  /** Emit a `CfnOutput` with the URL. Default true. */
+  /** Emit a stack output with the URL ({@link urlOutputId}). Default true. */
   readonly outputUrl?: boolean;
+  /**
+   * The key of the stack output holding the URL: what
+   * `aws cloudformation describe-stacks --query "Stacks[0].Outputs[?OutputKey=='ApiUrl'].OutputValue"`
+   * finds. A second `DurableApi` in one stack needs a key of its own. Default {@link API_URL_OUTPUT}.
+   */
+  readonly urlOutputId?: string;
+  /**
+   * Export the URL under this name (`Fn::ImportValue` in other stacks). Export names are unique per
+   * account and Region, so there is none by default.
+   */
+  readonly urlExportName?: string;
   /**
    * Most concurrent invocations of the API's function: caps what a flood of (signed) calls can
    * cost. Default: none.
@@ -62,6 +76,8 @@ export class DurableApi extends Construct {
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
   readonly url: lambda.FunctionUrl;
+  /** The stack output holding the URL (key `ApiUrl` unless `urlOutputId` says otherwise; absent with `outputUrl: false`). */
+  readonly urlOutput?: CfnOutput;
   readonly table: IDurableTable;
   /** Errors of the API's Lambda (500 answers are not errors: they are answered). */
   readonly errorsAlarm: cloudwatch.Alarm;
@@ -139,7 +155,18 @@ export class DurableApi extends Construct {
       ...(props.cors === undefined ? {} : { cors: props.cors }),
     });
     if (props.outputUrl ?? true) {
-      new CfnOutput(this, 'Url', { value: this.url.url, description: 'durable-lambda control API (IAM auth: SigV4)' });
+      // Made in the stack, so its id is the output key as written (not a path with a hash).
+      const key = props.urlOutputId ?? API_URL_OUTPUT;
+      if (stack.node.tryFindChild(key) !== undefined) {
+        throw new Error(
+          `${this.node.path}: the stack already has a construct ${JSON.stringify(key)} (another DurableApi's URL output?): give this DurableApi a urlOutputId of its own`,
+        );
+      }
+      this.urlOutput = new CfnOutput(stack, key, {
+        value: this.url.url,
+        description: 'durable-lambda control API (IAM auth: sign requests with SigV4, service "lambda")',
+        ...(props.urlExportName === undefined ? {} : { exportName: props.urlExportName }),
+      });
     }
 
     this.errorsAlarm = new cloudwatch.Alarm(this, 'ErrorsAlarm', {

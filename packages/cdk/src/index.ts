@@ -9,7 +9,7 @@ export {
   ESM_REQUIRE_BANNER,
   withoutDynamoDbSdk,
 } from './bundle-defaults';
-export { DurableApi, type DurableApiProps } from './durable-api';
+export { API_URL_OUTPUT, DurableApi, type DurableApiProps } from './durable-api';
 export {
   DURABLE_ENV,
   DURABLE_SDKS,
