@@ -92,3 +92,44 @@ describe('checkpointing', () => {
     expect(await h.invoke()).toEqual({ type: 'fenced' });
   });
 });
+
+describe('updates that ride with the invocation end', () => {
+  const outcomesCarried = (result: unknown) =>
+    ((result as { output?: { Updates?: Array<{ Type: string; Action: string; Id: string }> } }).output?.Updates ?? [])
+      .map((u) => `${u.Type}:${u.Action}`)
+      .sort();
+
+  it('carry a step outcome and a long wait START with the suspension when nothing can overtake them', async () => {
+    const handler = withDurableExecution(
+      async (_e, ctx) => {
+        await ctx.step('a', async () => 1);
+        await ctx.wait('later', { hours: 1 });
+        return 'done';
+      },
+      { inProcessWaitMs: 0 },
+    );
+    const h = new Harness(handler);
+    await h.start();
+    expect(outcomesCarried(await h.invoke())).toEqual(['STEP:SUCCEED', 'WAIT:START']);
+  });
+
+  it('are written before the end while a callback is open: its completion may land before the end, and must not be stored before the submitter that ran first', async () => {
+    const handler = withDurableExecution(
+      async (_e, ctx) => {
+        const answer = await ctx.waitForCallback<string>('approval', async () => {});
+        return answer;
+      },
+      { inProcessWaitMs: 0 },
+    );
+    const h = new Harness(handler);
+    await h.start();
+    const result = await h.invoke();
+    expect(result).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
+    expect(outcomesCarried(result)).toEqual([]);
+    // The submitter's outcome went out in a checkpoint of its own, before the invocation ended.
+    const submitter = h.store.commits.find((c) =>
+      c.operations.some((o) => o.Type === 'STEP' && o.Status === 'SUCCEEDED'),
+    );
+    expect(submitter).toBeDefined();
+  });
+});

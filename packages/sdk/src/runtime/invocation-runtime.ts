@@ -98,7 +98,7 @@ export class InvocationRuntime {
       () => this.settled,
       // Plugins are told the operations as the invocation leaves them (`onInvocationEnd`), so
       // with plugins every update is written, and seen, before the end: none rides with it.
-      () => !plugin.active && this.decide(true) === 'suspend',
+      () => !plugin.active && this.decide(true) === 'suspend' && !this.awaitsOutside(),
     );
     this.logger = createLogger(
       settings.logSink,
@@ -106,6 +106,19 @@ export class InvocationRuntime {
       () => true,
       () => plugin.enrichLogContext(),
     );
+  }
+
+  /**
+   * True while a callback or a child run of this run is open: its completion from outside may land
+   * while this invocation still runs, and an update held for the end would then be stored after
+   * it, though made before (the history would show a submitter step ending after its callback).
+   * Updates are written as they come then; they ride with the end only when nothing can overtake.
+   */
+  private awaitsOutside(): boolean {
+    for (const op of this.ops.values()) {
+      if ((op.Type === 'CALLBACK' || op.Type === 'CHAINED_INVOKE') && !isTerminal(op.Status)) return true;
+    }
+    return false;
   }
 
   /** True once the invocation has ended; nothing may be written after. */
