@@ -13,10 +13,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const handler = withDurableExecution(async (_event: unknown, ctx: DurableContext) => {
   const [promise] = await ctx.createCallback('job', { heartbeatTimeout: { seconds: 5 } });
   await ctx.wait('cool-down', { minutes: 10 });
-  return promise.then(
-    (value) => ({ value }),
-    (error: Error) => ({ error: error.message }),
-  );
+  try {
+    return { value: await promise };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
 });
 
 /** Outside code: finds the callback's id by polling, heartbeats it and completes it, each after a real delay. */
@@ -54,7 +55,7 @@ describe('callbackDeadlines', () => {
     const runner = new LocalDurableTestRunner({
       handlerFunction: withDurableExecution(async (_event: unknown, ctx: DurableContext) => {
         const [promise] = await ctx.createCallback('slow', { timeout: { hours: 1 } });
-        return promise.catch((error: Error) => error.message);
+        return promise.catch((error: unknown) => (error as Error).message);
       }),
       callbackDeadlines: 'skip',
     });

@@ -127,12 +127,18 @@ export class Engine implements DurableBackend {
     return this.outside.completeCallback(callbackId, { kind: 'success', ...(result === undefined ? {} : { result }) });
   }
 
-  /** Fails a callback with an error. Accepted once. */
+  /**
+   * Fails a callback with an error. Accepted once. The message may be left out (AWS's service
+   * and runner store a failure sent without one as it is).
+   */
   sendCallbackFailure(
     callbackId: string,
-    error: { ErrorMessage: string; ErrorType?: string; ErrorCode?: string; ErrorData?: string },
+    error: { ErrorMessage?: string; ErrorType?: string; ErrorCode?: string; ErrorData?: string },
   ): Promise<void> {
-    if (typeof error?.ErrorMessage !== 'string') throw new EngineInputError('error.message', 'must be a string');
+    if (typeof error !== 'object' || error === null) throw new EngineInputError('error', 'must be an object');
+    if (error.ErrorMessage !== undefined && typeof error.ErrorMessage !== 'string') {
+      throw new EngineInputError('error.message', 'must be a string');
+    }
     return this.outside.completeCallback(callbackId, { kind: 'failure', error });
   }
 

@@ -20,12 +20,13 @@ export interface CallbackFailureFields {
 export type CallbackFailureInput = AwsCallbackError | CallbackFailureFields | Error;
 
 /**
- * The failure as the engine stores it. AWS's form passes through as given (no default type); a
- * missing message is stored as '' since the engine needs one, where AWS stores none. Our older
+ * The failure as the engine stores it. AWS's form passes through as given: no default type, and
+ * no message when none is given (nothing at all for `undefined`), as AWS stores it. Our older
  * forms keep the engine's default type (`CallbackExternalError`).
  */
-export function toCallbackError(error: CallbackFailureInput | undefined): ErrorObject & { ErrorMessage: string } {
-  if (error === undefined || error === null) return { ErrorMessage: '' };
+export function toCallbackError(error: CallbackFailureInput | undefined): ErrorObject {
+  // An explicit undefined type overrides the engine's default one.
+  if (error === undefined || error === null) return { ErrorType: undefined } as ErrorObject;
   if (typeof error !== 'object') {
     throw new TypeError('sendCallbackFailure: error must be an ErrorObject ({ ErrorMessage, ErrorType, ... })');
   }
@@ -45,9 +46,8 @@ export function toCallbackError(error: CallbackFailureInput | undefined): ErrorO
   }
   // AWS stores the error as given: no type when none is given, where the engine would default
   // one. An explicit undefined overrides that default.
-  const out = { ErrorMessage: error.ErrorMessage ?? '', ErrorType: error.ErrorType } as ErrorObject & {
-    ErrorMessage: string;
-  };
+  const out = { ErrorType: error.ErrorType } as ErrorObject;
+  if (error.ErrorMessage !== undefined) out.ErrorMessage = error.ErrorMessage;
   if (error.ErrorData !== undefined) out.ErrorData = error.ErrorData;
   if (error.StackTrace !== undefined) out.StackTrace = [...error.StackTrace];
   return out;

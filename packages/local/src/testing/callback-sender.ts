@@ -32,7 +32,7 @@ export class CallbackSender {
     return this.complete(callbackId, () => this.engine.sendCallbackSuccess(callbackId, result));
   }
 
-  failure(callbackId: string, error: ErrorObject & { ErrorMessage: string }): Promise<void> {
+  failure(callbackId: string, error: ErrorObject): Promise<void> {
     return this.complete(callbackId, () => this.engine.sendCallbackFailure(callbackId, error));
   }
 

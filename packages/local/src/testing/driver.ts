@@ -266,7 +266,7 @@ export class TestDriver {
   }
 
   /** Fails a callback as outside code would (see {@link sendCallbackSuccess}). */
-  sendCallbackFailure(callbackId: string, error: ErrorObject & { ErrorMessage: string }): Promise<void> {
+  sendCallbackFailure(callbackId: string, error: ErrorObject): Promise<void> {
     return this.callbacks.failure(callbackId, error);
   }
 

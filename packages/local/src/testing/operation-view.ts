@@ -49,7 +49,7 @@ export interface OperationSource {
   /** The history events of one operation, in Lambda's `GetDurableExecutionHistory` shape. */
   events?(operationId: string): AwsHistoryEvent[] | undefined;
   sendCallbackSuccess?(callbackId: string, result?: string): Promise<void>;
-  sendCallbackFailure?(callbackId: string, error: ErrorObject & { ErrorMessage: string }): Promise<void>;
+  sendCallbackFailure?(callbackId: string, error: ErrorObject): Promise<void>;
   sendCallbackHeartbeat?(callbackId: string): Promise<void>;
 }
 
