@@ -20,6 +20,15 @@ function uuid() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** The name the operator panel keeps for "Acting as" (see operator-actions.js). */
+function storedActor() {
+  try {
+    return localStorage.getItem('durable-lambda.actor') ?? '';
+  } catch {
+    return '';
+  }
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const RETRIABLE = new Set(['network_error', 'idempotency_in_progress', 'http_429', 'http_503']);
 
@@ -32,6 +41,9 @@ async function send(method, path, { query, body, key } = {}) {
   if (method === 'POST') {
     headers['content-type'] = 'application/json';
     headers['idempotency-key'] = key;
+    // Who acts, as the operator panel records it (cancel and retry are audited operator actions).
+    const actor = storedActor();
+    if (actor) headers['x-durable-actor'] = actor;
   }
   let response;
   try {
@@ -110,6 +122,11 @@ export const api = {
   functions: () => request('GET', 'v1/functions'),
   listRuns: (query) => request('GET', 'v1/runs', { query }),
   getRun: (runId) => request('GET', `v1/runs/${seg(runId)}`),
+  /** The exported-run file `durable export` prints. */
+  exportRun: (runId) => request('GET', `v1/runs/${seg(runId)}/export`),
+  /** The first page of the run's history (the raw view pages on with `cursor`). */
+  historyPage: (runId, cursor) =>
+    request('GET', `v1/runs/${seg(runId)}/operations`, { query: { limit: '1000', cursor } }),
   operations: (runId) => wholeHistory(runId),
   startRun: (body) => request('POST', 'v1/runs', { body }),
   cancelRun: (runId) => request('POST', `v1/runs/${seg(runId)}/cancel`),

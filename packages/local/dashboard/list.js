@@ -1,7 +1,13 @@
-/** The runs page: a form to start a run, then the runs with filters, search and pages. */
+/**
+ * The runs page: a form to start a run, then the runs with filters (status, function, start time),
+ * a search by id or key or by content, bulk actions on the selected runs, and pages.
+ */
 import { api } from './api.js';
+import { bulkBar } from './bulk.js';
 import { h, replace } from './dom.js';
-import { badge, duration, elapsed, errorBox, sinceEl, timeEl } from './format.js';
+import { errorBox } from './format.js';
+import { runsTable } from './runs-table.js';
+import { startRunForm } from './start-form.js';
 
 /** Typing in the search box queries once it pauses this long, ms. */
 const SEARCH_PAUSE_MS = 250;
@@ -12,13 +18,24 @@ const MAX_PAGE_SIZE = 100;
 
 export const runHref = (runId) => `#/runs/${encodeURIComponent(runId)}`;
 
-/** `params`: the hash's query (`status`, `function`, `search`, `limit`). */
+/** Filters kept in the hash's query, in this order. */
+const FILTERS = ['status', 'function', 'search', 'contains', 'after', 'before'];
+
+/** A `datetime-local` value (local time, no zone) as an ISO time for the API; '' when unset or bad. */
+function isoOf(local) {
+  if (!local) return '';
+  const time = new Date(local);
+  return Number.isNaN(time.getTime()) ? '' : time.toISOString();
+}
+
+/**
+ * `params`: the hash's query (`status`, `function`, `search` (id or key) or `contains` (text in
+ * input, result or error), `after` and `before` (local times of the start), `limit`).
+ */
 export function listView(params, refreshNow) {
-  const filters = {
-    status: params.get('status') ?? '',
-    function: params.get('function') ?? '',
-    search: params.get('search') ?? '',
-  };
+  const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? '']));
+  // The API finds by id or key, or by content, not both: content wins when a hash names both.
+  if (filters.contains) filters.search = '';
   const asked = Number(params.get('limit'));
   const limit = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, MAX_PAGE_SIZE) : PAGE_SIZE;
   /** Cursors of the pages seen so far; the last one is the page shown. */
@@ -26,8 +43,11 @@ export function listView(params, refreshNow) {
   let nextCursor;
   let functions;
   let shown;
+  /** The runs of the page shown (for the bulk actions' statuses). */
+  let pageRuns = [];
   /** Bumped when the filters or the page change: answers to older queries are dropped. */
   let query = 0;
+  const bulk = bulkBar({ statusOf: (id) => pageRuns.find((r) => r.runId === id)?.status, refreshNow, redraw });
 
   const startForm = startRunForm();
   const statusSelect = h(
@@ -42,20 +62,57 @@ export function listView(params, refreshNow) {
     onchange: (e) => setFilter('function', e.target.value),
   });
   let searchTimer;
+  const searchIn = h(
+    'select',
+    { id: 'filter-search-in', dataset: { testid: 'filter-search-in' }, onchange: () => searchChanged(0) },
+    h('option', { value: 'search', selected: !filters.contains }, 'run id or run key'),
+    h('option', { value: 'contains', selected: Boolean(filters.contains) }, 'input, result or error'),
+  );
   const searchBox = h('input', {
     id: 'filter-search',
     type: 'search',
     autocomplete: 'off',
     spellcheck: 'false',
-    placeholder: 'run id or run key',
-    value: filters.search,
+    placeholder: 'text to find',
+    value: filters.contains || filters.search,
     dataset: { testid: 'filter-search' },
-    oninput: (e) => {
-      clearTimeout(searchTimer);
-      const value = e.target.value.trim();
-      searchTimer = setTimeout(() => setFilter('search', value), SEARCH_PAUSE_MS);
-    },
+    oninput: () => searchChanged(SEARCH_PAUSE_MS),
   });
+  /** Runs the search as the box and its "in" choice say, once typing pauses for `pause` ms. */
+  function searchChanged(pause) {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => {
+      const value = searchBox.value.trim();
+      const content = searchIn.value === 'contains';
+      setFilters({ search: content ? '' : value, contains: content ? value : '' });
+    }, pause);
+  }
+  const timeInput = (name, label) => [
+    h('label', { for: `filter-${name}` }, label),
+    h('input', {
+      id: `filter-${name}`,
+      type: 'datetime-local',
+      step: '1',
+      value: filters[name],
+      dataset: { testid: `filter-${name}` },
+      onchange: (e) => setFilter(name, e.target.value),
+    }),
+  ];
+  const clear = h(
+    'button',
+    {
+      type: 'button',
+      dataset: { testid: 'filter-clear' },
+      onclick: () => {
+        searchBox.value = '';
+        for (const input of el.querySelectorAll('input[type="datetime-local"]')) input.value = '';
+        statusSelect.value = '';
+        functionSelect.value = '';
+        setFilters(Object.fromEntries(FILTERS.map((name) => [name, ''])));
+      },
+    },
+    'Clear filters',
+  );
   const errorSlot = h('div', { dataset: { testid: 'runs-error' }, role: 'alert' });
   const body = h('div', { class: 'runs-body' });
   const prev = h('button', { type: 'button', dataset: { testid: 'page-prev' }, onclick: () => turn(-1) }, '← Newer');
@@ -77,17 +134,29 @@ export function listView(params, refreshNow) {
         statusSelect,
         h('label', { for: 'filter-function' }, 'Function'),
         functionSelect,
+      ),
+      h(
+        'div',
+        { class: 'toolbar filters', role: 'search', 'aria-label': 'Find runs' },
         h('label', { for: 'filter-search' }, 'Search'),
         searchBox,
+        h('label', { for: 'filter-search-in' }, 'in'),
+        searchIn,
+        timeInput('after', 'Started from'),
+        timeInput('before', 'to'),
+        clear,
       ),
+      bulk.el,
       errorSlot,
       body,
       h('nav', { class: 'pager', 'aria-label': 'Pages of runs' }, prev, pageLabel, next),
     ),
   );
 
-  function setFilter(name, value) {
-    filters[name] = value;
+  const setFilter = (name, value) => setFilters({ [name]: value });
+
+  function setFilters(changed) {
+    Object.assign(filters, changed);
     cursors = [undefined];
     const shownFilters = { ...filters, limit: limit === PAGE_SIZE ? '' : String(limit) };
     const search = new URLSearchParams(Object.entries(shownFilters).filter(([, v]) => v)).toString();
@@ -111,6 +180,12 @@ export function listView(params, refreshNow) {
     void refreshNow();
   }
 
+  /** Draws the page again (a selection changed). */
+  function redraw() {
+    shown = undefined;
+    renderRuns({ runs: pageRuns, nextCursor });
+  }
+
   function renderFunctions(list) {
     const names = list.map((f) => f.name);
     if (filters.function && !names.includes(filters.function)) names.push(filters.function);
@@ -127,43 +202,32 @@ export function listView(params, refreshNow) {
 
   function renderRuns(page) {
     nextCursor = page.nextCursor;
+    pageRuns = page.runs;
     prev.disabled = cursors.length <= 1;
     next.disabled = !nextCursor;
     pageLabel.textContent = filters.search ? 'Search results' : `Page ${cursors.length}`;
+    bulk.update();
     const key = JSON.stringify(page);
     if (key === shown) return;
     shown = key;
     if (page.runs.length === 0) {
-      const filtered = filters.status || filters.function || filters.search;
+      const filtered = FILTERS.some((name) => filters[name]);
+      const scanning = filters.contains && nextCursor;
       replace(
         body,
         h(
           'p',
           { class: 'empty', dataset: { testid: 'runs-empty' } },
-          filtered ? 'No runs match these filters.' : 'No runs yet. Start one above.',
+          scanning
+            ? 'No runs match among the newest 1,000 read. Older → reads further back.'
+            : filtered
+              ? 'No runs match these filters.'
+              : 'No runs yet. Start one above.',
         ),
       );
       return;
     }
-    replace(
-      body,
-      h(
-        'table',
-        { class: 'runs', dataset: { testid: 'runs-table' } },
-        h(
-          'thead',
-          null,
-          h(
-            'tr',
-            null,
-            ['Run', 'Function', 'Status', 'Waiting for', 'Started', 'Duration', 'Inv.'].map((t) =>
-              h('th', { scope: 'col', title: t === 'Inv.' ? 'Invocations' : undefined }, t),
-            ),
-          ),
-        ),
-        h('tbody', null, page.runs.map(runRow)),
-      ),
-    );
+    replace(body, runsTable(page.runs, bulk.selection, bulk.select));
   }
 
   return {
@@ -177,6 +241,9 @@ export function listView(params, refreshNow) {
           status: filters.status,
           function: filters.function,
           search: filters.search,
+          contains: filters.contains,
+          createdAfter: isoOf(filters.after),
+          createdBefore: isoOf(filters.before),
           include: 'waitingFor',
           limit,
           cursor: filters.search ? undefined : cursors.at(-1),
@@ -192,194 +259,7 @@ export function listView(params, refreshNow) {
   };
 }
 
-/** What a running run waits for, in a few words (the first thing, and how many more). */
-function waitingCell(run) {
-  const list = run.waitingFor ?? [];
-  if (run.status !== 'RUNNING' || list.length === 0) return h('span', { class: 'muted' }, '—');
-  const [first] = list;
-  const name = first.name ? ` ${first.name}` : '';
-  let what;
-  if (first.kind === 'invocation') what = ['running now'];
-  else if (first.kind === 'due') what = ['due now'];
-  else if (first.kind === 'wait') what = [`wait${name} · ends `, timeEl(first.at, 'rel')];
-  else if (first.kind === 'retry') what = [`retry of${name} · `, timeEl(first.at, 'rel')];
-  else if (first.kind === 'callback')
-    what = [`callback${name}`, first.at ? [' (times out ', timeEl(first.at, 'rel'), ')'] : ''];
-  else if (first.kind === 'child') {
-    what = [
-      'child run ',
-      first.childRunId
-        ? h('a', { href: runHref(first.childRunId), class: 'mono' }, first.function ?? first.childRunId)
-        : '',
-    ];
-  } else what = [first.kind];
-  return h(
-    'span',
-    { class: `waiting waiting-${first.kind}`, dataset: { testid: 'run-waiting', kind: first.kind } },
-    what,
-    list.length > 1 ? h('span', { class: 'muted' }, ` +${list.length - 1} more`) : null,
-  );
-}
-
-function runRow(run) {
-  return h(
-    'tr',
-    { dataset: { testid: 'run-row', runId: run.runId, status: run.status } },
-    h(
-      'td',
-      null,
-      h('a', { href: runHref(run.runId), class: 'mono', dataset: { testid: 'run-link' } }, run.runId),
-      run.runKey ? h('div', { class: 'muted run-key', title: 'run key' }, run.runKey) : null,
-    ),
-    h('td', null, run.function),
-    h('td', null, badge(run.status, 'run-status')),
-    h('td', null, waitingCell(run)),
-    h('td', null, timeEl(run.createdAt, 'both')),
-    h(
-      'td',
-      null,
-      run.endedAt
-        ? duration(elapsed(run.createdAt, run.endedAt))
-        : h('span', { class: 'muted', title: 'still running' }, sinceEl(run.createdAt)),
-    ),
-    h('td', { class: 'num' }, run.invocations),
-  );
-}
-
 /** An error as `{code, message}` for {@link errorBox}. */
 export function toWire(error) {
   return { code: error?.code ?? 'error', message: error?.message ?? String(error) };
-}
-
-/** The "Start a run" form; on success it opens the new run's page. */
-function startRunForm() {
-  const select = h('select', {
-    id: 'start-function',
-    name: 'function',
-    required: true,
-    dataset: { testid: 'start-function' },
-  });
-  const input = h('textarea', {
-    id: 'start-input',
-    name: 'input',
-    rows: 5,
-    spellcheck: 'false',
-    placeholder: '{"order": 1}',
-    dataset: { testid: 'start-input' },
-  });
-  input.value = '{}';
-  /** The samples of each function, by name. */
-  let samplesOf = new Map();
-  const sample = h('select', {
-    id: 'start-sample',
-    dataset: { testid: 'start-sample' },
-    onchange: () => useSample(Number(sample.value)),
-  });
-  const sampleField = h(
-    'div',
-    { class: 'field', hidden: true },
-    h('label', { for: 'start-sample' }, 'Sample input'),
-    sample,
-  );
-  /** The text last put in the input from a sample: replaced freely, unlike what the user typed. */
-  let fromSample = '{}';
-
-  function useSample(index) {
-    const chosen = samplesOf.get(select.value)?.[index];
-    if (!chosen) return;
-    fromSample = JSON.stringify(chosen.input, null, 2);
-    input.value = fromSample;
-  }
-
-  /** Offers the chosen function's samples, and puts the first in the input unless the user typed. */
-  function showSamples() {
-    const list = samplesOf.get(select.value) ?? [];
-    replace(
-      sample,
-      list.map((s, i) => h('option', { value: String(i) }, s.name)),
-    );
-    sampleField.hidden = list.length === 0;
-    const untouched = input.value.trim() === fromSample.trim() || input.value.trim() === '';
-    if (list.length > 0 && untouched) useSample(0);
-    else if (list.length === 0 && untouched) {
-      fromSample = '{}';
-      input.value = '{}';
-    }
-  }
-  select.addEventListener('change', showSamples);
-  const runKey = h('input', {
-    id: 'start-run-key',
-    name: 'runKey',
-    autocomplete: 'off',
-    dataset: { testid: 'start-run-key' },
-  });
-  const submit = h('button', { type: 'submit', class: 'primary', dataset: { testid: 'start-submit' } }, 'Start');
-  const message = h('div', { class: 'form-message', role: 'alert', dataset: { testid: 'start-error' } });
-
-  async function onSubmit(event) {
-    event.preventDefault();
-    replace(message);
-    let value;
-    const text = input.value.trim();
-    if (text) {
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        replace(message, errorBox({ code: 'invalid_json', message: `input: ${error.message}` }, 'start-error-message'));
-        input.focus();
-        return;
-      }
-    }
-    if (!select.value) {
-      replace(message, errorBox({ code: 'invalid_argument', message: 'function: choose one' }, 'start-error-message'));
-      return;
-    }
-    submit.disabled = true;
-    try {
-      const run = await api.startRun({
-        function: select.value,
-        ...(value === undefined ? {} : { input: value }),
-        ...(runKey.value.trim() ? { runKey: runKey.value.trim() } : {}),
-      });
-      location.hash = runHref(run.runId);
-    } catch (error) {
-      replace(message, errorBox(toWire(error), 'start-error-message'));
-    } finally {
-      submit.disabled = false;
-    }
-  }
-
-  const el = h(
-    'section',
-    { class: 'panel start', 'aria-labelledby': 'start-title' },
-    h('h2', { id: 'start-title' }, 'Start a run'),
-    h(
-      'form',
-      { dataset: { testid: 'start-form' }, onsubmit: onSubmit, novalidate: true },
-      h('div', { class: 'field' }, h('label', { for: 'start-function' }, 'Function'), select),
-      sampleField,
-      h('div', { class: 'field grow' }, h('label', { for: 'start-input' }, 'Input (JSON)'), input),
-      h('div', { class: 'field' }, h('label', { for: 'start-run-key' }, 'Run key (optional)'), runKey),
-      h('div', { class: 'field actions' }, submit),
-    ),
-    message,
-  );
-
-  return {
-    el,
-    /** `functions`: `GET /v1/functions`' list, `{ name, samples? }` each. */
-    setFunctions(functions) {
-      const chosen = select.value;
-      const names = functions.map((f) => f.name);
-      samplesOf = new Map(functions.map((f) => [f.name, f.samples ?? []]));
-      replace(
-        select,
-        names.length === 0 ? h('option', { value: '' }, 'No functions') : null,
-        names.map((n) => h('option', { value: n, selected: n === chosen }, n)),
-      );
-      submit.disabled = names.length === 0;
-      if (select.value !== chosen || sample.options.length !== (samplesOf.get(select.value) ?? []).length)
-        showSamples();
-    },
-  };
 }

@@ -3,7 +3,9 @@
  * step or child context, skip a failed step with a given result, and the run's record of these
  * actions (who, when, what). A module of its own, loaded next to the dashboard (the dev server
  * and the console add it to index.html): it finds the run page by its `run-id` element and adds
- * the panel after the run's header, refreshing it when the run's status changes.
+ * the panel below the run's summary (what the run is comes first, what one may do to it next),
+ * refreshing it when the run's status changes. It is folded on runs no action applies to
+ * (succeeded, cancelled, stopped); a failed run keeps it open, since retry and skip are for it.
  */
 
 const seg = encodeURIComponent;
@@ -11,6 +13,8 @@ const ACTOR_KEY = 'durable-lambda.actor';
 /** Statuses of a run that a retry from an operation or a skip may repair. */
 const REPAIRABLE = new Set(['FAILED', 'TIMED_OUT', 'RUNNING']);
 const SKIPPABLE = new Set(['FAILED', 'PENDING', 'READY']);
+/** Ended statuses no action here applies to: the panel is folded on them. */
+const SETTLED = new Set(['SUCCEEDED', 'CANCELLED', 'STOPPED']);
 
 function uuid() {
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
@@ -77,12 +81,16 @@ function renderPanel(panel, runId, status, ops, actions) {
     }
   };
   const actor = el('input', {
+    id: 'operator-actor',
     testid: 'operator-actor',
-    placeholder: 'who you are (recorded)',
+    autocomplete: 'off',
+    placeholder: 'name or e-mail (recorded)',
     value: localStorage.getItem(ACTOR_KEY) ?? '',
     onchange: (e) => localStorage.setItem(ACTOR_KEY, e.target.value.trim()),
   });
-  const controls = [el('label', {}, 'Acting as ', actor)];
+  const controls = [
+    el('span', { class: 'operator-control' }, el('label', { for: 'operator-actor' }, 'Acting as'), actor),
+  ];
   if (status === 'RUNNING') {
     controls.push(
       el(
@@ -106,13 +114,14 @@ function renderPanel(panel, runId, status, ops, actions) {
     if (restartable.length > 0) {
       const from = el(
         'select',
-        { testid: 'retry-from-op' },
+        { id: 'retry-from-op', testid: 'retry-from-op' },
         ...restartable.map((op) => el('option', { value: op.id }, label(op))),
       );
       controls.push(
         el(
           'span',
           { class: 'operator-control' },
+          el('label', { for: 'retry-from-op' }, 'Retry the run from operation'),
           from,
           el(
             'button',
@@ -133,15 +142,25 @@ function renderPanel(panel, runId, status, ops, actions) {
     if (failed.length > 0) {
       const step = el(
         'select',
-        { testid: 'skip-op' },
+        { id: 'skip-op', testid: 'skip-op' },
         ...failed.map((op) => el('option', { value: op.id }, label(op))),
       );
-      const result = el('input', { testid: 'skip-result', placeholder: 'result (JSON)', value: 'null' });
+      // Empty by default (a skip with no result gives the step `null`): a field showing a bare
+      // `null` read as a value the run had.
+      const result = el('input', {
+        id: 'skip-result',
+        testid: 'skip-result',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        placeholder: '{"id": 7}; empty: no result',
+      });
       controls.push(
         el(
           'span',
           { class: 'operator-control' },
+          el('label', { for: 'skip-op' }, 'Skip the failed step'),
           step,
+          el('label', { for: 'skip-result' }, 'with the result (JSON)'),
           result,
           el(
             'button',
@@ -149,9 +168,9 @@ function renderPanel(panel, runId, status, ops, actions) {
               type: 'button',
               testid: 'skip-step',
               onclick: () => {
-                let value;
+                let value = null;
                 try {
-                  value = JSON.parse(result.value);
+                  if (result.value.trim() !== '') value = JSON.parse(result.value);
                 } catch {
                   message.textContent = 'Skip refused: the result must be JSON.';
                   return;
@@ -186,7 +205,32 @@ function renderPanel(panel, runId, status, ops, actions) {
             ),
           ),
         );
-  panel.replaceChildren(el('h2', {}, 'Operator actions'), el('div', { class: 'actions' }, controls), message, history);
+  const open = panel.dataset.userOpen === undefined ? !SETTLED.has(status) : panel.dataset.userOpen === '1';
+  const fold = el(
+    'details',
+    { class: 'operator-fold', open },
+    el(
+      'summary',
+      { testid: 'operator-summary' },
+      el('h2', {}, 'Operator actions'),
+      el('span', { class: 'muted count' }, summaryText(status, actions.length)),
+    ),
+    el('div', { class: 'actions operator-controls' }, controls),
+    message,
+    history,
+  );
+  // A fold the user opened or closed stays so across the panel's re-renders.
+  fold.addEventListener('toggle', () => {
+    panel.dataset.userOpen = fold.open ? '1' : '0';
+  });
+  panel.replaceChildren(fold);
+}
+
+/** What the folded panel says of itself: what it offers on this run, and how many actions were taken. */
+function summaryText(status, taken) {
+  const record = taken === 0 ? 'no actions taken yet' : `${taken} action${taken === 1 ? '' : 's'} taken`;
+  if (SETTLED.has(status)) return `the run ${status.toLowerCase()} · ${record}`;
+  return `cancel, retry from an operation, skip a step · ${record}`;
 }
 
 async function refreshPanel(panel, runId, status) {
@@ -200,18 +244,26 @@ async function refreshPanel(panel, runId, status) {
   }
 }
 
-/** Adds (or refreshes) the panel on a run page: after the header, once per run and status. */
+/** Adds (or refreshes) the panel on a run page: below the run's summary, once per run and status. */
 function ensurePanel() {
   const idNode = document.querySelector('[data-testid="run-id"]');
   const header = idNode?.closest('.run-header');
   if (!idNode || !header) return;
+  const anchor = header.parentElement.querySelector(':scope > .run-summary') ?? header;
   const runId = idNode.textContent.trim();
   const status = document.querySelector('[data-testid="run-status"]')?.textContent.trim() ?? '';
   let panel = header.parentElement.querySelector(':scope > [data-testid="operator-actions"]');
   if (!panel) {
-    panel = el('section', { class: 'panel', testid: 'operator-actions' });
-    header.after(panel);
+    panel = el('section', {
+      class: 'panel operator-panel',
+      testid: 'operator-actions',
+      'aria-label': 'Operator actions',
+    });
+    anchor.after(panel);
+  } else if (panel.previousElementSibling !== anchor) {
+    anchor.after(panel);
   }
+  if (panel.dataset.runId !== runId) delete panel.dataset.userOpen;
   if (panel.dataset.runId === runId && panel.dataset.status === status) return;
   panel.dataset.runId = runId;
   panel.dataset.status = status;

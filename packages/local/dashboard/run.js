@@ -7,6 +7,8 @@ import { h, replace, rerender } from './dom.js';
 import { badge, duration, elapsed, errorBox, logList, payload, renderNote, sinceEl, timeEl } from './format.js';
 import { runHref, toWire } from './list.js';
 import { renderMeter } from './meter.js';
+import { rawHistoryPanel } from './raw-history.js';
+import { runTreePanel } from './run-tree.js';
 import { isOpen, renderTimeline, treeState, wakeable } from './timeline.js';
 import { renderWaterfall } from './waterfall.js';
 
@@ -19,6 +21,8 @@ export function runView(runId, refreshNow) {
   const waterfall = h('section', { class: 'panel', 'aria-labelledby': 'waterfall-title' });
   const runLogs = h('section', { class: 'panel', 'aria-labelledby': 'logs-title', hidden: true });
   const timeline = h('section', { class: 'panel', 'aria-labelledby': 'timeline-title' });
+  const tree = runTreePanel(runId);
+  const raw = rawHistoryPanel(runId);
   /** Messages of the actions (by `run` or operation id), kept across renders. */
   const notes = new Map();
   /** Folds and filters of the tree, shared by the timeline and the waterfall. */
@@ -35,9 +39,11 @@ export function runView(runId, refreshNow) {
     header,
     errorSlot,
     summary,
+    tree.el,
     waterfall,
     runLogs,
     timeline,
+    raw.el,
   );
 
   /** Runs an action; its outcome is noted under `key`, then the page refreshes. */
@@ -118,6 +124,9 @@ export function runView(runId, refreshNow) {
         replace(errorSlot);
       }
       render();
+      if (run) raw.update(run);
+      // The tree reads other runs: it follows, never holding up this run's own page.
+      void tree.update(run, history?.operations).catch((error) => console.warn('dashboard: run tree', error));
       return !failed;
     },
   };
