@@ -88,9 +88,9 @@ type Base = Omit<OperationUpdate, 'Action'>;
  * strategy that throws fails it with a {@link WaitForConditionError}; replay returns the stored
  * final state without checking again.
  *
- * No START is written for a check: a START would drop the stored state (the engine keeps a
- * step's Result only on RETRY), so a check cut short by a lost invocation simply runs again
- * with the same state and attempt number.
+ * Only the first check writes a START (riding with the next write): a later one would drop the
+ * stored state (the engine keeps a step's Result only on RETRY), so a check cut short by a lost
+ * invocation simply runs again with the same state and attempt number.
  */
 export async function runWaitForCondition<T>(scope: Scope, args: readonly unknown[]): Promise<T> {
   const p = plan<T>(scope, args);
@@ -146,6 +146,10 @@ async function runCheck<T>(
   const previous = record?.StepDetails?.Attempt ?? 0;
   const attempt = record?.Status === 'STARTED' ? Math.max(previous, 1) : previous + 1;
   const firstCheckAt = record?.StartTimestamp ?? runtime.invocation.now();
+  // The first check's START rides with the next write (AWS records one): the operation shows as
+  // STARTED even when the invocation ends during the check (a context misused inside it). Later
+  // checks write none: a START would drop the state the last RETRY stored.
+  if (!record) runtime.enqueue({ ...base, Action: 'START' });
 
   const outcome = await runtime.track(async (): Promise<CheckOutcome<T>> => {
     try {
