@@ -26,6 +26,12 @@ const invokeDetails = (what: string) => `invoke details: ${what}`;
 /** waitForCondition's checks are stored without their state (issue 23, being fixed): `what`. */
 const conditionStates = (what: string) => `condition states: ${what}`;
 
+/**
+ * Our instrumentation plugin hooks differ from what AWS's plugin requirements record (found by
+ * this suite, not yet filed with a fix under way): `what`.
+ */
+const pluginHooks = (what: string) => `plugin hooks: ${what}`;
+
 /** Two causes at once. */
 const both = (a: string, b: string) => `${a}; and ${b}`;
 
@@ -837,6 +843,91 @@ export const EXPECTED_FAILURES: Record<string, ExpectedFailure> = {
       order(
         'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted, 3 ContextStarted map-item-0, 4 ContextStarted map-item-1, 5 ContextSucceeded map-item-0, 6 ContextSucceeded map-item-1, 7 ContextSucceeded, 8 WaitStarted, 9 InvocationCompleted, 10 WaitSucceeded, 11 InvocationCompleted, 12 ExecutionSucceeded',
       ),
+    ),
+  },
+  '10-1': { dynamodb: noInvocations() },
+  '10-2': { dynamodb: noInvocations() },
+  '10-3': {
+    runner: attempt('event 6 CurrentAttempt 1 (wants 2)'),
+    dynamodb: noInvocations(attempt('event 6 CurrentAttempt 1 (wants 2)')),
+  },
+  '10-4': { dynamodb: noInvocations() },
+  '10-5': { dynamodb: noInvocations() },
+  '10-6': { dynamodb: noInvocations() },
+  '10-7': { dynamodb: noInvocations() },
+  '10-8': {
+    runner: pluginHooks('onOperationChange is never called for the step that succeeded (no operation-change record)'),
+    dynamodb: noInvocations(
+      pluginHooks('onOperationChange is never called for the step that succeeded (no operation-change record)'),
+    ),
+  },
+  '10-9': { dynamodb: noInvocations() },
+  '10-10': {
+    runner: pluginHooks(
+      'onOperationEnd is not called for a wait that ended between invocations (only operation-start is recorded)',
+    ),
+    dynamodb: noInvocations(
+      pluginHooks(
+        'onOperationEnd is not called for a wait that ended between invocations (only operation-start is recorded)',
+      ),
+    ),
+  },
+  '10-11': { dynamodb: noInvocations() },
+  '10-12': {
+    runner: order(
+      'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted parallel, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextSucceeded parallel-branch-1, 7 ContextSucceeded parallel, 8 InvocationCompleted, 9 ExecutionSucceeded',
+    ),
+    dynamodb: noInvocations(
+      order(
+        'items interleaved although maxConcurrency is 1 (every item started before the first ended); history: 2 ContextStarted parallel, 3 ContextStarted parallel-branch-0, 4 ContextStarted parallel-branch-1, 5 ContextSucceeded parallel-branch-0, 6 ContextSucceeded parallel-branch-1, 7 ContextSucceeded parallel, 8 InvocationCompleted, 9 ExecutionSucceeded',
+      ),
+    ),
+  },
+  '10-13': {
+    runner: attempt('event 8 CurrentAttempt 1 (wants 2)'),
+    dynamodb: noInvocations(attempt('event 8 CurrentAttempt 1 (wants 2)')),
+  },
+  '10-14': { dynamodb: noInvocations() },
+  '10-15': {
+    runner: attempt('event 6 CurrentAttempt 1 (wants 2)'),
+    dynamodb: noInvocations(attempt('event 6 CurrentAttempt 1 (wants 2)')),
+  },
+  '10-16': { dynamodb: noInvocations() },
+  '10-17': { dynamodb: noInvocations() },
+  '10-18': {
+    runner: pluginHooks(
+      'on the replay after the short wait, neither wait is reported: no operation-start replay=true for the pending long wait, no operation-end for either wait',
+    ),
+    dynamodb: pluginHooks(
+      'on the replay after the short wait, neither wait is reported: no operation-start replay=true for the pending long wait, no operation-end for either wait',
+    ),
+  },
+  '10-19': {
+    runner: pluginHooks(
+      'InvocationEndInfo has no isFirstInvocation (the requirement reads it from the end hook itself)',
+    ),
+    dynamodb: noInvocations(
+      pluginHooks('InvocationEndInfo has no isFirstInvocation (the requirement reads it from the end hook itself)'),
+    ),
+  },
+  '10-20': {
+    runner: pluginHooks("the step's operation-end info has no endTimestamp"),
+    dynamodb: noInvocations(pluginHooks("the step's operation-end info has no endTimestamp")),
+  },
+  '10-21': {
+    runner: attempt('event 6 CurrentAttempt 1 (wants 2)'),
+    dynamodb: noInvocations(attempt('event 6 CurrentAttempt 1 (wants 2)')),
+  },
+  '10-22': {
+    runner: pluginHooks('onOperationChange is never called for the step that succeeded'),
+    dynamodb: noInvocations(pluginHooks('onOperationChange is never called for the step that succeeded')),
+  },
+  '10-23': {
+    runner: pluginHooks(
+      'a context still running is reported by onOperationStart again on each replay with isReplay false (the parallel and branch-a twice), and the child-function hook info has no isReplayingChildren',
+    ),
+    dynamodb: pluginHooks(
+      'a context still running is reported by onOperationStart again on each replay with isReplay false (the parallel and branch-a twice), and the child-function hook info has no isReplayingChildren',
     ),
   },
 };

@@ -39,6 +39,19 @@ export interface CallbackAction {
   afterSuspend?: boolean;
 }
 
+/** Field -> expected value of a log record (a RegExp is searched; strings get `{VAR}` put in). */
+export type LogMatcher = Record<string, string | number | boolean | RegExp>;
+
+/** An expected log entry (see `log-match.ts`). */
+export interface LogExpectation {
+  match: LogMatcher;
+  count?: number;
+  min?: number;
+  max?: number;
+  after?: LogMatcher[];
+  before?: LogMatcher[];
+}
+
 /** One requirement, as this suite runs it. */
 export interface Requirement {
   /** The requirement's id in AWS's conformance suite (`<suite number>-<n>`). */
@@ -54,6 +67,8 @@ export interface Requirement {
   /** The run's final status and, when given, its result (compared after JSON parsing). */
   expect?: { status: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'STOPPED'; result?: Expected };
   history: ExpectedEvent[];
+  /** The log output expected (see `log-stream.ts`); unchecked when absent. */
+  logs?: LogExpectation[];
 }
 
 /** A requirement without its handler: what the suite's `*.expected.ts` file holds. */

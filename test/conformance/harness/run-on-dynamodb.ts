@@ -11,6 +11,8 @@ import { DynamoDbStore } from '@durable-lambda/aws';
 import { toAwsHistoryEvents } from '@durable-lambda/engine';
 import { TestDriver } from '@durable-lambda/local';
 import { actOnCallbacks } from './callback-actions';
+import { matchLogs } from './log-match';
+import { clearLog, readLog } from './log-stream';
 import { type ActualEvent, Bindings, matchHistory, matchOutcome } from './match';
 import type { Requirement } from './requirement';
 import { START_TIME, type Verdict } from './run-on-test-runner';
@@ -50,8 +52,10 @@ export async function runOnDynamoDb(
     bindings,
   );
   const input = bindings.substitute(req.input);
+  clearLog();
   const started = await driver.start(FUNCTION, input === undefined ? null : input);
   const run = await driver.runUntilDone(started.runId);
+  const log = readLog();
   const api = createControlApi({
     engine: driver.engine,
     functions: [FUNCTION, ...Object.keys(req.functions ?? {})],
@@ -78,6 +82,7 @@ export async function runOnDynamoDb(
       },
       bindings,
     ),
+    ...matchLogs(req.logs ?? [], log, bindings),
   ];
   // For comparison only: the same operations with the invocations the driver saw put in (the
   // history the store would give if it recorded invocation boundaries).
@@ -97,6 +102,7 @@ export async function runOnDynamoDb(
       { status: run.status, ...(run.result === undefined ? {} : { result: run.result }) },
       again,
     ),
+    ...matchLogs(req.logs ?? [], log, again),
   ];
   return { id: req.id, problems, history, withInvocationProblems };
 }

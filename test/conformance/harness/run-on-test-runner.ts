@@ -4,6 +4,8 @@
  */
 import { LocalDurableTestRunner, type TestDriver } from '@durable-lambda/local';
 import { actOnCallbacks } from './callback-actions';
+import { matchLogs } from './log-match';
+import { clearLog, readLog } from './log-stream';
 import { type ActualEvent, Bindings, matchHistory, matchOutcome } from './match';
 import type { Requirement } from './requirement';
 
@@ -19,6 +21,8 @@ export interface Verdict {
    * are put into the history (what the route would give if the store recorded them).
    */
   withInvocationProblems?: string[];
+  /** The run's log output (see `log-stream.ts`), for the report of a failure. */
+  log?: readonly Record<string, unknown>[];
 }
 
 /** A fixed virtual start, so no requirement depends on the day it runs. */
@@ -39,6 +43,7 @@ export async function runOnTestRunner(req: Requirement): Promise<Verdict> {
   const bindings = new Bindings(req.vars);
   const runner = new LocalDurableTestRunner({ handlerFunction: req.handler, startTime: START_TIME, skipTime: true });
   for (const [name, handler] of Object.entries(req.functions ?? {})) runner.registerDurableFunction(name, handler);
+  clearLog();
   const running = runner.run({ payload: bindings.substitute(req.input) });
   // run() builds its driver before its first await.
   const driver = driverOf(runner);
@@ -54,6 +59,7 @@ export async function runOnTestRunner(req: Requirement): Promise<Verdict> {
     bindings,
   );
   const result = await running;
+  const log = readLog();
   const history = result.getHistoryEvents() as unknown as ActualEvent[];
   const status = result.getStatus();
   let text: string | undefined;
@@ -64,6 +70,7 @@ export async function runOnTestRunner(req: Requirement): Promise<Verdict> {
   const problems = [
     ...matchHistory(req.history, history, bindings),
     ...matchOutcome(req.expect, { status, ...(text === undefined ? {} : { result: text }) }, bindings),
+    ...matchLogs(req.logs ?? [], log, bindings),
   ];
-  return { id: req.id, problems, history };
+  return { id: req.id, problems, history, log };
 }

@@ -49,6 +49,7 @@ export function tally(suite: Suite, runner: RunnerName, verdicts: readonly Verdi
       id: v.id,
       problems: v.problems,
       ...(v.withInvocationProblems ? { withInvocationProblems: v.withInvocationProblems } : {}),
+      ...(v.log?.length ? { log: v.log.map((r) => JSON.stringify({ ...r, durableExecutionArn: undefined })) } : {}),
       history: (v.history ?? []).map((e) => `${e.EventId} ${e.EventType}${e.Name ? ` ${String(e.Name)}` : ''}`),
     }));
     writeFileSync(join(dump, `${runner}-${suite.name}.json`), JSON.stringify(rows, null, 1));

@@ -10,6 +10,8 @@ import { MAP_EXPECTATIONS } from './map.expected';
 import { MAP_HANDLERS } from './map.handlers';
 import { PARALLEL_EXPECTATIONS } from './parallel.expected';
 import { PARALLEL_HANDLERS } from './parallel.handlers';
+import { PLUGIN_EXPECTATIONS } from './plugin.expected';
+import { PLUGIN_HANDLERS } from './plugin.handlers';
 import { STEP_EXPECTATIONS } from './step.expected';
 import { STEP_HANDLERS } from './step.handlers';
 import { WAIT_EXPECTATIONS } from './wait.expected';
@@ -29,4 +31,5 @@ export const SUITES: Suite[] = [
   suite('parallel', PARALLEL_EXPECTATIONS, PARALLEL_HANDLERS),
   suite('wait_for_condition', WAIT_FOR_CONDITION_EXPECTATIONS, WAIT_FOR_CONDITION_HANDLERS),
   suite('invoke', INVOKE_EXPECTATIONS, INVOKE_HANDLERS),
+  suite('plugin', PLUGIN_EXPECTATIONS, PLUGIN_HANDLERS),
 ];

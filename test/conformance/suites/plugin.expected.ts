@@ -15,7 +15,20 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: '*' }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-start', first: true }, count: 1 },
+      {
+        match: { message: /Greeting step running for: {INPUT_1}/ },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'invocation-start', first: true }],
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', status: 'SUCCEEDED' },
+        count: 1,
+        after: [{ message: /Greeting step running for: {INPUT_1}/ }],
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-start', first: false }, count: 0 },
+    ],
   },
   {
     id: '10-2',
@@ -27,7 +40,11 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: '*' }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-start', op: '{ID1}' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{ID1}', status: 'SUCCEEDED' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{ID1}', status: 'FAILED' }, count: 0 },
+    ],
   },
   {
     id: '10-3',
@@ -49,7 +66,25 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       }),
       ev(7, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 1, op: '{ID1}' }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'attempt-end', n: 1, outcome: 'FAILED', op: '{ID1}' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 1, op: '{ID1}' }],
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 2, op: '{ID1}' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-end', n: 1, outcome: 'FAILED', op: '{ID1}' }],
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'attempt-end', n: 2, outcome: 'SUCCEEDED', op: '{ID1}' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 2, op: '{ID1}' }],
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 3 }, count: 0 },
+    ],
   },
   {
     id: '10-4',
@@ -61,7 +96,18 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: '*' }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'invocation-start' }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'invocation-end' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN-FAULTY', hook: 'invocation-start' }],
+      },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'operation-start' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'operation-end' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'attempt-start' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'attempt-end' }, count: 1 },
+    ],
   },
   {
     id: '10-5',
@@ -73,7 +119,16 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: '*' }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN-A', hook: 'invocation-start' }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN-A', hook: 'invocation-end', status: 'SUCCEEDED' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN-A', hook: 'invocation-start' }],
+      },
+      { match: { plugin: 'CONFPLUGIN-B', hook: 'invocation-start' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-B', hook: 'invocation-end', status: 'SUCCEEDED' }, count: 1 },
+    ],
   },
   {
     id: '10-6',
@@ -85,7 +140,19 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(4, 'WaitSucceeded', { sub: 'Wait', id: '$ID1', details: { Duration: 2 } }),
       ev(5, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-start', first: true }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'invocation-start', first: false },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'invocation-start', first: true }],
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', status: 'SUCCEEDED' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'invocation-start', first: false }],
+      },
+    ],
   },
   {
     id: '10-7',
@@ -100,7 +167,15 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-start', first: true }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', status: 'FAILED' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'invocation-start', first: true }],
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', status: 'SUCCEEDED' }, count: 0 },
+    ],
   },
   {
     id: '10-8',
@@ -112,7 +187,13 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: { Result: '*' } }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-change', op: '{ID1}', status: 'SUCCEEDED', in_full_map: true },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-change', op: '{ID1}', status: 'FAILED' }, count: 0 },
+    ],
   },
   {
     id: '10-9',
@@ -124,7 +205,13 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(4, 'WaitSucceeded', { sub: 'Wait', id: '$ID1', details: { Duration: 2 } }),
       ev(5, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'updated-on-invoke', op: '{ID1}', status: 'SUCCEEDED', first: false },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'updated-on-invoke', first: true }, count: 0 },
+    ],
   },
   {
     id: '10-10',
@@ -136,7 +223,14 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(4, 'WaitSucceeded', { sub: 'Wait', id: '$ID1', details: { Duration: 2 } }),
       ev(5, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-start', op: '{ID1}', type: 'WAIT' }, min: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{ID1}', type: 'WAIT', status: 'SUCCEEDED' },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{ID1}', status: 'FAILED' }, count: 0 },
+    ],
   },
   {
     id: '10-11',
@@ -150,7 +244,16 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(5, 'ContextSucceeded', { sub: 'RunInChildContext', id: '$CTX1', details: { Result: '*' } }),
       ev(6, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{STEP1}', parent: '{CTX1}', status: 'SUCCEEDED' },
+        count: 1,
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{CTX1}', parent: 'NONE', status: 'SUCCEEDED' },
+        count: 1,
+      },
+    ],
   },
   {
     id: '10-12',
@@ -175,7 +278,21 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(7, 'ContextSucceeded', { sub: 'Parallel', id: '$CTX_P', details: '*' }),
       ev(8, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'fn-start', op: '{CTX_B1}', parent: '{CTX_P}' }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'fn-end', op: '{CTX_B1}', parent: '{CTX_P}', outcome: 'SUCCEEDED' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'fn-start', op: '{CTX_B1}' }],
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'fn-start', op: '{CTX_B2}', parent: '{CTX_P}' }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'fn-end', op: '{CTX_B2}', parent: '{CTX_P}', outcome: 'SUCCEEDED' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'fn-start', op: '{CTX_B2}' }],
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'fn-end', outcome: 'FAILED' }, count: 0 },
+    ],
   },
   {
     id: '10-13',
@@ -199,7 +316,15 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       }),
       ev(9, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-start', op: '{ID1}', replay: false }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-start', op: '{ID1}', replay: true }, count: 0 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{ID1}', status: 'SUCCEEDED' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-start', op: '{ID2}', replay: false }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-start', op: '{ID2}', replay: true }, min: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{ID2}', status: 'SUCCEEDED' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{ID2}', status: 'FAILED' }, count: 0 },
+    ],
   },
   {
     id: '10-14',
@@ -216,7 +341,30 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       }),
       ev(6, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-end',
+          op: '{ID1}',
+          status: 'SUCCEEDED',
+          result: '"task-a"',
+          error: 'NONE',
+        },
+        count: 1,
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-end',
+          op: '{ID2}',
+          status: 'FAILED',
+          result: 'NONE',
+          error: 'boom',
+        },
+        count: 1,
+      },
+    ],
   },
   {
     id: '10-15',
@@ -238,7 +386,31 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       }),
       ev(7, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 1, op: '{ID1}' }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'attempt-end', n: 1, outcome: 'FAILED', op: '{ID1}' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 1, op: '{ID1}' }],
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 2, op: '{ID1}' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-end', n: 1, outcome: 'FAILED', op: '{ID1}' }],
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'attempt-end', n: 2, outcome: 'FAILED', op: '{ID1}' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 2, op: '{ID1}' }],
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 3 }, count: 0 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-end', outcome: 'SUCCEEDED' }, count: 0 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-end', op: '{ID1}', status: 'FAILED' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-start', n: 2, op: '{ID1}' }],
+      },
+    ],
   },
   {
     id: '10-16',
@@ -250,7 +422,16 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(4, 'WaitSucceeded', { sub: 'Wait', id: '$ID1', details: { Duration: 2 } }),
       ev(5, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', first: true, terminal: false }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', first: false, terminal: true, status: 'SUCCEEDED' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'invocation-end', first: true, terminal: false }],
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', first: true, terminal: true }, count: 0 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', status: 'FAILED' }, count: 0 },
+    ],
   },
   {
     id: '10-17',
@@ -262,14 +443,62 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: { Result: '*' } }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'invocation-start' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'operation-start' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'attempt-start' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'attempt-end' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'operation-end' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-FAULTY', hook: 'invocation-end' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-HEALTHY', hook: 'invocation-start', first: true }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-HEALTHY', hook: 'operation-start', op: '{ID1}' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-HEALTHY', hook: 'attempt-start', op: '{ID1}' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-HEALTHY', hook: 'attempt-end', op: '{ID1}', outcome: 'SUCCEEDED' }, count: 1 },
+      { match: { plugin: 'CONFPLUGIN-HEALTHY', hook: 'operation-end', op: '{ID1}', status: 'SUCCEEDED' }, count: 1 },
+      {
+        match: { plugin: 'CONFPLUGIN-HEALTHY', hook: 'invocation-end', status: 'SUCCEEDED' },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN-HEALTHY', hook: 'invocation-start', first: true }],
+      },
+    ],
   },
   {
     id: '10-18',
     input: null,
     expect: { status: 'SUCCEEDED', result: ['short-done', 'long-done'] },
     history: [ev(2, 'ContextStarted', { sub: 'Parallel', id: '$CTX_P', details: '*' })],
-    // logs: not checked
+    logs: [
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-start', type: 'WAIT', name: 'short', replay: false },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-start', type: 'WAIT', name: 'long', replay: false }, count: 1 },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-start',
+          type: 'WAIT',
+          name: 'long',
+          replay: true,
+          pending: true,
+        },
+        min: 1,
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-start', type: 'WAIT', replay: true, pending: false },
+        count: 0,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-start', type: 'WAIT', name: 'short', replay: true }, count: 0 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-end', type: 'WAIT', name: 'short', status: 'SUCCEEDED' },
+        count: 1,
+      },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'operation-end', type: 'WAIT', name: 'long', status: 'SUCCEEDED' },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-end', type: 'WAIT', status: 'FAILED' }, count: 0 },
+    ],
   },
   {
     id: '10-19',
@@ -282,7 +511,49 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(4, 'WaitSucceeded', { sub: 'Wait', id: '$ID1', details: { Duration: 2 } }),
       ev(5, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'invocation-start',
+          isFirstInvocation: true,
+          requestId: /.+/,
+          operationsCount: /^\d+$/,
+          executionStartTimestamp: /^\d{4}-/,
+        },
+        count: 1,
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'invocation-start',
+          isFirstInvocation: false,
+          updatedOperationsCount: /^[1-9]\d*$/,
+        },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-start', requestId: /.+/ }, count: 2 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-start', operationsCount: /^\d+$/ }, count: 2 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-start', executionStartTimestamp: /^\d{4}-/ }, count: 2 },
+      {
+        match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', isFirstInvocation: true, terminal: false, status: /.+/ },
+        count: 1,
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'invocation-end',
+          isFirstInvocation: false,
+          terminal: true,
+          status: 'SUCCEEDED',
+        },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', executionError: /.*/ }, count: 0 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', requestId: /.+/ }, count: 2 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', operationsCount: /^\d+$/ }, count: 2 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'invocation-end', executionStartTimestamp: /^\d{4}-/ }, count: 2 },
+    ],
   },
   {
     id: '10-20',
@@ -293,7 +564,35 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: { Result: '*' } }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-start',
+          id: '{ID1}',
+          name: 'greet',
+          type: 'STEP',
+          isReplay: false,
+        },
+        count: 1,
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-end',
+          id: '{ID1}',
+          name: 'greet',
+          type: 'STEP',
+          isReplay: false,
+          status: 'SUCCEEDED',
+          attempt: 1,
+          startTimestamp: /^\d{4}-/,
+          endTimestamp: /^\d{4}-/,
+        },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-end', id: '{ID1}', error: /.*/ }, count: 0 },
+    ],
   },
   {
     id: '10-21',
@@ -315,7 +614,68 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       }),
       ev(7, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'attempt-start',
+          id: '{ID1}',
+          name: 'flaky',
+          type: 'STEP',
+          attempt: 1,
+          startTimestamp: /^\d{4}-/,
+        },
+        count: 1,
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'attempt-end',
+          id: '{ID1}',
+          name: 'flaky',
+          type: 'STEP',
+          attempt: 1,
+          outcome: 'FAILED',
+          error: /.+/,
+          startTimestamp: /^\d{4}-/,
+          endTimestamp: /^\d{4}-/,
+        },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-start', id: '{ID1}', attempt: 1 }],
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'attempt-start',
+          id: '{ID1}',
+          name: 'flaky',
+          type: 'STEP',
+          attempt: 2,
+          startTimestamp: /^\d{4}-/,
+        },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-end', id: '{ID1}', attempt: 1, outcome: 'FAILED' }],
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'attempt-end',
+          id: '{ID1}',
+          name: 'flaky',
+          type: 'STEP',
+          attempt: 2,
+          outcome: 'SUCCEEDED',
+          startTimestamp: /^\d{4}-/,
+          endTimestamp: /^\d{4}-/,
+        },
+        count: 1,
+        after: [{ plugin: 'CONFPLUGIN', hook: 'attempt-start', id: '{ID1}', attempt: 2 }],
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-start', isReplay: /.*/ }, count: 2 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-end', isReplay: /.*/ }, count: 2 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-start', attempt: 3 }, count: 0 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'attempt-end', outcome: 'SUCCEEDED', error: /.*/ }, count: 0 },
+    ],
   },
   {
     id: '10-22',
@@ -326,13 +686,72 @@ export const PLUGIN_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: { Result: '*' } }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-change',
+          id: '{ID1}',
+          name: 'greet',
+          type: 'STEP',
+          status: 'SUCCEEDED',
+          endTimestamp: /^\d{4}-/,
+          attempt: 1,
+          inFullMap: true,
+          executionArn: /^arn:/,
+          updatedOperationsCount: /^[1-9]\d*$/,
+          operationsCount: /^[1-9]\d*$/,
+          startTimestamp: /^\d{4}-/,
+          isReplay: /.*/,
+        },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'operation-change', id: '{ID1}', status: 'FAILED' }, count: 0 },
+    ],
   },
   {
     id: '10-23',
     input: null,
     expect: { status: 'SUCCEEDED', result: ['a-done', 'b-done'] },
     history: [ev(2, 'ContextStarted', { sub: 'Parallel', id: '$CTX_P', details: '*' })],
-    // logs: not checked
+    logs: [
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-start',
+          id: '{CTX_P}',
+          type: /context/i,
+          subType: /^parallel$/i,
+          isReplay: false,
+        },
+        count: 1,
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-start',
+          name: 'branch-a',
+          type: /context/i,
+          subType: /branch/i,
+          isReplay: false,
+        },
+        count: 1,
+      },
+      {
+        match: {
+          plugin: 'CONFPLUGIN',
+          hook: 'operation-start',
+          name: 'branch-b',
+          type: /context/i,
+          subType: /branch/i,
+          isReplay: false,
+        },
+        count: 1,
+      },
+      { match: { plugin: 'CONFPLUGIN', hook: 'fn-start', name: 'branch-a', isReplayingChildren: false }, min: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'fn-start', name: 'branch-b', isReplayingChildren: false }, min: 1 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'fn-start', name: 'branch-a', isReplayingChildren: /.*/ }, min: 2 },
+      { match: { plugin: 'CONFPLUGIN', hook: 'fn-start', name: 'branch-b', isReplayingChildren: /.*/ }, min: 1 },
+    ],
   },
 ];
