@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers';
-import type { Store } from '@durable-lambda/engine';
+import { MemoryStore, type Store } from '@durable-lambda/engine';
 import {
   FAULT_KINDS,
   type FaultKind,
@@ -9,8 +9,12 @@ import {
   type VirtualClock,
 } from '@durable-lambda/local';
 import { checkInvariants } from './invariants';
+import { driveWorld, runsOf } from './operated-world';
+import { Operator, type OperatorMode, type OperatorTally, operatorModeFor, RECREATE_RETENTION_MS } from './operators';
 import { OutsideWorld } from './outside-world';
+import { type LoggedWrite, loggedStore, WorldOrder } from './store-log';
 import { WORKFLOWS, workflowFor } from './workflows';
+import { checkAllEnded, checkWorldLog, WorldKeys } from './world-invariants';
 
 /** The store a chaos run uses, built on the driver's virtual clock. */
 export type StoreFactory = (clock: VirtualClock) => Store;
@@ -19,6 +23,13 @@ export type StoreFactory = (clock: VirtualClock) => Store;
 export interface SeedOutcome {
   seed: number;
   workflow: string;
+  /** What the operator did to its run (see `operators.ts`). */
+  mode: OperatorMode;
+  operator: OperatorTally;
+  /** Runs ended by their execution timeout (not by an operator). */
+  timeouts: number;
+  /** Every idempotency key handed to a step body. */
+  keys: string[];
   violations: string[];
   faults: Record<FaultKind, number>;
   invocations: number;
@@ -36,17 +47,32 @@ export class ChaosTotals {
   invocations = 0;
   reconcilePasses = 0;
   reconcileWoken = 0;
+  /** Operator actions that landed, by kind; refused ones; runs re-created after retention; execution timeouts. */
+  readonly actions: Record<string, number> = {};
+  refused = 0;
+  recreated = 0;
+  timeouts = 0;
+  readonly modes: Record<string, number> = {};
   readonly faults = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
   readonly failures: SeedOutcome[] = [];
   /** Invocation errors not injected, by message (expected none; not a violation by itself). */
   readonly otherErrors = new Map<string, number>();
+  /** Every idempotency key of the suite: none is issued in two seeds. */
+  readonly keys = new WorldKeys();
 
   add(outcome: SeedOutcome): void {
     for (const e of outcome.otherErrors) this.otherErrors.set(e, (this.otherErrors.get(e) ?? 0) + 1);
+    outcome.violations.push(...this.keys.add(outcome.seed, outcome.keys));
     this.runs += 1;
     this.invocations += outcome.invocations;
     this.reconcilePasses += outcome.reconcilePasses;
     this.reconcileWoken += outcome.reconcileWoken;
+    this.modes[outcome.mode] = (this.modes[outcome.mode] ?? 0) + 1;
+    for (const [kind, n] of Object.entries(outcome.operator.actions))
+      this.actions[kind] = (this.actions[kind] ?? 0) + n;
+    this.refused += outcome.operator.refused;
+    this.recreated += outcome.operator.recreated;
+    this.timeouts += outcome.timeouts;
     for (const kind of FAULT_KINDS) this.faults[kind] += outcome.faults[kind];
     if (outcome.violations.length) this.failures.push(outcome);
   }
@@ -55,17 +81,26 @@ export class ChaosTotals {
     return this.failures.reduce((n, f) => n + f.violations.length, 0);
   }
 
-  /** The printed summary: runs, faults by kind, violations (and each failing seed). */
+  /** The printed summary: runs, faults by kind, operator actions, violations (and each failing seed). */
   report(label: string): string {
     const total = Object.values(this.faults).reduce((a, b) => a + b, 0);
     const kinds = FAULT_KINDS.map((k) => `${k}=${this.faults[k]}`).join(' ');
+    const actions = Object.entries(this.actions)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ');
+    const modes = Object.entries(this.modes)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ');
     const lines = [
       `chaos ${label}: ${this.runs} runs, ${this.invocations} invocations, ${total} faults (${kinds}), ` +
         `${this.reconcilePasses} reconciler passes woke ${this.reconcileWoken} runs, violations ${this.violations}`,
+      `  operator: seeds ${modes}; actions landed ${actions} (${this.refused} refused); ` +
+        `${this.timeouts} execution timeouts; ${this.recreated} runs re-created after retention; ` +
+        `${this.keys.size} idempotency keys, none issued twice across seeds`,
     ];
     for (const [message, n] of this.otherErrors) lines.push(`  invocation error not injected (${n}x): ${message}`);
     for (const f of this.failures.slice(0, 20)) {
-      lines.push(`  seed ${f.seed} (${f.workflow}):`, ...f.violations.map((v) => `    ${v}`), f.account);
+      lines.push(`  seed ${f.seed} (${f.workflow}, ${f.mode}):`, ...f.violations.map((v) => `    ${v}`), f.account);
     }
     return lines.join('\n');
   }
@@ -93,23 +128,50 @@ const MAX_INVOCATIONS = 1_000;
 const baselines = new Map<string, number>();
 
 /**
- * Runs one seed: its workflow under its faults on a fresh driver, the outside completing every
- * callback the run hands out, then every invariant.
+ * Runs one seed: its workflow under its faults (and its operator's actions, see `operators.ts`)
+ * on a fresh driver, the outside completing every callback the run hands out, every run of the
+ * world driven to its end, then every invariant.
  */
 export async function runSeed(
   seed: number,
   options: { store?: StoreFactory; faults?: Omit<FaultOptions, 'seed'>; storeLabel: string },
 ): Promise<SeedOutcome> {
   const baseline = await baselineFor(seed, options);
-  const { driver, world, workflow } = makeRun(seed, options, { seed, ...(options.faults ?? {}) });
+  const order = new WorldOrder();
+  const log: LoggedWrite[] = [];
+  const recreate = operatorModeFor(seed, '') === 'recreate';
+  const { driver, world, workflow, store } = makeRun(
+    seed,
+    options,
+    { seed, ...(options.faults ?? {}) },
+    { order, log, ...(recreate ? { retentionMs: RECREATE_RETENTION_MS } : {}) },
+  );
+  const mode = operatorModeFor(seed, workflow.name);
+  const operator = new Operator(seed, mode, driver, store, workflow.input, `chaos:${seed}:${workflow.name}`);
+  world.hook = (execution) => operator.during(execution);
   let violations: string[];
   try {
-    const started = await driver.start(workflow.main, workflow.input);
-    const main = await driver.runUntilDone(started.runId);
+    const main = await driveWorld(driver, store, workflow, operator);
     await settle();
     violations = [
-      ...world.completionErrors,
-      ...(await checkInvariants({ driver, world, workflow, main, baselineInvocations: baseline })),
+      ...world.completionErrors.filter((e) => mode === 'plain' || !REFUSED_COMPLETION.test(e)),
+      ...(await checkInvariants({
+        driver,
+        world,
+        workflow,
+        main,
+        baselineInvocations: baseline,
+        expect:
+          operator.cancelled && operator.tally.recreated === 0
+            ? 'CANCELLED'
+            : mode === 'timeout'
+              ? 'ENDED'
+              : 'SUCCEEDED',
+        operated: mode !== 'plain',
+        extraRuns: operator.tally.recreated + (operator.tally.actions.retry ?? 0) + (mode === 'plain' ? 0 : 1),
+      })),
+      ...checkWorldLog(log, world.executions),
+      ...checkAllEnded(await runsOf(driver, store)),
     ];
   } catch (error) {
     violations = [`the run did not finish: ${error instanceof Error ? error.message : String(error)}`];
@@ -121,17 +183,25 @@ export async function runSeed(
   return {
     seed,
     workflow: workflow.name,
+    mode,
     violations,
     faults: counts,
     invocations,
     reconcilePasses: driver.reconcileStats.passes,
     reconcileWoken: driver.reconcileStats.woken,
+    operator: operator.tally,
+    timeouts: log.filter((w) => w.kind === 'revise' && w.status === 'TIMED_OUT' && w.action === undefined).length,
+    keys: world.executions.map((e) => e.idempotencyKey),
     account: driver.describeFaults() ?? '',
     otherErrors: driver.invocationFailures
       .filter((f) => !isInjectedFault(f.error))
       .map((f) => (f.error instanceof Error ? `${f.error.name}: ${f.error.message}` : String(f.error))),
   };
 }
+
+/** A callback completion the engine refused because its run ended or was replaced (an operator's doing). */
+const REFUSED_COMPLETION =
+  /callback_already_completed|callback_not_found|CallbackNotFound|AlreadyCompleted|no callback|already completed/;
 
 async function baselineFor(seed: number, options: { store?: StoreFactory; storeLabel: string }): Promise<number> {
   const workflowIndex = seed % WORKFLOWS.length;
@@ -151,8 +221,14 @@ async function baselineFor(seed: number, options: { store?: StoreFactory; storeL
   return n;
 }
 
-function makeRun(seed: number, options: { store?: StoreFactory }, faults: FaultOptions) {
+function makeRun(
+  seed: number,
+  options: { store?: StoreFactory },
+  faults: FaultOptions,
+  logged?: { order: WorldOrder; log: LoggedWrite[]; retentionMs?: number },
+) {
   let driver: TestDriver | undefined;
+  let store: Store | undefined;
   const world = new ChaosWorld(
     () => driver?.clock.now() ?? 0,
     (callback) => {
@@ -163,16 +239,24 @@ function makeRun(seed: number, options: { store?: StoreFactory }, faults: FaultO
         });
       });
     },
+    logged?.order,
   );
   const workflow = workflowFor(seed, world);
+  // Every write that lands is logged beneath the faults (the memory store included).
+  const build = (clock: VirtualClock): Store => {
+    const inner = options.store ? options.store(clock) : new MemoryStore(clock);
+    store = logged ? loggedStore(inner, logged.order, logged.log) : inner;
+    return store;
+  };
   driver = new TestDriver(workflow.functions, {
     // Each seed in its own stretch of time, so runs sharing a table never overlap.
     startTime: START + (seed % 10_000) * 30 * DAY,
     maxInvocations: MAX_INVOCATIONS,
     faults,
-    ...(options.store ? { store: options.store } : {}),
+    ...(options.store || logged ? { store: build } : {}),
+    ...(logged?.retentionMs === undefined ? {} : { retentionMs: logged.retentionMs }),
   });
-  return { driver, world, workflow };
+  return { driver, world, workflow, store: store ?? driver.store };
 }
 
 /** An outside world that also keeps the errors of its callback completions. */

@@ -5,6 +5,8 @@ export interface Execution {
   /** Order of execution across the whole test. */
   seq: number;
   runId: string;
+  /** The run's execution the step belongs to: `<runId>[.<incarnation>]`, as the key names it. */
+  execId: string;
   operationId: string;
   step: string;
   attempt: number;
@@ -12,6 +14,9 @@ export interface Execution {
   /** Virtual time, epoch ms. */
   at: number;
 }
+
+/** What the world does while a step body runs (an operator acting mid-invocation). */
+export type StepHook = (execution: Execution) => Promise<void>;
 
 /** A callback id handed out by a run, and the payload the outside completes it with. */
 export interface HandedOutCallback {
@@ -30,12 +35,24 @@ export class OutsideWorld {
   /** Steps that must run at most once per attempt, by run and operation id. */
   readonly atMostOnce = new Set<string>();
   private readonly perStep = new Map<string, number>();
+  /** Runs inside each step body after it is recorded; none by default. */
+  hook: StepHook | undefined;
 
   constructor(
     private readonly now: () => number,
     /** Completes a callback from outside; called once per handed-out id. */
     private readonly complete: (callback: HandedOutCallback) => void,
+    /** The order shared with the store's write log; the world's own count without one. */
+    private readonly order?: { next(): number },
   ) {}
+
+  /** Records a step body's execution (see {@link record}), then lets the world act inside it. */
+  async step(step: string, context: StepContext, options: { atMostOnce?: boolean } = {}): Promise<number> {
+    const n = this.record(step, context, options);
+    const execution = this.executions.at(-1);
+    if (this.hook && execution) await this.hook(execution);
+    return n;
+  }
 
   /** Records a step body's execution; returns how many times a body of this name has run in the run. */
   record(step: string, context: StepContext, options: { atMostOnce?: boolean } = {}): number {
@@ -43,11 +60,13 @@ export class OutsideWorld {
     const first = key.indexOf(':');
     const last = key.lastIndexOf(':');
     // A run started with a key (a child run) names its incarnation after its id.
-    const runId = key.slice(0, first).split('.')[0] as string;
+    const execId = key.slice(0, first);
+    const runId = execId.split('.')[0] as string;
     const operationId = key.slice(first + 1, last);
     this.executions.push({
-      seq: this.executions.length + 1,
+      seq: this.order ? this.order.next() : this.executions.length + 1,
       runId,
+      execId,
       operationId,
       step,
       attempt: context.attempt,

@@ -29,7 +29,7 @@ const AT_MOST_ONCE = { semantics: StepSemantics.AtMostOncePerRetry, retry: RETRY
 /** A step body that records itself, fails its first `failures` executions, then returns `value`. */
 function body<T>(world: OutsideWorld, step: string, value: () => T, failures = 0, atMostOnce = false) {
   return async (context: StepContext): Promise<T> => {
-    const n = world.record(step, context, { atMostOnce });
+    const n = await world.step(step, context, { atMostOnce });
     if (n <= failures) throw new Error(`planned failure ${n} of ${step}`);
     return value();
   };
@@ -52,7 +52,7 @@ function orderWorkflow(world: OutsideWorld, id: number): ReferenceWorkflow {
     const approval = await ctx.waitForCallback<string>(
       'approve',
       async (callbackId, step) => {
-        world.record('approve-submit', step);
+        await world.step('approve-submit', step);
         world.handOut(callbackId, `ok-${event.id}`);
       },
       { retryStrategy: () => ({ shouldRetry: true, delay: { seconds: 1 } }) },
@@ -61,7 +61,7 @@ function orderWorkflow(world: OutsideWorld, id: number): ReferenceWorkflow {
     await ctx.step(
       'notify-carrier',
       async (step) => {
-        world.record('notify-carrier', step);
+        await world.step('notify-carrier', step);
         world.handOut(shipId, `trk-${event.id}`);
       },
       { retry: RETRY },

@@ -59,6 +59,16 @@ export interface TestDriverOptions {
   holds?: CallbackHolds;
   /** Plain (non-durable) functions reachable by `context.invoke`, by name. */
   plainFunctions?: ReadonlyMap<string, PlainHandler>;
+  /** How long a finished run is kept, virtual ms (the engine's `retentionMs`). Default: forever. */
+  retentionMs?: number;
+}
+
+/** Options of one {@link TestDriver.start}. */
+export interface DriverStartOptions {
+  /** The run's key: a start with the key of a live run finds it; after its retention, a new run. */
+  runKey?: string;
+  /** The run's execution timeout, seconds. */
+  executionTimeoutSeconds?: number;
 }
 
 /**
@@ -115,6 +125,7 @@ export class TestDriver {
       this.engine = new Engine({
         store: raw,
         clock: this.clock,
+        ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
         waker: { wakeAt: async () => this.wakeUp() },
         invoker: {
           knows,
@@ -143,6 +154,7 @@ export class TestDriver {
       waker: this.rig ? this.rig.waker(waker) : waker,
       invoker: this.rig ? this.rig.invoker(invoker) : invoker,
       reconcileGraceMs: options.reconcileGraceMs ?? 120_000,
+      ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
     });
     loop.attach(this.engine, this.store, (runId, race) => this.invokeQueued(runId, race));
     this.loop = loop;
@@ -184,7 +196,7 @@ export class TestDriver {
   }
 
   /** Starts a run of a registered function. */
-  async start(functionName: string, payload: unknown): Promise<RunRecord> {
+  async start(functionName: string, payload: unknown, options: DriverStartOptions = {}): Promise<RunRecord> {
     if (!this.functions.has(functionName)) {
       throw new Error(`no durable function registered as ${JSON.stringify(functionName)}`);
     }
@@ -192,9 +204,16 @@ export class TestDriver {
     const name = this.mainRuns++ === 0 ? 'main' : `main${this.mainRuns}`;
     // With faults the start is keyed, so a retry after a lost response finds the same run, and
     // the run id (and with it every fault record) is the same in a replay of the seed.
-    const runKey = this.rig ? `test-driver:${this.rig.plan.seed}:${name}:${this.clock.now()}` : undefined;
+    const runKey =
+      options.runKey ?? (this.rig ? `test-driver:${this.rig.plan.seed}:${name}:${this.clock.now()}` : undefined);
     if (runKey !== undefined) this.rig?.scope.name(runIdFor(runKey), name);
-    const request = { functionName, ...(input === undefined ? {} : { input }), ...(runKey ? { runKey } : {}) };
+    const timeout = options.executionTimeoutSeconds;
+    const request = {
+      functionName,
+      ...(input === undefined ? {} : { input }),
+      ...(runKey ? { runKey } : {}),
+      ...(timeout === undefined ? {} : { executionTimeoutSeconds: timeout }),
+    };
     let started: RunRecord | undefined;
     for (let attempt = 1; !started; attempt++) {
       try {

@@ -4,7 +4,7 @@ export { OperationStatus, OperationType } from '@durable-lambda/sdk';
 export { ExecutionStatus, InvocationType } from './aws-enums';
 export type { AwsCallbackError, CallbackFailureFields, CallbackFailureInput } from './callback-failure';
 export type { CallbackCompletions } from './callback-sender';
-export type { DriverHandler, TestDriverOptions } from './driver';
+export type { DriverHandler, DriverStartOptions, TestDriverOptions } from './driver';
 export { TestDriver } from './driver';
 export type { Invocation, TestInvocation } from './invocations';
 export type {
