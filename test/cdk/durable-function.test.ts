@@ -75,13 +75,13 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
       'AWS::IAM::Role': 7, // per function and the reconciler: execution + scheduler; the watchdog's
       'AWS::IAM::Policy': 9, // per function: execution, invokes, scheduler; the watchdog's; the reconciler's two
       'AWS::Scheduler::ScheduleGroup': 3, // per function, and the reconciler's
-      'AWS::SQS::Queue': 7, // per function: failure destination, wake-up queue and its DLQ; the schedules' DLQ
-      'AWS::SQS::QueuePolicy': 7, // TLS only
+      'AWS::SQS::Queue': 5, // per function: failure destination, wake-up queue; the reconciler's DLQ of every wake-up
+      'AWS::SQS::QueuePolicy': 5, // TLS only
       'AWS::Lambda::EventSourceMapping': 2, // per function: its wake-up queue feeding its alias
       'AWS::Lambda::EventInvokeConfig': 7, // per function ($LATEST, its version, its alias), the reconciler's (no retries)
       'AWS::Lambda::Version': 2, // per function: this deploy's version (retained when replaced)
       'AWS::Lambda::Alias': 2, // per function: `live`, where runs start
-      'AWS::CloudWatch::Alarm': 13, // 5 per function, 3 of the reconciler
+      'AWS::CloudWatch::Alarm': 11, // 4 per function, 3 of the reconciler (dead-lettered wake-ups: one, shared)
       'AWS::Events::Rule': 2, // the watchdog's 5-minute and the reconciler's 2-minute schedule
       'AWS::Lambda::Permission': 2, // EventBridge may invoke the watchdog and the reconciler
     });
@@ -316,21 +316,12 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
         { Namespace: 'DurableLambda', MetricName: 'RunsFailed', Dimensions: byFunction, Statistic: 'Sum' },
         { Namespace: 'DurableLambda', MetricName: 'StuckRuns', Dimensions: byFunction, Statistic: 'Maximum' },
         { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: byFunction, Statistic: 'Sum' },
-        {
-          Namespace: 'AWS/SQS',
-          MetricName: 'ApproximateNumberOfMessagesVisible',
-          Dimensions: [
-            {
-              Name: 'QueueName',
-              Value: { 'Fn::GetAtt': [id('AWS::SQS::Queue', 'SagaWakeUpsDeadLetters'), 'QueueName'] },
-            },
-          ],
-          Statistic: 'Maximum',
-        },
       ]),
     );
-    expect(metrics).toHaveLength(4);
-    expect(saga.alarms?.wakeUpsDeadLettered).toBeDefined();
+    expect(metrics).toHaveLength(3);
+    // Dead-lettered wake-ups: the reconciler's alarm on the dead-letter queue the functions share.
+    expect(saga.alarms?.wakeUpsDeadLettered).toBe(saga.reconciler.alarms?.deadLetteredWakeUps);
+    expect(payments.alarms?.wakeUpsDeadLettered).toBe(saga.reconciler.alarms?.deadLetteredWakeUps);
     // Async failures: events in the failure queue, or dropped by any version or alias (Lambda sums
     // every qualifier under the FunctionName dimension).
     const [asyncFailures, ...others] = alarms.filter((a) => a.Metrics);
@@ -455,12 +446,11 @@ describe('DurableFunction: options', () => {
       alarmActions: [new cloudwatchActions.SnsAction(topic)],
     });
     const template = Template.fromStack(stack);
-    // Only the schedules' dead-letter queue, which the table's reconciler owns, and the wake-up queue
-    // with its dead-letter queue: no failure queue.
-    template.resourceCountIs('AWS::SQS::Queue', 3);
+    // Only the wake-ups' dead-letter queue, which the table's reconciler owns, and the wake-up
+    // queue: no failure queue.
+    template.resourceCountIs('AWS::SQS::Queue', 2);
     logicalId(template, 'AWS::SQS::Queue', 'DurableReconciler');
     logicalId(template, 'AWS::SQS::Queue', 'CheckoutWakeUpsQueue');
-    logicalId(template, 'AWS::SQS::Queue', 'CheckoutWakeUpsDeadLetters');
     expect(fn.failureQueue).toBeUndefined();
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       DestinationConfig: { OnFailure: { Destination: { Ref: logicalId(template, 'AWS::SNS::Topic', 'Failures') } } },
@@ -476,7 +466,7 @@ describe('DurableFunction: options', () => {
     const topicRef = { Ref: logicalId(template, 'AWS::SNS::Topic', 'Failures') };
     // Every alarm, the reconciler's included, goes to the actions given.
     const alarms = Object.values(resources(template)).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(8);
+    expect(alarms).toHaveLength(7);
     for (const alarm of alarms) expect(alarm.Properties?.AlarmActions).toEqual([topicRef]);
   });
 

@@ -13,6 +13,7 @@ import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { arnOf, logicalId, newStack, qualifiedArnOf, REPO_ROOT, resources, statementsOfRole } from './support';
 
@@ -350,8 +351,17 @@ describe('DurableReconciler: per table and stack', () => {
     const b = new DurableFunction(stack, 'B', { entry: entry('reminder/handler.ts') });
     expect(a.reconciler).not.toBe(b.reconciler);
     const template = Template.fromStack(stack);
-    // Per function: a failure queue, a wake-up queue and its dead-letter queue; per reconciler: the schedules' DLQ.
-    template.resourceCountIs('AWS::SQS::Queue', 8);
+    // Per function: a failure queue and a wake-up queue; per reconciler: the DLQ of its functions' wake-ups.
+    template.resourceCountIs('AWS::SQS::Queue', 6);
+    const deadLetters = (fn: DurableFunction) =>
+      resources(template)[stack.getLogicalId(fn.wakeQueue?.queue.node.defaultChild as sqs.CfnQueue)]?.Properties
+        ?.RedrivePolicy.deadLetterTargetArn;
+    expect(deadLetters(a)).toEqual(
+      arnOf(stack.getLogicalId(a.reconciler.deadLetterQueue.node.defaultChild as sqs.CfnQueue)),
+    );
+    expect(deadLetters(b)).toEqual(
+      arnOf(stack.getLogicalId(b.reconciler.deadLetterQueue.node.defaultChild as sqs.CfnQueue)),
+    );
     const variables = (fn: DurableFunction) =>
       resources(template)[stack.getLogicalId(fn.reconciler.function.node.defaultChild as lambda.CfnFunction)]
         ?.Properties?.Environment.Variables[RECONCILER_ENV.functions];

@@ -1,6 +1,6 @@
 /**
- * The on-time wake-up queue a DurableFunction deploys: a standard queue with SSE, TLS only and a
- * dead-letter queue, feeding the function's alias one message per invocation with partial batch
+ * The on-time wake-up queue a DurableFunction deploys: a standard queue with SSE, TLS only and the
+ * dead-letter queue of its table's reconciler (one for every function of the table in the stack), feeding the function's alias one message per invocation with partial batch
  * failures, its visibility timeout past the function's lease; and the opt-outs.
  */
 import { join } from 'node:path';
@@ -35,7 +35,9 @@ describe('DurableFunction: the on-time wake-up queue', () => {
   it('feeds the alias from an encrypted, TLS-only standard queue, one message per invocation, reporting failures', () => {
     expect(checkout.wakeQueue).toBeDefined();
     const queue = props('AWS::SQS::Queue', 'CheckoutWakeUpsQueue');
-    const dlq = logicalId(template, 'AWS::SQS::Queue', 'CheckoutWakeUpsDeadLetters');
+    // The reconciler's dead-letter queue (it alarms on it, and wakes the runs anyway).
+    const dlq = logicalId(template, 'AWS::SQS::Queue', 'DurableReconciler');
+    expect(checkout.wakeQueue?.deadLetterQueue).toBe(checkout.reconciler.deadLetterQueue);
     expect(queue).toEqual({
       SqsManagedSseEnabled: true,
       // The function's timeout (its lease) plus a minute: a crashed invocation's message comes back after it.
@@ -44,11 +46,13 @@ describe('DurableFunction: the on-time wake-up queue', () => {
     });
     // Standard (FIFO queues have no per-message delay).
     expect(queue).not.toHaveProperty('FifoQueue');
-    expect(props('AWS::SQS::Queue', 'CheckoutWakeUpsDeadLetters')).toEqual({
+    // Its messages are kept the default 4 days, the dead-letter queue's 14: a moved message keeps its
+    // first enqueue time, so it stays there 10 days or more.
+    expect(props('AWS::SQS::Queue', 'DurableReconciler')).toEqual({
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 14 * 86_400,
     });
-    for (const prefix of ['CheckoutWakeUpsQueuePolicy', 'CheckoutWakeUpsDeadLettersPolicy']) {
+    for (const prefix of ['CheckoutWakeUpsQueuePolicy', 'DurableReconciler']) {
       expect(props('AWS::SQS::QueuePolicy', prefix)?.PolicyDocument.Statement).toEqual([
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
       ]);

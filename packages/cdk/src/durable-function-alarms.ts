@@ -2,17 +2,20 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { Duration } from 'aws-cdk-lib/core';
 import type { DurableFunction } from './durable-function';
 import type { DurableFunctionAlarms } from './durable-function-props';
+import type { DurableReconcilerAlarms } from './durable-reconciler';
 import { WATCHDOG_PERIOD } from './run-watchdog';
 
 /**
  * The alarms of a {@link DurableFunction}: failed runs, stuck runs, throttles, asynchronous
- * invocations that failed every attempt (its failure queue, or Lambda's delivery metrics), and
- * wake-up messages dead-lettered (with its wake-up queue).
+ * invocations that failed every attempt (its failure queue, or Lambda's delivery metrics); and,
+ * with its wake-up queue, the reconciler's alarm on the dead-letter queue the table's functions
+ * share (one alarm for all of them: the message names its run and function).
  */
 export function createFunctionAlarms(
   durable: DurableFunction,
   expected: Duration,
   actions: cloudwatch.IAlarmAction[],
+  reconciler: DurableReconcilerAlarms,
 ): DurableFunctionAlarms {
   const alarm = (id: string, metric: cloudwatch.IMetric, description: string) => {
     const created = new cloudwatch.Alarm(durable, id, {
@@ -62,17 +65,6 @@ export function createFunctionAlarms(
       asyncFailures,
       'An asynchronous invocation of this durable function failed every attempt',
     ),
-    ...(durable.wakeQueue
-      ? {
-          wakeUpsDeadLettered: alarm(
-            'WakeUpsDeadLetteredAlarm',
-            durable.wakeQueue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-              period,
-              statistic: 'Maximum',
-            }),
-            'An on-time wake-up of this durable function was dead-lettered after 5 deliveries (the reconciler still wakes its run)',
-          ),
-        }
-      : {}),
+    ...(durable.wakeQueue ? { wakeUpsDeadLettered: reconciler.deadLetteredWakeUps } : {}),
   };
 }

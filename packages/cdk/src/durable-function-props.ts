@@ -191,8 +191,11 @@ export interface DurableFunctionAlarms {
    */
   readonly asyncFailures: cloudwatch.Alarm;
   /**
-   * A wake-up message reached the wake-up queue's dead-letter queue after 5 failed deliveries
-   * (absent with `onTimeWakeUps: false`). Its run stays due: the reconciler wakes it.
+   * A wake-up was dead-lettered: a wake-up queue message after 5 failed deliveries, or an event a
+   * wake-up schedule gave up on (absent with `onTimeWakeUps: false`). The dead-letter queue is the
+   * one the table's functions in the stack share, so this is the reconciler's alarm
+   * (`reconciler.alarms.deadLetteredWakeUps`), one for all of them; the message names the run and
+   * its function. Its run stays due: the reconciler wakes it.
    */
   readonly wakeUpsDeadLettered?: cloudwatch.Alarm;
 }

@@ -56,8 +56,12 @@ export { DURABLE_ENV } from './scheduler-access';
  * - a failure destination for asynchronous invocations, of `$LATEST` and of every version and
  *   alias defined in the stack, old versions' included (see `coverQualifiedInvocations`);
  * - shared by the functions of its table in the stack: the {@link DurableReconciler} (every 2
- *   minutes by default, wakes runs whose wake-up was lost; owns the wake-up schedules' dead-letter
- *   queue, `DURABLE_SCHEDULE_DLQ_ARN`);
+ *   minutes by default, wakes runs whose wake-up was lost) and its dead-letter queue, where the
+ *   wake-up schedules (`DURABLE_SCHEDULE_DLQ_ARN`) and the wake-up queues put what they could not
+ *   deliver. Per function, for least privilege: the schedule group and scheduler role (a shared
+ *   group would let one function delete or pre-empt another's wake-up schedules, whose names do
+ *   not say the function; a shared scheduler role would let it invoke the others), and the wake-up
+ *   queue (its event source feeds one function's alias);
  * - opt-in, because CloudWatch bills them by the month (`fixedMonthlyCost`, the CDK README):
  *   custom metrics (`metrics`: run outcomes and durations, and `StuckRuns` from the table's
  *   {@link RunWatchdog}) and alarms (`alarms`: failed runs, stuck runs, throttles, asynchronous
@@ -173,7 +177,15 @@ export class DurableFunction extends Construct {
         `${this.node.path}: leaseWakeUp must be reconciler or scheduler, got ${JSON.stringify(leaseWakeUp)}`,
       );
     }
-    if (props.onTimeWakeUps ?? true) this.wakeQueue = new WakeQueue(this, 'WakeUps', { timeout, removalPolicy });
+    // Its dead letters go to the reconciler's queue, shared by the table's functions in the stack
+    // (the run of a dead-lettered wake-up stays due either way: the reconciler wakes it).
+    if (props.onTimeWakeUps ?? true) {
+      this.wakeQueue = new WakeQueue(this, 'WakeUps', {
+        timeout,
+        removalPolicy,
+        deadLetterQueue: this.reconciler.deadLetterQueue,
+      });
+    }
 
     const retention = props.retention ?? Duration.days(30);
     const retentionDays = retention.toDays({ integral: false });
@@ -309,14 +321,15 @@ export class DurableFunction extends Construct {
 
     const expected = props.expectedRunDuration ?? Duration.days(1);
     if (this.metrics) RunWatchdog.of(this, this.table, serviceOptions).watch(fn, expected);
-    if (alarms) this.alarms = createFunctionAlarms(this, expected, props.alarmActions ?? []);
+    if (alarms) {
+      this.alarms = createFunctionAlarms(this, expected, props.alarmActions ?? [], this.reconciler.enableAlarms());
+    }
     this.reconciler.serve({
       function: fn,
       schedulerRole: this.schedulerRole,
       metrics: this.metrics,
       ...(this.startsOnAlias ? { aliasName: this.aliasName } : {}),
     });
-    if (alarms) this.reconciler.enableAlarms();
     if (props.alarmActions?.length) this.reconciler.addAlarmActions(...props.alarmActions);
 
     for (const target of props.invokes ?? []) this.invokes(target);

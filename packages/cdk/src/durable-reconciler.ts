@@ -85,9 +85,10 @@ export interface DurableReconcilerAlarms {
  * Scheduler or Lambda call, a dropped event, a killed process) a delay instead of a stranded run,
  * so it is always there, whatever else is opted out of.
  *
- * It also owns the dead-letter queue of every wake-up schedule of these functions (SQS, SSE, TLS
- * only, 14 days; alarmed when not empty once {@link enableAlarms} is called): an event Scheduler
- * gave up on lands there, and the run it was for stays due, so the reconciler wakes it anyway.
+ * It also owns the one dead-letter queue of these functions' wake-ups (SQS, SSE, TLS only, 14 days;
+ * alarmed when not empty once {@link enableAlarms} is called): an event a wake-up schedule gave up
+ * on, and a message of a function's wake-up queue delivered 5 times without success, land there;
+ * the run it was for stays due, so the reconciler wakes it anyway.
  *
  * Its role may use the table's items and query its `due` index, invoke only the functions it
  * serves (any version or alias), and create schedules in its own schedule group only, passing
@@ -118,7 +119,10 @@ export class DurableReconciler extends Construct {
   /** The schedule group of the (rare) wake-ups the reconciler schedules rather than sends. */
   readonly scheduleGroup: scheduler.CfnScheduleGroup;
   readonly schedulerRole: iam.Role;
-  /** Where wake-up schedules of the served functions send an event they could not deliver. */
+  /**
+   * Where wake-up schedules of the served functions send an event they could not deliver, and
+   * where their wake-up queues move a message delivered 5 times without success.
+   */
   readonly deadLetterQueue: sqs.Queue;
   /** How often it runs. */
   readonly period: Duration;
@@ -343,7 +347,7 @@ export class DurableReconciler extends Construct {
       deadLetteredWakeUps: alarm(
         'DeadLetteredWakeUpsAlarm',
         this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
-        'A durable-lambda wake-up schedule gave up delivering its event (the reconciler wakes the run)',
+        'A durable-lambda wake-up was dead-lettered: a schedule gave up delivering its event, or a wake-up queue message failed 5 deliveries (the message names the run and function; the reconciler wakes the run)',
       ),
     };
   }

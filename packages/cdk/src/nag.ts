@@ -50,8 +50,9 @@ export const REASONS = {
     "This queue is the failure destination of the function's asynchronous invocations: the end of the line " +
     'for events that failed every attempt. It is watched by an alarm and kept 14 days; a DLQ of a DLQ adds nothing.',
   deadLetterQueue:
-    "This queue is the dead-letter queue of the table's wake-up schedules: EventBridge Scheduler sends it the " +
-    'events it gave up delivering after a day of retries. It is the end of the line, watched by an alarm and kept ' +
+    "This queue is the dead-letter queue of the table's wake-ups: EventBridge Scheduler sends it the events it " +
+    "gave up delivering after a day of retries, and the functions' wake-up queues move there the messages " +
+    'delivered five times without success. It is the end of the line, watched by an alarm and kept ' +
     '14 days; the runs those events were for stay due, and the reconciler wakes them.',
   wakeQueueDeadLetters:
     "This queue is the dead-letter queue of the function's on-time wake-up queue: the messages delivered " +

@@ -25,13 +25,26 @@ export interface WakeQueueProps {
   /** The function's timeout (the visibility timeout is this plus {@link WAKE_QUEUE_VISIBILITY_MARGIN}). */
   readonly timeout: Duration;
   readonly removalPolicy: RemovalPolicy;
+  /**
+   * Where a message goes after {@link WAKE_QUEUE_MAX_RECEIVES} failed deliveries. A
+   * `DurableFunction` gives its table's reconciler's dead-letter queue, shared by every function of
+   * the table in the stack (nothing but SQS's redrive writes there for a wake-up queue, so sharing it
+   * grants no role anything). Default: a queue of its own.
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
 }
 
 /**
  * A durable function's on-time wake-ups: a standard SQS queue (SSE, TLS only) whose messages are
  * wake-ups delayed to their due time (`DelaySeconds` ≤ 15 minutes), feeding the function through
  * a Lambda event source mapping (one message per invocation, `ReportBatchItemFailures`), with a
- * dead-letter queue after {@link WAKE_QUEUE_MAX_RECEIVES} deliveries.
+ * dead-letter queue after {@link WAKE_QUEUE_MAX_RECEIVES} deliveries (the table reconciler's,
+ * shared, for a `DurableFunction`).
+ *
+ * One queue per function, never shared: its event source invokes one function's alias, so a
+ * shared queue would need every consumer to hand the others' wake-ups on (an extra hop, and each
+ * function allowed to invoke all the others), and every function allowed to send wake-ups that
+ * open the others' runs.
  *
  * One message per invocation, because each wake-up resumes a run in the invocation that receives
  * it (its lease is that invocation's remaining time): the same one invocation per wake-up as an
@@ -43,17 +56,11 @@ export class WakeQueue extends Construct {
   /** The queue the function's wake-ups are sent to (`DURABLE_WAKE_QUEUE_URL`). */
   readonly queue: sqs.Queue;
   /** Where a message goes after {@link WAKE_QUEUE_MAX_RECEIVES} failed deliveries. */
-  readonly deadLetterQueue: sqs.Queue;
+  readonly deadLetterQueue: sqs.IQueue;
 
   constructor(scope: Construct, id: string, props: WakeQueueProps) {
     super(scope, id);
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: props.removalPolicy,
-    });
-    acknowledge(this.deadLetterQueue, 'AwsSolutions-SQS3', REASONS.wakeQueueDeadLetters);
+    this.deadLetterQueue = props.deadLetterQueue ?? this.ownDeadLetterQueue(props.removalPolicy);
     this.queue = new sqs.Queue(this, 'Queue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -61,6 +68,17 @@ export class WakeQueue extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WAKE_QUEUE_MAX_RECEIVES },
       removalPolicy: props.removalPolicy,
     });
+  }
+
+  private ownDeadLetterQueue(removalPolicy: RemovalPolicy): sqs.Queue {
+    const queue = new sqs.Queue(this, 'DeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy,
+    });
+    acknowledge(queue, 'AwsSolutions-SQS3', REASONS.wakeQueueDeadLetters);
+    return queue;
   }
 
   /**
