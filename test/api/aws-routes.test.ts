@@ -176,9 +176,12 @@ describe("AWS's own SDK over the Lambda-shaped routes", () => {
       ['StepStarted', 'double'],
       ['StepSucceeded', 'double'],
       ['WaitStarted', 'nap'],
+      // Each invocation's end where the run recorded it (issue 23): the wait ended after the first.
+      ['InvocationCompleted', undefined],
       ['WaitSucceeded', 'nap'],
       ['StepStarted', 'triple'],
       ['StepSucceeded', 'triple'],
+      ['InvocationCompleted', undefined],
       ['ExecutionSucceeded', undefined],
     ]);
     expect(events.map((event) => event.EventId)).toEqual(events.map((_, i) => i + 1));

@@ -57,7 +57,7 @@ export function describeHistoryOrderConformance(
       const written: Operation[] = [
         stepOp('1', '"a"', { HistoryOrder: [2, 3] }),
         // Places far apart, and an outside event's half place (a callback completed from outside).
-        stepOp('2', '"b"', { HistoryOrder: [4, 40, 41.5, 1000] }),
+        stepOp('2', '"b"', { HistoryOrder: [4, 40, 41.5, 1000.75] }),
         { ...contextOp('3'), HistoryOrder: [5] },
         stepOp('3-1', '"c"', { HistoryOrder: [6, 7] }),
         // A result large enough that a store may keep it apart from the run (an operation item).

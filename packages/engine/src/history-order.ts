@@ -80,21 +80,53 @@ export function withHistoryOrder(before: Operation | undefined, after: Operation
   return { ...after, HistoryOrder: order };
 }
 
-/** The place of an event written from outside the run's invocations when its count is `count`. */
-export function outsidePlace(count: number): () => number {
-  return () => count + 0.5;
+/**
+ * The place of an event written from outside the run's invocations when its count is `count`:
+ * `count + 0.5`, or, written while an invocation holds the run (`held`), `count + 0.75`: after that
+ * invocation's end, which the reader knows ({@link effectivePlace}). An invocation does not see
+ * what lands while it runs (it replays from what it read), so the event comes after it, as AWS's
+ * service lists a callback completed while the invocation that suspended on it was ending.
+ */
+export function outsidePlace(count: number, held: boolean): () => number {
+  return () => count + (held ? HELD : 0.5);
+}
+
+/** The fraction of a place written while an invocation held the run. */
+const HELD = 0.75;
+
+/** Whether `place` was written while an invocation held the run (see {@link outsidePlace}). */
+export function isHeldPlace(place: number): boolean {
+  return place - Math.floor(place) === HELD;
+}
+
+/**
+ * Where an event placed while an invocation held the run stands: just after the end of the first
+ * invocation that ended past its place and had started by the event's time `at` (the one that held
+ * the run); where it was written when no such end is recorded (the invocation still runs, or was lost).
+ */
+export function effectivePlace(place: number, at: number, invocations: readonly HistoryInvocation[]): number {
+  if (!isHeldPlace(place)) return place;
+  const holder = invocations.find((inv) => inv.order > place && inv.startedAt <= at);
+  return holder ? holder.order + 0.5 : place;
+}
+
+/** Whether an invocation holds `run` at `now` (its lease has not lapsed). */
+export function heldAt(run: { leaseExpiresAt?: number }, now: number): boolean {
+  return run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now;
 }
 
 /**
  * `next` (an outside writer's change to `op`) with the places of the events it adds, when the run
- * keeps its history's order (`historySeq` set); unchanged otherwise.
+ * keeps its history's order (`historySeq` set); unchanged otherwise. `held`: another invocation
+ * holds the run as it is written (see {@link outsidePlace}); false for writes by the lease holder.
  */
 export function outsideHistoryOrder(
   run: { historySeq?: number },
   op: Operation | undefined,
   next: Operation,
+  held = false,
 ): Operation {
-  return run.historySeq === undefined ? next : withHistoryOrder(op, next, outsidePlace(run.historySeq));
+  return run.historySeq === undefined ? next : withHistoryOrder(op, next, outsidePlace(run.historySeq, held));
 }
 
 /** The run's ended invocations with one more, the latest {@link MAX_HISTORY_INVOCATIONS} kept. */
@@ -126,6 +158,19 @@ export class HistoryCounter {
   /** `after` (what `before` became in this invocation) with the places of the events it adds. */
   place(before: Operation | undefined, after: Operation): Operation {
     return this.count === undefined ? after : withHistoryOrder(before, after, () => this.next());
+  }
+
+  /**
+   * An operation this invocation read back while it ran (an outside event it saw: AWS's SDK asks
+   * for changes mid-invocation), whose latest event was placed after the end of the invocation
+   * holding the run: it stands where this invocation saw it instead, before what it did with it.
+   * Undefined when nothing is to change.
+   */
+  seen(op: Operation): Operation | undefined {
+    const order = op.HistoryOrder;
+    const last = order?.at(-1);
+    if (this.count === undefined || !order || last === undefined || !isHeldPlace(last)) return undefined;
+    return { ...op, HistoryOrder: [...order.slice(0, -1), this.count + 0.5] };
   }
 
   /** The ended invocation with its `InvocationCompleted` placed, or undefined for a run that keeps no order. */

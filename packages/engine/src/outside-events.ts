@@ -1,7 +1,7 @@
 import { type ErrorObject, incarnationId, type Operation } from '@durable-lambda/protocol';
 import { parseCallbackId, sameCallbackId } from './callback-ids';
 import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
-import { outsideHistoryOrder } from './history-order';
+import { heldAt, outsideHistoryOrder } from './history-order';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
 import { callbackTimeout } from './transitions';
 import { wakeEvent } from './wake-event';
@@ -62,7 +62,7 @@ export class OutsideEvents {
     const now = clock.now();
     const timedOut = callbackTimeout(op, now);
     if (timedOut) {
-      await this.writeCallback(run, op, timedOut, false);
+      await this.writeCallback(run, op, timedOut, false, heldAt(run, now));
       throw new CallbackAlreadyCompletedError('TIMED_OUT');
     }
     if (op.Status !== 'STARTED' || run.status !== 'RUNNING') throw new CallbackAlreadyCompletedError(op.Status);
@@ -73,7 +73,7 @@ export class OutsideEvents {
         ...op,
         CallbackDetails: { ...details, HeartbeatDeadline: now + details.HeartbeatTimeoutSeconds * 1000 },
       };
-      if (!(await this.writeCallback(run, op, next, false))) await this.explainRefusal(runId, operationId);
+      if (!(await this.writeCallback(run, op, next, false, false))) await this.explainRefusal(runId, operationId);
       return;
     }
     const next: Operation = {
@@ -89,7 +89,9 @@ export class OutsideEvents {
           : { Error: { ErrorType: 'CallbackExternalError', ErrorCode: 'callback_failed', ...outcome.error } }),
       },
     };
-    if (!(await this.writeCallback(run, op, next, true))) await this.explainRefusal(runId, operationId);
+    if (!(await this.writeCallback(run, op, next, true, heldAt(run, now)))) {
+      await this.explainRefusal(runId, operationId);
+    }
     // The completion is durable and made the run due: a lost wake-up is left to the reconciler,
     // so the caller hears of success (a retry would only be told the callback is completed).
     await this.wakeSoon(run);
@@ -108,7 +110,8 @@ export class OutsideEvents {
       let current = op;
       const timedOut = callbackTimeout(op, now);
       if (timedOut) {
-        current = (await this.writeCallback(run, op, timedOut, false))
+        // Written by the invocation opening (it holds the run): before what it does.
+        current = (await this.writeCallback(run, op, timedOut, false, false))
           ? timedOut
           : ((await this.deps.store.getOperation(run.runId, op.Id)) ?? op);
       } else if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED') {
@@ -180,7 +183,8 @@ export class OutsideEvents {
     // Only the invoke that started this child: a parent created again under its id (after its
     // retention) may hold another operation there, or an invoke of another child.
     if (parent && op?.Status === 'STARTED' && startedChild(op, child.runId)) {
-      const done = outsideHistoryOrder(parent, op, completedInvoke(op, child, this.deps.clock.now()));
+      const now = this.deps.clock.now();
+      const done = outsideHistoryOrder(parent, op, completedInvoke(op, child, now), heldAt(parent, now));
       // The write makes the parent due: its wake-up, if lost, is left to the reconciler.
       if (await this.deps.store.writeOutsideEvent(parent.runId, done, { Status: 'STARTED' }, true)) {
         await this.wakeSoon(parent);
@@ -221,13 +225,19 @@ export class OutsideEvents {
       : ((await this.deps.store.getOperation(run.runId, op.Id)) ?? op);
   }
 
-  private writeCallback(run: RunRecord, op: Operation, next: Operation, event: boolean): Promise<boolean> {
+  private writeCallback(
+    run: RunRecord,
+    op: Operation,
+    next: Operation,
+    event: boolean,
+    held: boolean,
+  ): Promise<boolean> {
     const d = op.CallbackDetails;
     const deadlines = {
       ...(d?.TimeoutTimestamp === undefined ? {} : { TimeoutTimestamp: d.TimeoutTimestamp }),
       ...(d?.HeartbeatDeadline === undefined ? {} : { HeartbeatDeadline: d.HeartbeatDeadline }),
     };
-    const placed = outsideHistoryOrder(run, op, next);
+    const placed = outsideHistoryOrder(run, op, next, held);
     return this.deps.store.writeOutsideEvent(run.runId, placed, { Status: 'STARTED', deadlines }, event);
   }
 

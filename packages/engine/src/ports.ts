@@ -210,7 +210,9 @@ export interface LeaseGrant {
 
 /**
  * Durable storage of runs and operations. Every method that writes is atomic; `commit` is
- * fenced so a stale invocation can never overwrite newer progress.
+ * fenced so a stale invocation can never overwrite newer progress. The run's history order
+ * (`historySeq`, `historyInvocations`, each operation's `HistoryOrder`; `history-order.ts`) is
+ * kept as written, through every write and read, in the writes that carry it.
  */
 export interface Store {
   /** Creates the run and its EXECUTION operation unless the id exists; returns the stored run. */

@@ -232,7 +232,11 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   async refresh(): Promise<readonly Operation[]> {
     // Outside writers (callback completions) change operations while we hold the lease.
     for (const op of await loadReplayOperations(this.deps.store, this.run.runId)) {
-      if (!this.settled.has(op.Id)) this.put(op);
+      if (this.settled.has(op.Id)) continue;
+      // An outside event seen now stands where it was seen; the re-placed copy rides with the next write.
+      const seen = this.history.seen(op);
+      this.put(seen ?? op);
+      if (seen) this.settled.add(op.Id);
     }
     this.settleDue();
     return this.operations;

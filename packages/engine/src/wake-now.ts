@@ -107,7 +107,8 @@ export async function wakeNow(
     const ended: WokenOperation[] = [];
     for (const target of waits) {
       // The write grows eventSeq, which makes the run due: a lost wake-up is left to the reconciler.
-      const next = outsideHistoryOrder(run, target.op, endedWait(target.op, now));
+      // An invocation holds the run: the wait's end comes after that invocation's.
+      const next = outsideHistoryOrder(run, target.op, endedWait(target.op, now), true);
       if (await deps.store.writeOutsideEvent(runId, next, { Status: 'STARTED' }, true)) {
         ended.push(describe(target));
       }

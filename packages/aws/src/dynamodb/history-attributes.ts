@@ -12,6 +12,8 @@ export const HISTORY_SEQ = 'hq';
 export const HISTORY_INVOCATIONS = 'hv';
 
 const b36 = (n: number) => n.toString(36);
+/** Places are whole numbers, or a whole number and a half or three quarters (`history-order.ts`). */
+const SCALE = 4;
 
 /**
  * The invocations as text: one entry each, separated by spaces, `<start>.<duration>.<place>` in
@@ -46,18 +48,19 @@ export function decodeInvocations(text: unknown): HistoryInvocation[] | undefine
 }
 
 /**
- * An operation's `HistoryOrder` as text, folded after its one-letter status: the places doubled
- * (an outside event's `n + 0.5` becomes odd), the first in base 36, each later one as its step from
- * the one before, empty for the common step of one place. A step that started at 4 and succeeded
- * at 5: `8.`, two bytes. Only lowercase base-36 digits, `.` and `-`: never mistaken for a status.
+ * An operation's `HistoryOrder` as text, folded after its one-letter status: the places times four
+ * (an outside event's `n + 0.5` or `n + 0.75` becomes a whole number), the first in base 36, each
+ * later one as its step from the one before, empty for the common step of one place. A step that
+ * started at 4 and succeeded at 5: `g.`, two bytes. Only lowercase base-36 digits, `.` and `-`:
+ * never mistaken for a status.
  */
 export function encodeOrder(order: readonly number[]): string {
   let previous: number | undefined;
   return order
     .map((place) => {
-      const doubled = Math.round(place * 2);
-      const token = previous === undefined ? b36(doubled) : doubled - previous === 2 ? '' : b36(doubled - previous);
-      previous = doubled;
+      const scaled = Math.round(place * SCALE);
+      const token = previous === undefined ? b36(scaled) : scaled - previous === SCALE ? '' : b36(scaled - previous);
+      previous = scaled;
       return token;
     })
     .join('.');
@@ -69,10 +72,10 @@ export function decodeOrder(text: string): number[] | undefined {
   const out: number[] = [];
   let previous = 0;
   for (const [index, token] of text.split('.').entries()) {
-    const doubled =
-      index === 0 ? Number.parseInt(token, 36) : previous + (token === '' ? 2 : Number.parseInt(token, 36));
-    out.push(doubled / 2);
-    previous = doubled;
+    const scaled =
+      index === 0 ? Number.parseInt(token, 36) : previous + (token === '' ? SCALE : Number.parseInt(token, 36));
+    out.push(scaled / SCALE);
+    previous = scaled;
   }
   return out;
 }

@@ -17,7 +17,7 @@ import { decodeOrder, encodeOrder } from './history-attributes';
  * (with `i`, `e`, `se`) read the same.
  *
  * An operation's `HistoryOrder` (where its history events stand in the run's order) is folded
- * after its status letter: `"s":"S8."` is SUCCEEDED with events at places 4 and 5.
+ * after its status letter: `"s":"Sg."` is SUCCEEDED with events at places 4 and 5.
  *
  * Two things ride along that are not the operation's: the chunk references of fields moved out of
  * it (`$r`, as an operation item's `refs`), and `$i`, which says the EXECUTION operation's

@@ -6,6 +6,7 @@
  */
 
 import type { Operation } from '@durable-lambda/protocol';
+import { effectivePlace, type HistoryInvocation } from '../history-order';
 import type { Draft } from './aws-history-drafts';
 import { type InvocationNode, invocationNodes, type Node } from './aws-history-order';
 import type { AwsHistoryInvocation } from './aws-history-shapes';
@@ -28,7 +29,8 @@ interface Placed {
 
 /**
  * The events of `perOp` (each operation's drafts, oldest first) and of the invocations that
- * recorded their end, in the run's order. An event without a place (a wait a view shows ended
+ * recorded their end, in the run's order. An event written from outside while an invocation held
+ * the run comes after that invocation's end (`effectivePlace`). An event without a place (a wait a view shows ended
  * before an invocation recorded it) comes after the recorded ones, by time. Events at the same
  * place (outside events written at the same count) go by time; the execution's end last.
  */
@@ -40,15 +42,23 @@ export function recordedOrder(
 ): { nodes: Node[]; invocations: InvocationNode[] } {
   const placed: Placed[] = [];
   let seq = 0;
+  const ended = invocations.filter((invocation) => invocation.endTimestamp !== undefined);
+  const ends: HistoryInvocation[] = [];
+  for (const invocation of ended) {
+    if (invocation.order === undefined) continue;
+    const startedAt = invocation.startTimestamp.getTime();
+    ends.push({ startedAt, endedAt: invocation.endTimestamp?.getTime() ?? startedAt, order: invocation.order });
+  }
   for (const op of operations) {
     const order = op.HistoryOrder ?? [];
     const own = perOp.get(op.Id) ?? [];
     for (const [index, node] of own.entries()) {
       const last = op.Type === 'EXECUTION' && index > 0 && index === own.length - 1 ? 1 : 0;
-      placed.push({ node, place: order[index] ?? Number.POSITIVE_INFINITY, last, seq: seq++ });
+      const recorded = order[index];
+      const place = recorded === undefined ? Number.POSITIVE_INFINITY : effectivePlace(recorded, node.draft.at, ends);
+      placed.push({ node, place, last, seq: seq++ });
     }
   }
-  const ended = invocations.filter((invocation) => invocation.endTimestamp !== undefined);
   const nodes = invocationNodes(ended, withData);
   for (const [index, entry] of nodes.entries()) {
     const place = ended[index]?.order;
