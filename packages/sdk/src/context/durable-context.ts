@@ -16,6 +16,7 @@ import { runStep } from '../operations/step';
 import { runWait } from '../operations/wait';
 import { runWaitForCondition } from '../operations/wait-for-condition';
 import { executionArnOf } from '../runtime/execution-arn';
+import type { Demand } from '../runtime/waiters';
 import type { BatchResult } from '../types/batch';
 import type { CreateCallbackResult } from '../types/callback';
 import type { DurablePromiseCombinators } from '../types/combinators';
@@ -77,7 +78,13 @@ export class DurableContextImpl implements DurableContext {
   }
 
   wait(...args: unknown[]): DurablePromise<void> {
-    return this.start('wait', () => runWait(this.scope, args));
+    // AWS's: a wait nobody awaits does not end the invocation (see `Demand`).
+    const demand: Demand = { awaited: false };
+    return this.start(
+      'wait',
+      () => runWait(this.scope, args, demand),
+      () => this.scope.runtime.demand(demand),
+    );
   }
 
   runInChildContext<T>(...args: unknown[]): DurablePromise<T> {
@@ -170,13 +177,17 @@ export class DurableContextImpl implements DurableContext {
    * parent context inside a child context, a step or a check). Misuse fails the run with AWS's
    * message; the operation never settles, as the invocation has ended.
    */
-  private start<T>(operation: string, run: () => Promise<T>): DurablePromise<T> {
+  private start<T>(operation: string, run: () => Promise<T>, awaited?: () => void): DurablePromise<T> {
     if (this.misuse(operation)) return new DurablePromise(() => new Promise<T>(noop));
     const started = run();
     // The outcome reaches whoever awaits the DurablePromise; an operation nobody awaits must
     // not surface as an unhandled rejection.
     started.catch(noop);
-    return new DurablePromise(() => started);
+    if (!awaited) return new DurablePromise(() => started);
+    return new DurablePromise(() => {
+      awaited();
+      return started;
+    });
   }
 
   /** The misuse fault (the run is failing with it), or undefined when this context may be used here. */

@@ -1,6 +1,7 @@
 import type { Scope } from '../context/scope';
 import { type Duration, durationToMs, ONE_YEAR_MS } from '../duration';
 import { InvalidArgumentError } from '../errors/invalid-argument';
+import type { Demand } from '../runtime/waiters';
 import { OperationSubType } from '../types/operation-enums';
 import { isObject, splitNamed } from './arguments';
 import { operationEnd, operationStart } from './plugin-hooks';
@@ -11,7 +12,7 @@ import { parentOf } from './step';
  * the due time the engine computes; the invocation then suspends (or sleeps in-process when
  * the wait is short) and the wait completes on the engine's clock.
  */
-export async function runWait(scope: Scope, args: readonly unknown[]): Promise<void> {
+export async function runWait(scope: Scope, args: readonly unknown[], demand?: Demand): Promise<void> {
   const { name, main, config } = splitNamed<Duration>(args, isObject, 'duration');
   if (config !== undefined) throw new InvalidArgumentError('wait', 'takes (name?, duration) only');
   const ms = durationToMs(main, 'duration', { maxMs: ONE_YEAR_MS });
@@ -34,7 +35,7 @@ export async function runWait(scope: Scope, args: readonly unknown[]): Promise<v
       // with the suspension's write (one write, not two). Should it be written first after all
       // (other branches checkpoint meanwhile), the wait goes on from the stored record.
       const stored = runtime.checkpointDeferrable(start);
-      await runtime.blockUntil(runtime.invocation.now() + ms);
+      await runtime.blockUntil(runtime.invocation.now() + ms, demand);
       record = await stored;
     } else {
       record = await runtime.checkpoint(start);
@@ -42,6 +43,6 @@ export async function runWait(scope: Scope, args: readonly unknown[]): Promise<v
     }
   }
   if (record.Status === 'SUCCEEDED') return;
-  await runtime.blockUntil(record.WaitDetails?.ScheduledEndTimestamp);
+  await runtime.blockUntil(record.WaitDetails?.ScheduledEndTimestamp, demand);
   await operationEnd(scope, { ...record, Status: 'SUCCEEDED', EndTimestamp: runtime.invocation.now() });
 }

@@ -15,7 +15,11 @@ import { createLogger } from '../logger';
 import { NO_PLUGINS, type PluginRunner } from '../plugins/runner';
 import type { DurableLogger, LogSink } from '../types/logger';
 import { Checkpointer } from './checkpointer';
+import { never, replayableIds, withUpdates } from './invocation-parts';
 import { verboseLog } from './verbose';
+import type { Demand, Waiter } from './waiters';
+
+export type { Demand } from './waiters';
 
 /** How an invocation ended, as the backend must handle it. */
 export type InvocationResult =
@@ -33,11 +37,6 @@ export interface RuntimeSettings {
   lazyStartMs: number | undefined;
   maxPayloadBytes: number;
   logSink: LogSink;
-}
-
-interface Waiter {
-  dueAt: number | undefined;
-  resolve: () => void;
 }
 
 /** Real time an invocation keeps in hand after an in-process sleep. */
@@ -246,12 +245,19 @@ export class InvocationRuntime {
    * long to sleep through, the invocation ends PENDING instead and this never resolves: the next
    * invocation replays to this point. `undefined` waits for an outside event.
    */
-  blockUntil(dueAt: number | undefined): Promise<void> {
+  blockUntil(dueAt: number | undefined, demand?: Demand): Promise<void> {
     if (this.settled) return never();
     return new Promise((resolve) => {
-      this.waiters.add({ dueAt, resolve });
+      this.waiters.add({ dueAt, resolve, demand });
       this.scheduleCheck();
     });
+  }
+
+  /** The promise of `demand`'s operation is awaited: its waits count from now on. */
+  demand(demand: Demand): void {
+    if (demand.awaited) return;
+    demand.awaited = true;
+    this.scheduleCheck();
   }
 
   /** The handler has settled: from now on the invocation ends with its outcome, never PENDING. */
@@ -345,9 +351,14 @@ export class InvocationRuntime {
     }
     const now = this.invocation.now();
     let earliest: number | undefined;
+    let waiting = false;
     for (const w of this.waiters) {
+      if (w.demand && !w.demand.awaited) continue;
+      waiting = true;
       if (w.dueAt !== undefined && (earliest === undefined || w.dueAt < earliest)) earliest = w.dueAt;
     }
+    // Only waits nobody awaits: nothing to suspend for (the handler goes on, or returns).
+    if (!waiting) return 'none';
     if (earliest !== undefined) {
       const delay = Math.max(0, earliest - now);
       const fits = delay === 0 || this.invocation.remainingTimeMs() - delay > SLEEP_MARGIN_MS;
@@ -388,29 +399,4 @@ export class InvocationRuntime {
     }
     this.scheduleCheck();
   }
-}
-
-/**
- * Ids of the recorded operations a replay walks again: all but the execution and the children
- * of finished contexts (a finished context returns its stored result without running).
- */
-function replayableIds(operations: readonly Operation[]): Set<string> {
-  const byId = new Map(operations.map((op) => [op.Id, op]));
-  const insideFinished = (op: Operation): boolean => {
-    for (let p = op.ParentId && byId.get(op.ParentId); p; p = p.ParentId ? byId.get(p.ParentId) : undefined) {
-      if (p.Type === 'CONTEXT' && isTerminal(p.Status)) return true;
-    }
-    return false;
-  };
-  return new Set(operations.filter((op) => op.Type !== 'EXECUTION' && !insideFinished(op)).map((op) => op.Id));
-}
-
-/** A promise that never settles: the awaiting code belongs to an invocation that has ended. */
-function never<T>(_reason?: unknown): Promise<T> {
-  return new Promise<T>(() => {});
-}
-
-/** `output` with the updates to write with it, when there are any. */
-function withUpdates(output: InvocationOutput, updates: readonly OperationUpdate[]): InvocationOutput {
-  return updates.length === 0 ? output : { ...output, Updates: updates };
 }
