@@ -84,10 +84,23 @@ export function actOnCallbacks(
   return sent;
 }
 
+/**
+ * JSON as AWS's validator sends a callback result (Python's `json.dumps` defaults: `", "` between
+ * items, `": "` after keys), so a result's text is byte for byte what the service would store.
+ */
+export function validatorJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(validatorJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${validatorJson(v)}`);
+    return `{${entries.join(', ')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 async function send(sink: CallbackSink, id: string, action: CallbackAction, bindings: Bindings): Promise<void> {
   const payload = bindings.substitute(action.payload);
   if (action.send === 'heartbeat') return sink.heartbeat(id);
-  if (action.send === 'success') return sink.success(id, payload === undefined ? undefined : JSON.stringify(payload));
+  if (action.send === 'success') return sink.success(id, payload === undefined ? undefined : validatorJson(payload));
   const error = (payload ?? {}) as Partial<ErrorObject>;
   return sink.failure(id, {
     ...(error.ErrorType === undefined ? {} : { ErrorType: error.ErrorType }),

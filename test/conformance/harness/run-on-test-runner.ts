@@ -16,11 +16,6 @@ export interface Verdict {
   problems: string[];
   /** The actual history, for the report of a failure. */
   history?: readonly ActualEvent[];
-  /**
-   * Production backend only, for comparison: the differences once the invocations the driver saw
-   * are put into the history (what the route would give if the store recorded them).
-   */
-  withInvocationProblems?: string[];
   /** The run's log output (see `log-stream.ts`), for the report of a failure. */
   log?: readonly Record<string, unknown>[];
 }

@@ -27,10 +27,10 @@ const joinedSerdes: Serdes<BatchResult<string>> = {
   },
 };
 
-/** Items' results written as `{"v":…}` and read back: a real, non-identity round trip. */
+/** Items' results written as `wrapped:<value>` and read back: a real, non-identity round trip. */
 const wrappedItems: Serdes<string> = {
-  serialize: (value) => (value === undefined ? undefined : JSON.stringify({ v: value })),
-  deserialize: (text) => (text === undefined ? undefined : (JSON.parse(text) as { v: string }).v),
+  serialize: (value) => (value === undefined ? undefined : `wrapped:${value}`),
+  deserialize: (text) => text?.replace(/^wrapped:/, ''),
 };
 
 const fail = (message: string): never => {
