@@ -110,6 +110,14 @@ describe('the runs list', () => {
     expect(await wait.textContent()).not.toContain('more');
     expect(await unnamedControls(page)).toEqual([]);
     await d.shot('runs-list-outcomes.png');
+
+    // The running run's page (callback forms, wake now, cancel, the open operator panel): every
+    // control named too.
+    await wait.locator('..').locator('..').getByTestId('run-link').click();
+    await page.getByTestId('callback-result').waitFor();
+    await page.getByTestId('operator-actions').getByTestId('cancel-tree').waitFor();
+    expect(await unnamedControls(page)).toEqual([]);
+    await d.shot('run-running-controls.png');
     expect(d.pageErrors).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 /**
- * The durable-lambda dashboard: hash routes (`#/` runs, `#/runs/<id>` one run), refreshed by
+ * The durable-lambda dashboard: hash routes (`#/` runs, `#/runs/<id>` one run, `#/functions`
+ * the functions served), refreshed by
  * polling while live. Plain ES modules, no build step.
  */
 import { absolute, tickTimes } from './format.js';
+import { functionsView } from './functions.js';
 import { listView } from './list.js';
 import { runView } from './run.js';
 
@@ -41,6 +43,7 @@ function route() {
     }
     return runView(runId, refresh);
   }
+  if (/^#\/functions\/?$/.test(hash)) return functionsView();
   const query = hash.indexOf('?');
   return listView(new URLSearchParams(query === -1 ? '' : hash.slice(query + 1)), refresh);
 }
@@ -49,6 +52,12 @@ function mount() {
   view?.dispose?.();
   view = route();
   root.replaceChildren(view.el);
+  // The top bar says which page is shown.
+  for (const link of document.querySelectorAll('.topbar nav a')) {
+    const here = link.getAttribute('href') === (location.hash.startsWith('#/functions') ? '#/functions' : '#/');
+    if (here) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
   document.title = view.title ? `${view.title} · durable-lambda` : 'durable-lambda';
   root.focus({ preventScroll: true });
   window.scrollTo(0, 0);

@@ -65,8 +65,8 @@ export function listView(params, refreshNow) {
   const searchIn = h(
     'select',
     { id: 'filter-search-in', dataset: { testid: 'filter-search-in' }, onchange: () => searchChanged(0) },
-    h('option', { value: 'search', selected: !filters.contains }, 'run id or run key'),
-    h('option', { value: 'contains', selected: Boolean(filters.contains) }, 'input, result or error'),
+    h('option', { value: 'search', selected: !filters.contains }, 'id or run key'),
+    h('option', { value: 'contains', selected: Boolean(filters.contains) }, 'input, result, error'),
   );
   const searchBox = h('input', {
     id: 'filter-search',
@@ -134,6 +134,7 @@ export function listView(params, refreshNow) {
         statusSelect,
         h('label', { for: 'filter-function' }, 'Function'),
         functionSelect,
+        clear,
       ),
       h(
         'div',
@@ -144,7 +145,6 @@ export function listView(params, refreshNow) {
         searchIn,
         timeInput('after', 'Started from'),
         timeInput('before', 'to'),
-        clear,
       ),
       bulk.el,
       errorSlot,

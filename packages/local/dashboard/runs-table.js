@@ -83,9 +83,15 @@ function cut(text) {
 function outcomeCell(run) {
   if (run.error) {
     const full = `${run.error.code ?? 'error'}: ${run.error.message ?? ''}`;
+    // A cancelled or stopped run's error is what someone asked for: said, not alarmed.
+    const asked = run.status === 'CANCELLED' || run.status === 'STOPPED';
     return h(
       'span',
-      { class: 'outcome outcome-error', title: full, dataset: { testid: 'run-outcome', kind: 'error' } },
+      {
+        class: `outcome ${asked ? 'muted' : 'outcome-error'}`,
+        title: full,
+        dataset: { testid: 'run-outcome', kind: 'error' },
+      },
       h('code', { class: 'error-code' }, run.error.code ?? 'error'),
       ` ${cut(run.error.message ?? '')}`,
     );
@@ -138,7 +144,7 @@ function runRow(run, selection, onSelect) {
         ? h('div', { class: 'muted run-key', title: 'started by run' }, '↳ child of ', run.parent.runId)
         : null,
     ),
-    h('td', null, run.function),
+    h('td', { title: run.function }, run.function),
     h('td', null, badge(run.status, 'run-status')),
     h('td', { class: 'details' }, run.status === 'RUNNING' ? waitingCell(run) : outcomeCell(run)),
     h('td', null, timeEl(run.createdAt, 'both')),
