@@ -116,6 +116,7 @@ export function operationToWire(op: Operation): OperationWire {
     status: op.Status,
     startedAt: iso(op.StartTimestamp),
     ...(op.EndTimestamp === undefined ? {} : { endedAt: iso(op.EndTimestamp) }),
+    ...(op.HistoryOrder === undefined ? {} : { historyOrder: op.HistoryOrder }),
     ...(step ? { attempt: step.Attempt } : {}),
     ...(waitingForAttempt && step?.NextAttemptTimestamp !== undefined
       ? { nextAttemptAt: iso(step.NextAttemptTimestamp) }

@@ -166,6 +166,7 @@ export function operationFromWire(op: OperationWire, run: RunWire): Operation {
     Status: op.status,
     StartTimestamp: ms(op.startedAt),
     ...(op.endedAt === undefined ? {} : { EndTimestamp: ms(op.endedAt) }),
+    ...(op.historyOrder === undefined ? {} : { HistoryOrder: op.historyOrder }),
   };
   switch (op.type) {
     case 'EXECUTION': {

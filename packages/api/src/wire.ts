@@ -140,6 +140,11 @@ export interface OperationWire {
   /** Steps: the current or last attempt (1-based) and when the next is due. */
   attempt?: number;
   nextAttemptAt?: string;
+  /**
+   * Where each of its history events stands in the run's order, oldest first, as the run recorded
+   * them (issue 23; `Operation.HistoryOrder`): readers order events by it. Absent on runs written before.
+   */
+  historyOrder?: number[];
   /** Steps: the attempts that failed before, oldest first (the last 100). */
   failedAttempts?: Array<{ attempt: number; at: string; error: ErrorWire }>;
   /** The stored result, parsed as JSON when it is JSON, else the raw string. */
