@@ -20,8 +20,8 @@ import {
   NonRetriableError,
   withDurableExecution,
 } from '@durable-lambda/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawDatabase } from './raw-sqlite';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -150,7 +150,7 @@ describe('SqliteStore run journal', () => {
   it('gives a file of schema version 2 the journal tables when it is opened', () => {
     const file = join(dir, 'v2.sqlite');
     new SqliteStore({ path: file }).close();
-    const db = new Database(file);
+    const db = rawDatabase(file);
     db.exec(`DROP TABLE run_logs; DROP TABLE run_log_totals; DROP TABLE run_invocations; DROP TABLE run_retries;
              DELETE FROM schema_version WHERE version >= 3`);
     db.close();
@@ -161,7 +161,7 @@ describe('SqliteStore run journal', () => {
     } finally {
       reopened.close();
     }
-    const check = new Database(file, { readonly: true });
+    const check = rawDatabase(file, { readonly: true });
     expect(
       (check.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number }).v,
     ).toBeGreaterThanOrEqual(3);

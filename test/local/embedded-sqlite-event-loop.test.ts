@@ -19,10 +19,10 @@ import type { RunRecord } from '@durable-lambda/engine';
 import { LocalRuntime, SqliteStore } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
 import { withDurableExecution } from '@durable-lambda/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WalCheckpointer } from '../../packages/local/src/embedded/sqlite-wal';
 import { TurnShare } from '../../packages/local/src/embedded/turn-share';
+import { pragmaValue, rawDatabase } from './raw-sqlite';
 
 const T0 = 1_700_000_000_000;
 const dir = mkdtempSync(join(tmpdir(), 'durable-sqlite-event-loop-'));
@@ -250,7 +250,7 @@ describe('SqliteStore WAL checkpoints', () => {
 
     // The checkpointer thread copies them in shortly after.
     await until(() => statSync(path).size > before);
-    const db = new Database(path, { readonly: true });
+    const db = rawDatabase(path, { readonly: true });
     open.push(db);
     expect((db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n).toBe(2_000);
   });
@@ -284,14 +284,14 @@ describe('SqliteStore WAL checkpoints', () => {
 
   it('hands checkpoints back to the connection when its thread cannot work', async () => {
     const path = join(dir, `raw-${++files}.sqlite`);
-    const db = new Database(path);
+    const db = rawDatabase(path);
     open.push(db);
     db.pragma('journal_mode = WAL');
     // The thread opens the file by this name: a name with no file makes it fail at once.
     const checkpointer = new WalCheckpointer(db, join(dir, 'no-such-file.sqlite'));
     open.push(checkpointer);
-    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(pragmaValue(db, 'wal_autocheckpoint')).toBe(0);
     checkpointer.noteWrite();
-    await until(() => db.pragma('wal_autocheckpoint', { simple: true }) === 1_000);
+    await until(() => pragmaValue(db, 'wal_autocheckpoint') === 1_000);
   });
 });

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { contextOp, executionOp, runRecord, stepOp, T0 } from '../store-conformance/conformance';
+import { rawDatabase } from './raw-sqlite';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-sqlite-replay-'));
 const open: Array<{ close(): void }> = [];
@@ -48,7 +48,7 @@ describe('SqliteStore: the replay load', () => {
     const s = store(path);
     await seed(s);
     expect((await s.loadReplayOperations('r1')).map((op) => op.Id)).toEqual(['0', '1', '2', '2-1']);
-    const db = new Database(path, { readonly: true });
+    const db = rawDatabase(path, { readonly: true });
     open.push(db);
     const plan = db
       .prepare('EXPLAIN QUERY PLAN SELECT body FROM operations WHERE run_id = ? AND parent_id IS ? ORDER BY seq')
@@ -62,7 +62,7 @@ describe('SqliteStore: the replay load', () => {
     await seed(first);
     first.close();
     // Back to version 3: no column, no index.
-    const db = new Database(path);
+    const db = rawDatabase(path);
     db.exec(
       'DROP INDEX operations_by_parent; ALTER TABLE operations DROP COLUMN parent_id; DELETE FROM schema_version WHERE version >= 4',
     );
@@ -70,7 +70,7 @@ describe('SqliteStore: the replay load', () => {
     const reopened = store(path);
     expect((await reopened.loadReplayOperations('r1')).map((op) => op.Id)).toEqual(['0', '1', '2', '2-1']);
     expect(await reopened.loadOperations('r1')).toHaveLength(54);
-    const check = new Database(path, { readonly: true });
+    const check = rawDatabase(path, { readonly: true });
     open.push(check);
     const parents = check.prepare("SELECT parent_id FROM operations WHERE operation_id = '1-7'").get() as {
       parent_id: string | null;

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import { DatabaseInUseError, SqliteStore } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { rawDatabase, type SqliteDatabase } from './raw-sqlite';
 
 const T0 = 1_700_000_000_000;
 const dir = mkdtempSync(join(tmpdir(), 'durable-embedded-store-'));
@@ -37,8 +37,8 @@ function fileStore(path = join(dir, `store-${++files}.sqlite`), start = T0) {
 }
 
 /** A second, raw connection on the file, to see the columns and plans the store keeps. */
-function raw(path: string): Database.Database {
-  const db = new Database(path);
+function raw(path: string): SqliteDatabase {
+  const db = rawDatabase(path);
   open.push(db);
   return db;
 }
@@ -69,7 +69,7 @@ const callback = (status: Operation['Status']): Operation => ({
   CallbackDetails: { CallbackId: 'cb-1' },
 });
 
-function dueColumn(db: Database.Database, runId: string): number | null {
+function dueColumn(db: SqliteDatabase, runId: string): number | null {
   return (db.prepare('SELECT due_at FROM runs WHERE run_id = ?').get(runId) as { due_at: number | null }).due_at;
 }
 
@@ -81,8 +81,9 @@ describe('SqliteStore due index', () => {
       | { sql: string }
       | undefined;
     expect(index?.sql).toMatch(/WHERE due_at IS NOT NULL/);
-    // The plan of the store's own statement.
-    const source = (store as unknown as { sql: { findDue: { source: string } } }).sql.findDue.source;
+    // The plan of the store's own statement (its text is `source` on better-sqlite3, `sourceSQL` on node:sqlite).
+    const statement = (store as unknown as { sql: { findDue: { source?: string; sourceSQL?: string } } }).sql.findDue;
+    const source = statement.source ?? statement.sourceSQL;
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN ${source}`)
       .all(T0, T0 - 5, T0 - 5, 'run-a', T0, 10)
@@ -149,7 +150,7 @@ describe('SqliteStore due index', () => {
     await store.acquireLease('leased', T0, T0 + 60_000, 'token');
     store.close();
     // Back to version 1: no column, no index, records without dueAt.
-    const db = new Database(path);
+    const db = rawDatabase(path);
     const records = db.prepare('SELECT run_id, record FROM runs').all() as Array<{ run_id: string; record: string }>;
     for (const row of records) {
       const { dueAt: _dropped, ...record } = JSON.parse(row.record) as RunRecord;

@@ -2,9 +2,9 @@
  * `@durable-lambda/local`: the durable runtime on your machine. The test runner with a virtual
  * clock (compat with AWS's testing package) and the embedded backend pieces.
  *
- * Importing this entry loads no native module: better-sqlite3 (optional) is loaded by the first
- * `SqliteStore`, which throws `SqliteUnavailableError` when it is missing, and no declaration here
- * names its types. `@durable-lambda/local/testing` holds the test runner alone.
+ * Importing this entry loads no SQLite: the first `SqliteStore` loads `node:sqlite` (Node.js 22.13+)
+ * or else better-sqlite3 (optional), and throws `SqliteUnavailableError` when neither loads; no
+ * declaration here names better-sqlite3's types. `@durable-lambda/local/testing` holds the test runner alone.
  */
 
 export type { ConsoleServer, ConsoleServerOptions } from './console/console-server';

@@ -1,93 +1,166 @@
-import { createRequire } from 'node:module';
-// Types only: erased from the JavaScript, and kept out of every exported declaration (the dist
-// .d.ts must type-check for consumers without @types/better-sqlite3).
-import type BetterSqlite3 from 'better-sqlite3';
+import { type BetterSqlite3Module, loadBetterSqlite3, openBetterSqlite3 } from './sqlite-better-driver';
+import { loadNodeSqlite, type NodeSqliteModule, openNodeSqlite } from './sqlite-node-driver';
 
-/** An open SQLite connection (internal: no public type may name it). */
-export type SqliteDatabase = BetterSqlite3.Database;
-/** A prepared statement of a {@link SqliteDatabase}. */
-export type SqliteStatement<P extends unknown[] = unknown[], R = unknown> = BetterSqlite3.Statement<P, R>;
+/** The SQLite bindings a store can run on: Node.js's own `node:sqlite`, or the better-sqlite3 addon. */
+export type SqliteDriverName = 'node' | 'better-sqlite3';
 
-const DRIVER = 'better-sqlite3';
-const INSTALL = `npm install ${DRIVER}`;
+/** The environment variable that picks the driver (tests, measurements): `node` or `better-sqlite3`. */
+export const DRIVER_ENV = 'DURABLE_SQLITE_DRIVER';
 
 /**
- * The embedded SQLite store cannot run here (code `sqlite_unavailable`): the native module
- * better-sqlite3, an optional dependency of `@durable-lambda/local`, is not installed or its native
- * build does not load. Thrown by the first `SqliteStore` construction, never by an import: the test
- * runner (`@durable-lambda/local/testing`) needs no native module.
+ * A prepared statement, as the store uses it: positional parameters, rows as plain objects. Both
+ * drivers' statements have this shape, so the seam hands them out as they are (no wrapper on the
+ * hot path).
+ */
+export interface SqliteStatement<P extends unknown[] = unknown[], R = unknown> {
+  /** Rows changed by an insert, update or delete. */
+  run(...params: P): { changes: number | bigint };
+  get(...params: P): R | undefined;
+  all(...params: P): R[];
+}
+
+/** An open SQLite connection (internal: no public type may name it), on either driver. */
+export interface SqliteDatabase {
+  /** Which binding the connection runs on. */
+  readonly driver: SqliteDriverName;
+  /** False once closed. */
+  readonly open: boolean;
+  prepare<P extends unknown[] = unknown[], R = unknown>(sql: string): SqliteStatement<P, R>;
+  /** Runs one or more statements, no parameters, no rows. */
+  exec(sql: string): void;
+  /** `PRAGMA <pragma>`, its rows (`journal_mode = WAL` answers `[{ journal_mode: 'wal' }]`). */
+  pragma(pragma: string): unknown[];
+  /**
+   * Runs `body` in one `BEGIN IMMEDIATE` transaction (a savepoint when one is open already):
+   * committed when it returns, rolled back when it throws.
+   */
+  transaction<T>(body: () => T): T;
+  close(): void;
+}
+
+/** How a connection is opened. */
+export interface OpenOptions {
+  /** How long a statement waits for another connection's lock before `SQLITE_BUSY`, ms. */
+  timeout: number;
+  readonly?: boolean;
+}
+
+const BETTER = 'better-sqlite3';
+const INSTALL = `npm install ${BETTER}`;
+
+/**
+ * The embedded SQLite store cannot run here (code `sqlite_unavailable`): this Node.js has no
+ * `node:sqlite` usable without a flag (it has from 22.13), and the native module better-sqlite3, an
+ * optional dependency of `@durable-lambda/local`, is not installed or its native build does not
+ * load. Thrown by the first `SqliteStore` construction, never by an import: the test runner
+ * (`@durable-lambda/local/testing`) needs no SQLite at all.
  */
 export class SqliteUnavailableError extends Error {
   /** Stable code. */
   readonly code = 'sqlite_unavailable';
   constructor(problem: string, options?: { cause?: unknown }) {
     super(
-      `the embedded SQLite store (SqliteStore, LocalRuntime's usual store, the dev server) needs the native module ` +
-        `${DRIVER}, which ${problem}. ${DRIVER} is an optional dependency of @durable-lambda/local; the test runner ` +
-        'needs no native module (import it from @durable-lambda/local/testing).',
+      "the embedded SQLite store (SqliteStore, LocalRuntime's usual store, the dev server) needs node:sqlite " +
+        `(Node.js 22.13 or later) or the native module ${BETTER}, which ${problem}. ${BETTER} is an optional ` +
+        'dependency of @durable-lambda/local; the test runner needs no native module (import it from ' +
+        '@durable-lambda/local/testing).',
       options,
     );
     this.name = 'SqliteUnavailableError';
   }
 }
 
-let driver: typeof BetterSqlite3 | undefined;
-
-/** A `require` anchored at this package, where npm installed the driver. */
-function requireHere(): NodeJS.Require {
-  // The CommonJS build has `__filename` (and no `import.meta`); the ESM build and the sources have
-  // `import.meta.url`. Either anchors the lookup here.
-  return createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
-}
+type Chosen =
+  | { name: 'node'; module: NodeSqliteModule }
+  | { name: 'better-sqlite3'; module: BetterSqlite3Module; entry: string };
 
 /**
- * Where better-sqlite3's entry file is, for a worker thread that opens the same file with it
- * (see `WalCheckpointer`). Call it only once a database opened: the driver is there.
+ * The driver, chosen once per process, at the first open: two copies of SQLite in one process
+ * would not see each other's file locks (POSIX locks belong to the process, and each copy keeps
+ * its own table of them), so the owner lock and WAL sharing need every connection on one copy.
  */
-export function driverPath(): string {
-  return requireHere().resolve(DRIVER);
-}
+let chosen: Chosen | undefined;
 
 /**
- * better-sqlite3, required on first use rather than imported: an import of the main entry must
- * work where the native module is missing or failed to build, as long as no store is opened.
+ * Picks the driver: `node:sqlite` where it loads without a flag (Node.js 22.13+), else
+ * better-sqlite3; {@link DRIVER_ENV} forces one (an unknown value is refused).
+ * @throws {@link SqliteUnavailableError} when neither loads (or the forced one does not).
  */
-function loadDriver(): typeof BetterSqlite3 {
-  if (driver) return driver;
-  try {
-    driver = requireHere()(DRIVER) as typeof BetterSqlite3;
-  } catch (error) {
-    if (isMissing(error, DRIVER))
-      throw new SqliteUnavailableError(`is not installed: run \`${INSTALL}\``, { cause: error });
-    throw new SqliteUnavailableError(`could not be loaded (${messageOf(error)}): reinstall it with \`${INSTALL}\``, {
-      cause: error,
-    });
+function choose(): Chosen {
+  chosen ??= pick();
+  return chosen;
+}
+
+function pick(): Chosen {
+  const forced = process.env[DRIVER_ENV]?.trim();
+  if (forced && forced !== 'node' && forced !== BETTER) {
+    throw new Error(`${DRIVER_ENV} must be 'node' or '${BETTER}', got '${forced}'`);
   }
-  return driver;
+  if (forced !== BETTER) {
+    const module = loadNodeSqlite();
+    if (module) return { name: 'node', module };
+    if (forced === 'node') {
+      throw new SqliteUnavailableError(
+        `was not chosen: ${DRIVER_ENV}=node, and node:sqlite does not load without a flag in Node.js ${process.version}`,
+      );
+    }
+  }
+  const loaded = loadBetterSqlite3();
+  if ('missing' in loaded) {
+    throw new SqliteUnavailableError(
+      `is not installed (and Node.js ${process.version} has no node:sqlite without a flag): run \`${INSTALL}\`, ` +
+        'or use Node.js 22.13 or later',
+      { cause: loaded.error },
+    );
+  }
+  if ('broken' in loaded) {
+    throw new SqliteUnavailableError(
+      `could not be loaded (${messageOf(loaded.error)}): reinstall it with \`${INSTALL}\``,
+      { cause: loaded.error },
+    );
+  }
+  return { name: BETTER, module: loaded.module, entry: loaded.entry };
+}
+
+/** The driver this process runs on (choosing it if no connection was opened yet). */
+export function sqliteDriver(): SqliteDriverName {
+  return choose().name;
 }
 
 /**
- * Opens a SQLite file through better-sqlite3, loading it first. An addon that does not load
- * (better-sqlite3 loads it at the first open) is a {@link SqliteUnavailableError} too.
+ * What a worker thread loads to open the same file with the same copy of SQLite (see
+ * `WalCheckpointer`): `'node'`, or the path of better-sqlite3's entry file.
  */
-export function openDatabase(path: string, options: BetterSqlite3.Options): SqliteDatabase {
-  const Database = loadDriver();
+export function workerDriver(): string {
+  const driver = choose();
+  return driver.name === 'node' ? 'node' : driver.entry;
+}
+
+/**
+ * Opens a SQLite file on the chosen driver. A better-sqlite3 addon that does not load (it loads at
+ * the first open) is a {@link SqliteUnavailableError} too.
+ */
+export function openDatabase(path: string, options: OpenOptions): SqliteDatabase {
+  const driver = choose();
+  if (driver.name === 'node') return openNodeSqlite(driver.module, path, options);
   try {
-    return new Database(path, options);
+    return openBetterSqlite3(driver.module, path, options);
   } catch (error) {
     if (!isNativeLoadFailure(error)) throw error;
     throw new SqliteUnavailableError(
-      `is installed but does not load here (${messageOf(error)}): run \`npm rebuild ${DRIVER}\` ` +
-        `(it needs a C++ toolchain when no prebuilt binary fits this Node.js), or \`${INSTALL}\` again`,
+      `is installed but does not load here (${messageOf(error)}): run \`npm rebuild ${BETTER}\` ` +
+        `(it needs a C++ toolchain when no prebuilt binary fits this Node.js), or \`${INSTALL}\` again, ` +
+        'or use Node.js 22.13 or later',
       { cause: error },
     );
   }
 }
 
-/** Whether `error` is Node's "Cannot find module" for `name` itself (not for one of its files). */
-function isMissing(error: unknown, name: string): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === 'MODULE_NOT_FOUND' && typeof message === 'string' && message.includes(`'${name}'`);
+/** Whether `error` is SQLite's `SQLITE_BUSY` (a lock held by another connection), from either driver. */
+export function isBusy(error: unknown): boolean {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  // better-sqlite3 names the code; node:sqlite gives SQLite's number (extended codes keep it in the low byte).
+  return code === 'SQLITE_BUSY' || (typeof errcode === 'number' && (errcode & 0xff) === 5);
 }
 
 /**

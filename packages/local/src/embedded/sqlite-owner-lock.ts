@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
-import { openDatabase, type SqliteDatabase } from './sqlite-driver';
+import { isBusy, openDatabase, type SqliteDatabase } from './sqlite-driver';
 
 /** How a path names the file it was opened as, when that differs from the path itself. */
 function naming(path: string, file: string): string {
@@ -116,7 +116,7 @@ export class OwnerLock {
       db.exec('BEGIN EXCLUSIVE');
     } catch (error) {
       db.close();
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') throw new DatabaseInUseError(this.path, file);
+      if (isBusy(error)) throw new DatabaseInUseError(this.path, file);
       throw error;
     }
     this.db = db;

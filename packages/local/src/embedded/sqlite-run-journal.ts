@@ -128,36 +128,34 @@ export class SqliteRunJournal {
     if (line.data !== undefined) body.data = boundedData(line.data);
     const text = JSON.stringify(body);
     const bytes = Buffer.byteLength(text, 'utf8');
-    this.db
-      .transaction(() => {
-        const total = (this.sql.total.get(line.runId) as { bytes: number; dropped: number } | undefined) ?? {
-          bytes: 0,
-          dropped: 0,
-        };
-        this.sql.insertLog.run(
-          line.runId,
-          at,
-          String(line.level ?? 'info'),
-          typeof line.operationId === 'string' ? line.operationId : null,
-          Number.isInteger(line.attempt) ? line.attempt : null,
-          bytes,
-          text,
-        );
-        let kept = total.bytes + bytes;
-        let dropped = total.dropped;
-        while (kept > this.logBytes) {
-          const oldest = this.sql.oldest.all(line.runId) as Array<{ seq: number; bytes: number }>;
-          if (oldest.length === 0) break;
-          for (const row of oldest) {
-            if (kept <= this.logBytes) break;
-            this.sql.deleteLog.run(row.seq);
-            kept -= row.bytes;
-            dropped += 1;
-          }
+    this.db.transaction(() => {
+      const total = (this.sql.total.get(line.runId) as { bytes: number; dropped: number } | undefined) ?? {
+        bytes: 0,
+        dropped: 0,
+      };
+      this.sql.insertLog.run(
+        line.runId,
+        at,
+        String(line.level ?? 'info'),
+        typeof line.operationId === 'string' ? line.operationId : null,
+        Number.isInteger(line.attempt) ? line.attempt : null,
+        bytes,
+        text,
+      );
+      let kept = total.bytes + bytes;
+      let dropped = total.dropped;
+      while (kept > this.logBytes) {
+        const oldest = this.sql.oldest.all(line.runId) as Array<{ seq: number; bytes: number }>;
+        if (oldest.length === 0) break;
+        for (const row of oldest) {
+          if (kept <= this.logBytes) break;
+          this.sql.deleteLog.run(row.seq);
+          kept -= row.bytes;
+          dropped += 1;
         }
-        this.sql.putTotal.run(line.runId, kept, dropped);
-      })
-      .immediate();
+      }
+      this.sql.putTotal.run(line.runId, kept, dropped);
+    });
   }
 
   /** An invocation took the run's lease with `fence`; a lapsed lease before it was a lost invocation. */

@@ -76,7 +76,7 @@ export function prepareRunStatements(db: SqliteDatabase): RunStatements {
 
 /** Runs `body` in one immediate transaction: atomic even with another process on the same file. */
 export function immediately<T>(db: SqliteDatabase, body: () => T): T {
-  return db.transaction(body).immediate();
+  return db.transaction(body);
 }
 
 /** Sets `run.dueAt` (in place) from the run's own fields, as every write does; the due-index key. */

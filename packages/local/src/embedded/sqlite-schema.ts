@@ -119,5 +119,5 @@ export function migrate(db: SqliteDatabase): void {
       else db.exec(migration as string);
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version + 1);
     }
-  }).immediate();
+  });
 }

@@ -15,7 +15,7 @@ export interface StoreFile {
  * Opens (or creates) a store's database at `path` (`':memory:'` for a private one) in WAL mode
  * with `synchronous = NORMAL` (see `WalCheckpointer` for what that keeps and costs), its owner
  * lock named after the file SQLite opened and its checkpoints moved to a thread.
- * @throws `SqliteUnavailableError` (code `sqlite_unavailable`) when better-sqlite3 is not installed or does not load.
+ * @throws `SqliteUnavailableError` (code `sqlite_unavailable`) when neither node:sqlite (Node.js 22.13+) nor better-sqlite3 loads.
  * @throws {@link DatabaseHardLinkedError} (code `database_hard_linked`) when the file is open by
  * another of its names (a hard link) elsewhere.
  */

@@ -64,8 +64,9 @@ export interface SqliteStoreOptions {
 /**
  * The embedded {@link Store}: runs, operations, idempotency records and the timer waker's
  * wake-ups in one SQLite file (WAL mode, checkpointed on a thread of its own: see
- * `WalCheckpointer`), through `better-sqlite3` (an optional dependency, loaded by the first
- * construction: a `SqliteUnavailableError` when it is missing). Every method runs in one immediate
+ * `WalCheckpointer`), through Node.js's own `node:sqlite` where it has it without a flag (22.13 and
+ * later), else `better-sqlite3` (an optional dependency), loaded by the first construction (a
+ * `SqliteUnavailableError` when neither is there; see `openDatabase` for the choice). Every method runs in one immediate
  * transaction, so it is atomic even with another process on the same file; commits are fenced
  * exactly as the port says. Commits take turns with the rest of the event loop (see
  * {@link SqliteStoreOptions.turnBudgetMs}). Runs past their `expiresAt` are invisible. Every write of
@@ -95,7 +96,7 @@ export class SqliteStore implements Store {
 
   /**
    * Opens (or creates) the database (see `openStoreFile`) and brings its schema up to date.
-   * @throws `SqliteUnavailableError` (code `sqlite_unavailable`) when better-sqlite3 is not installed or does not load.
+   * @throws `SqliteUnavailableError` (code `sqlite_unavailable`) when neither node:sqlite (Node.js 22.13+) nor better-sqlite3 loads.
    * @throws `DatabaseHardLinkedError` (code `database_hard_linked`) when the file is open by
    * another of its names (a hard link) elsewhere.
    * @throws `EngineInputError` (code `invalid_argument`) when `turnBudgetMs` is not a number of ms, 0 or more.

@@ -1,6 +1,6 @@
 import { clearTimeout, setTimeout } from 'node:timers';
 import { Worker } from 'node:worker_threads';
-import { driverPath, type SqliteDatabase } from './sqlite-driver';
+import { type SqliteDatabase, workerDriver } from './sqlite-driver';
 
 /** After a write, a checkpoint is asked for within this long, ms (one at a time). */
 const CHECKPOINT_AFTER_MS = 100;
@@ -16,13 +16,38 @@ const RESTART_AT_PAGES = 4_000;
  * The checkpointer thread: its own connection to the file, copying the WAL into the database on
  * each message (PASSIVE: never waits for, nor blocks, a reader or a writer), answering with
  * SQLite's result. CommonJS evaluated as a string, so the same code runs from the sources and
- * from either build.
+ * from either build. It opens the file with the connection's driver (see `workerDriver`).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma('synchronous = NORMAL');
+let db;
+let checkpoint;
+if (workerData.driver === 'node') {
+  // The same filter as the connection's (sqlite-node-driver.ts): only node:sqlite's own warning.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    const message = typeof warning === 'string' ? warning : warning && warning.message;
+    if (typeof message === 'string' && /^SQLite is an experimental feature/.test(message)) return;
+    return emitWarning.call(this, warning, ...rest);
+  };
+  let sqlite;
+  try {
+    sqlite = process.getBuiltinModule('node:sqlite');
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  // node:sqlite has no fileMustExist: a thread must never create the file.
+  if (!require('node:fs').existsSync(workerData.path)) throw new Error('no such database: ' + workerData.path);
+  db = new sqlite.DatabaseSync(workerData.path);
+  db.exec('PRAGMA synchronous = NORMAL');
+  const statement = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  checkpoint = () => statement.get();
+} else {
+  const Database = require(workerData.driver);
+  db = new Database(workerData.path, { fileMustExist: true });
+  db.pragma('synchronous = NORMAL');
+  checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)')[0];
+}
 parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close();
@@ -30,13 +55,16 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    const result = checkpoint();
     parentPort.postMessage({ log: result.log, checkpointed: result.checkpointed });
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message ? error.message : error) });
   }
 });
 `;
+
+/** What the checkpointer uses of the connection (a better-sqlite3 `Database` has it too: the tests). */
+export type CheckpointedDatabase = Pick<SqliteDatabase, 'open'> & { pragma(pragma: string): unknown };
 
 /** What one checkpoint of the thread did (SQLite's `wal_checkpoint` result), or why it failed. */
 export interface CheckpointResult {
@@ -84,7 +112,7 @@ export class WalCheckpointer {
 
   /** `path`: the file `db` has open, as SQLite named it (another name may have a WAL of its own). */
   constructor(
-    private readonly db: SqliteDatabase,
+    private readonly db: CheckpointedDatabase,
     private readonly path: string,
   ) {
     db.pragma('wal_autocheckpoint = 0');
@@ -126,7 +154,7 @@ export class WalCheckpointer {
   private thread(): Worker | undefined {
     if (this.worker) return this.worker;
     try {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver: driverPath(), path: this.path } });
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver: workerDriver(), path: this.path } });
       // The thread never keeps the process alive.
       worker.unref();
       worker.on('message', (result: CheckpointResult) => this.checkpointed(result));
