@@ -75,7 +75,7 @@ export function withHistoryOrder(before: Operation | undefined, after: Operation
   const had = before?.HistoryOrder ?? [];
   const count = historyEventCount(after);
   const added = count - (before ? historyEventCount(before) : 0);
-  const order = added > 0 ? [...had] : had.slice(0, Math.max(0, had.length + added));
+  const order = added > 0 ? [...had] : had.slice(0, count);
   for (let i = 0; i < added; i += 1) order.push(place());
   return { ...after, HistoryOrder: order };
 }
