@@ -129,6 +129,11 @@ describe('runs list search and bulk actions', () => {
     }
     expect(await page.getByTestId('bulk-count').textContent()).toBe('Select runs to cancel or retry them together.');
     await d.shot('runs-bulk-done.png');
+    // The new parts read in the dark scheme too (their colours are the theme's variables).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await row(failed[0].runId).getByTestId('run-select').check();
+    await d.shot('runs-bulk-dark.png');
+    await page.emulateMedia({ colorScheme: 'light' });
     expect(d.pageErrors).toEqual([]);
   });
 });
