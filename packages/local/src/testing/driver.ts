@@ -19,6 +19,7 @@ import { FaultRig } from './fault-rig';
 import { endInvocation, startInvocation, type TestInvocation } from './invocations';
 import { type CallbackHolds, nextWake } from './next-wake';
 import type { PlainHandler } from './plain-function';
+import { DEFAULT_MAX_REAL_WAIT_MS, sleepOrStop, waitOrStop } from './real-time-guard';
 import { type DriverHandler, type RegisteredFunction, runHandler } from './run-handler';
 
 export type { DriverHandler } from './run-handler';
@@ -57,6 +58,12 @@ export interface TestDriverOptions {
   realTime?: boolean;
   /** Callbacks the test is handling: their deadlines are reached in real time, never jumped to. */
   holds?: CallbackHolds;
+  /**
+   * The longest real time a run may wait on one thing (default 60,000): a wake-up further away in
+   * real time (`realTime`), or the test's heartbeat, completion or other outside event; past it
+   * the run is stopped with a `TestRunStoppedError` (`run_stuck`) instead of hanging.
+   */
+  maxRealWaitMs?: number;
   /** Plain (non-durable) functions reachable by `context.invoke`, by name. */
   plainFunctions?: ReadonlyMap<string, PlainHandler>;
   /** How long a finished run is kept, virtual ms (the engine's `retentionMs`). Default: forever. */
@@ -252,16 +259,20 @@ export class TestDriver {
       }
       if (await this.idle(store)) continue;
       const next = nextWake(store, this.known, this.options.holds);
+      const limit = this.options.maxRealWaitMs ?? DEFAULT_MAX_REAL_WAIT_MS;
       if (next === undefined) {
         // Nothing will happen on its own: wait for the test to complete a callback.
-        await this.waitForKick();
+        await waitOrStop(this.activity, runId, limit);
       } else if (this.realTime) {
-        await this.activity.sleepUntil(this.clock, next.at);
+        await sleepOrStop(this.activity, this.clock, runId, next.at, limit, next.real);
       } else if (next.real) {
         // Only a deadline of a callback the test holds is ahead: let it come in real time.
         this.clock.follow();
-        await this.activity.sleepUntil(this.clock, next.at);
-        this.clock.hold();
+        try {
+          await sleepOrStop(this.activity, this.clock, runId, next.at, limit, true);
+        } finally {
+          this.clock.hold();
+        }
       } else {
         this.clock.advanceTo(next.at);
       }

@@ -56,6 +56,14 @@ export interface LocalDurableTestRunnerOptions<TResult = unknown> {
    */
   callbackDeadlines?: CallbackDeadlines;
   /**
+   * The longest real time a run may wait on one thing before `run()` fails with a
+   * `TestRunStoppedError` (`run_stuck`) instead of hanging: a wait or backoff further away than
+   * this with `skipTime: false` fails at once; waiting for the test to complete or heartbeat a
+   * callback (nothing else due, or a held callback's deadline) fails once this much real time
+   * passed with nothing from the test. Default 60,000.
+   */
+  maxRealWaitMs?: number;
+  /**
    * Injects faults AWS documents as normal, decided by a seed, to prove the handler's runs
    * finish anyway: wake-ups late, twice or dropped; invoke events twice or dropped; callback
    * completions sent twice; invocations killed before a step body, after it before its
@@ -178,6 +186,7 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
       printLogs: this.options.printLogs ?? false,
       realTime: !skipTime,
       holds: this.callbackHolds(),
+      ...(this.options.maxRealWaitMs === undefined ? {} : { maxRealWaitMs: this.options.maxRealWaitMs }),
       plainFunctions: this.plainFunctions,
       ...(this.options.faults === undefined ? {} : { faults: this.options.faults }),
     });
