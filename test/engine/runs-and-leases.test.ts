@@ -155,6 +155,8 @@ describe('Engine.startRun', () => {
         Status: 'STARTED',
         StartTimestamp: T0,
         ExecutionDetails: { InputPayload: '{"a":1}' },
+        // Its ExecutionStarted is the run's first history event (issue 23).
+        HistoryOrder: [1],
       },
     ]);
   });
