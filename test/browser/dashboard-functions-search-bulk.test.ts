@@ -77,6 +77,11 @@ describe('runs list search and bulk actions', () => {
     await page.getByTestId('filter-search').fill('blue-77');
     await expect.poll(shownIds, { timeout: 10_000 }).toEqual([blue.runId]);
     expect(page.url()).toContain('contains=blue-77');
+    // A content search is read again on Refresh (live, at most every 15 s: each reads up to 1,000 runs).
+    const blue2 = await d.call('POST', '/v1/runs', { function: 'ship', input: { order: 'blue-77-b' } });
+    await d.waitForStatus(blue2.runId, 'SUCCEEDED');
+    await page.getByTestId('refresh-now').click();
+    await expect.poll(shownIds, { timeout: 10_000 }).toEqual([blue2.runId, blue.runId]);
     // Text of an error's message.
     await page.getByTestId('filter-search').fill('WAREHOUSE FIRE');
     await expect.poll(shownIds, { timeout: 10_000 }).toEqual([fire.runId]);

@@ -127,7 +127,10 @@ pauseButton.addEventListener('click', () => {
   setPaused(!paused);
   if (!paused) void refresh();
 });
-refreshButton.addEventListener('click', () => void refresh());
+refreshButton.addEventListener('click', () => {
+  view?.invalidate?.();
+  void refresh();
+});
 document.addEventListener('visibilitychange', () => {
   if (!document.hidden && !paused) void refresh();
 });

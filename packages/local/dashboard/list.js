@@ -14,6 +14,11 @@ const SEARCH_PAUSE_MS = 250;
 
 const STATUSES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STOPPED', 'CANCELLED'];
 const PAGE_SIZE = 25;
+/**
+ * A content search is read again at most this often while the page is live, ms: each one reads
+ * up to 1,000 runs with their payloads (on DynamoDB, read units), where a plain page reads 25.
+ */
+const CONTENT_EVERY_MS = 15_000;
 const MAX_PAGE_SIZE = 100;
 
 export const runHref = (runId) => `#/runs/${encodeURIComponent(runId)}`;
@@ -47,7 +52,17 @@ export function listView(params, refreshNow) {
   let pageRuns = [];
   /** Bumped when the filters or the page change: answers to older queries are dropped. */
   let query = 0;
-  const bulk = bulkBar({ statusOf: (id) => pageRuns.find((r) => r.runId === id)?.status, refreshNow, redraw });
+  /** The last content search's page, its query number and when it was read. */
+  let lastContent;
+  const bulk = bulkBar({
+    statusOf: (id) => pageRuns.find((r) => r.runId === id)?.status,
+    // After an action the runs are read anew, a content search too.
+    refreshNow: () => {
+      lastContent = undefined;
+      return refreshNow();
+    },
+    redraw,
+  });
 
   const startForm = startRunForm();
   const statusSelect = h(
@@ -233,25 +248,36 @@ export function listView(params, refreshNow) {
   return {
     el,
     title: 'Runs',
+    /** The Refresh button: read everything anew, a content search too. */
+    invalidate() {
+      lastContent = undefined;
+    },
     async refresh() {
       const asked = query;
+      // The same content search read moments ago: its page stands (a new query reads at once).
+      const reuse = filters.contains && lastContent?.query === asked && Date.now() - lastContent.at < CONTENT_EVERY_MS;
       const [fns, page] = await Promise.allSettled([
         api.functions(),
-        api.listRuns({
-          status: filters.status,
-          function: filters.function,
-          search: filters.search,
-          contains: filters.contains,
-          createdAfter: isoOf(filters.after),
-          createdBefore: isoOf(filters.before),
-          include: 'waitingFor',
-          limit,
-          cursor: filters.search ? undefined : cursors.at(-1),
-        }),
+        reuse
+          ? lastContent.page
+          : api.listRuns({
+              status: filters.status,
+              function: filters.function,
+              search: filters.search,
+              contains: filters.contains,
+              createdAfter: isoOf(filters.after),
+              createdBefore: isoOf(filters.before),
+              include: 'waitingFor',
+              limit,
+              cursor: filters.search ? undefined : cursors.at(-1),
+            }),
       ]);
       if (fns.status === 'fulfilled') renderFunctions(fns.value.functions);
       if (asked !== query) return true;
-      if (page.status === 'fulfilled') renderRuns(page.value);
+      if (page.status === 'fulfilled') {
+        if (filters.contains && !reuse) lastContent = { query: asked, at: Date.now(), page: page.value };
+        renderRuns(page.value);
+      }
       const failed = [fns, page].find((r) => r.status === 'rejected');
       replace(errorSlot, failed ? errorBox(toWire(failed.reason), 'runs-error-message') : null);
       return !failed;
