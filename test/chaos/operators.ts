@@ -109,8 +109,6 @@ export class Operator {
   main: RunRecord | undefined;
   /** Whether a cancel landed on the main run (it must then end CANCELLED). */
   cancelled = false;
-  /** Set when the skip or retry-from landed: the combinators' poll may then count past 3. */
-  reran = false;
   private readonly random: () => number;
   private readonly at: number;
   private executions = 0;
@@ -161,7 +159,7 @@ export class Operator {
       const ops = (await this.raw.loadOperations(main.runId)).filter((o) => o.Type === 'STEP' || o.Type === 'CONTEXT');
       const from = ops[Math.floor(this.random() * ops.length)];
       if (!from) return;
-      this.reran ||= await this.act('retry', (actionId) =>
+      await this.act('retry', (actionId) =>
         this.driver.engine.retryRun(main.runId, { fromOperationId: from.Id, actionId }),
       );
     }
@@ -240,7 +238,7 @@ export class Operator {
     const value = waiting && SKIP_RESULTS[waiting.Name ?? '']?.(this.input.id);
     if (!waiting) return;
     this.acted = true;
-    this.reran ||= await this.act('skip', (actionId) =>
+    await this.act('skip', (actionId) =>
       this.driver.engine.skipStep(main.runId, waiting.Id, { actionId, result: JSON.stringify(value) }),
     );
   }

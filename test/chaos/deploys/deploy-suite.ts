@@ -2,6 +2,8 @@
  * Runs the deploy world's seeds and sums them up: runs, invocations, faults by kind, deploys and
  * deletions, runs stranded by a deletion, and every violation with its seed.
  */
+
+import { WorldKeys } from '../world-invariants';
 import { checkDeployInvariants } from './deploy-invariants';
 import { type DeploySeedOptions, runDeployWorld } from './deploy-world';
 
@@ -18,6 +20,8 @@ export class DeployTotals {
   readonly faults: Record<string, number> = {};
   readonly failures: Array<{ seed: number; policy: string; violations: string[] }> = [];
   readonly invocationErrors = new Map<string, number>();
+  /** Every idempotency key of the suite: none is issued in two worlds. */
+  readonly keys = new WorldKeys();
 
   get violations(): number {
     return this.failures.reduce((n, f) => n + f.violations.length, 0);
@@ -25,7 +29,13 @@ export class DeployTotals {
 
   async run(seed: number, options: DeploySeedOptions): Promise<void> {
     const evidence = await runDeployWorld(seed, options);
-    const violations = checkDeployInvariants(evidence);
+    const violations = [
+      ...checkDeployInvariants(evidence),
+      ...this.keys.add(
+        seed,
+        evidence.executions.map((e) => e.idempotencyKey),
+      ),
+    ];
     this.seeds += 1;
     this.runs += evidence.runs.length;
     this.invocations += evidence.cloud.invocations.length;
@@ -58,7 +68,8 @@ export class DeployTotals {
       `chaos deploys ${label}: ${this.seeds} worlds (${JSON.stringify(this.policies)}), ${this.runs} runs ` +
         `(${JSON.stringify(this.starts)}), ${this.invocations} invocations, ${this.deploys} deploys, ` +
         `${this.deletions} versions deleted, ${this.stranded} runs stranded on a deleted version, ` +
-        `${total} faults (${kinds}), violations ${this.violations}`,
+        `${total} faults (${kinds}), ${this.keys.size} idempotency keys (none issued twice across worlds), ` +
+        `violations ${this.violations}`,
     ];
     for (const [message, n] of [...this.invocationErrors].slice(0, 10)) {
       lines.push(`  invocation error not injected (${n}x): ${message}`);
