@@ -54,7 +54,8 @@ export async function runOnDynamoDb(
   clearLog();
   const started = await driver.start(FUNCTION, input === undefined ? null : input);
   const run = await driver.runUntilDone(started.runId);
-  const log = readLog();
+  // The handler's own log output, then what its logger wrote (each entry's message as a line).
+  const log = [...readLog(), ...driver.logs.map((entry) => ({ message: entry.message, level: entry.level }))];
   const api = createControlApi({
     engine: driver.engine,
     functions: [FUNCTION, ...Object.keys(req.functions ?? {})],

@@ -54,7 +54,8 @@ export async function runOnTestRunner(req: Requirement): Promise<Verdict> {
     bindings,
   );
   const result = await running;
-  const log = readLog();
+  // The handler's own log output, then what its logger wrote (each entry's message as a line).
+  const log = [...readLog(), ...result.getLogs().map((entry) => ({ message: entry.message, level: entry.level }))];
   const history = result.getHistoryEvents() as unknown as ActualEvent[];
   const status = result.getStatus();
   let text: string | undefined;

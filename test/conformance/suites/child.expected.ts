@@ -288,7 +288,7 @@ export const CHILD_EXPECTATIONS: Expectation[] = [
       ev(8, 'WaitSucceeded', { sub: 'Wait', id: '$WAIT1', details: { Duration: '*' } }),
       ev(9, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [{ match: { message: /{INPUT_1}/ }, count: 2 }],
   },
   {
     id: '3-12',
@@ -399,7 +399,7 @@ export const CHILD_EXPECTATIONS: Expectation[] = [
       ev(6, 'WaitSucceeded', { sub: 'Wait', id: '$WAIT1', details: { Duration: '*' } }),
       ev(7, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [{ match: { message: /{INPUT_1}/ }, count: 1 }],
   },
   {
     id: '3-18',

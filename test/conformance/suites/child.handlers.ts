@@ -91,6 +91,8 @@ export const CHILD_HANDLERS: Record<string, HandlerEntry> = {
     }),
   ),
   '3-11': withDurableExecution(async (text: string, ctx) => {
+    // Replay logging on: a re-executed child context logs again, observably.
+    ctx.configureLogger({ modeAware: false });
     const big = await ctx.runInChildContext('child', async (child) => {
       child.logger.info(`building a large result for ${text}`);
       const seed = await child.step(async () => text);
@@ -117,6 +119,7 @@ export const CHILD_HANDLERS: Record<string, HandlerEntry> = {
   ),
   '3-16': withDurableExecution(async (_e: unknown, ctx) => ctx.runInChildContext('child', async () => null)),
   '3-17': withDurableExecution(async (text: string, ctx) => {
+    ctx.configureLogger({ modeAware: false });
     const value = await ctx.runInChildContext('child', async (child) => {
       child.logger.info(`child ran for ${text}`);
       return text;

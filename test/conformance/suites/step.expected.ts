@@ -77,7 +77,11 @@ export const STEP_EXPECTATIONS: Expectation[] = [
       ev(3, 'StepSucceeded', { sub: 'Step', id: '$ID1', details: '*' }),
       ev(4, 'InvocationCompleted', { details: '*' }),
     ],
-    // logs: not checked
+    logs: [
+      { match: { message: /Greeting step started for: {INPUT_1}/ }, count: 1 },
+      { match: { message: /Greeting step completed with: Hello, {INPUT_1}!/ }, count: 1 },
+      { match: { message: /\[ERROR\]/ }, count: 0 },
+    ],
   },
   {
     id: '1-8',
