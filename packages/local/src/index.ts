@@ -20,7 +20,7 @@ export type { InProcessInvokerOptions } from './embedded/in-process-invoker';
 export { FunctionNotFoundError, InProcessInvoker } from './embedded/in-process-invoker';
 export type { LocalRuntimeOptions, LocalRuntimeStore } from './embedded/local-runtime';
 export { LocalRuntime } from './embedded/local-runtime';
-export { SqliteUnavailableError } from './embedded/sqlite-driver';
+export { type SqliteDriverName, SqliteUnavailableError } from './embedded/sqlite-driver';
 export { DatabaseHardLinkedError, DatabaseInUseError } from './embedded/sqlite-owner-lock';
 export type { LogLine, RunJournalLimits } from './embedded/sqlite-run-journal';
 export type { SqliteStoreOptions } from './embedded/sqlite-store';

@@ -20,7 +20,7 @@ import {
   takeLease,
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
-import type { SqliteDatabase } from './sqlite-driver';
+import type { SqliteDatabase, SqliteDriverName } from './sqlite-driver';
 import { SqliteIdempotency } from './sqlite-idempotency';
 import { operationPage, replayOperations } from './sqlite-operation-reads';
 import type { OwnerLock } from './sqlite-owner-lock';
@@ -111,6 +111,14 @@ export class SqliteStore implements Store {
     this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
     this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
     this.sql = prepareRunStatements(this.db);
+  }
+
+  /**
+   * The SQLite binding this store runs on: `'node'` (Node.js's `node:sqlite`, 22.13 and later) or
+   * `'better-sqlite3'`. One per process: every store of a process runs on the same one.
+   */
+  get driver(): SqliteDriverName {
+    return this.db.driver;
   }
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {

@@ -1,0 +1,86 @@
+/**
+ * The SQLite store on Node.js's own `node:sqlite` (issue 25: better-sqlite3 compiles for minutes on
+ * a fresh machine; Node 22.13+ has SQLite built in). This repository runs on Node 20, so the proof
+ * runs under a Node 22 binary (DURABLE_NODE22, else the one `node scripts/check-tools.mjs node22`
+ * installs, as `npm test` does): the store picks node:sqlite there without a flag and without its
+ * ExperimentalWarning (others still print), its WAL checkpointer's thread opens the file with it
+ * too, and the SQLite store conformance suite and the SQLite tests pass on it. Where there is no
+ * Node 22, the tests skip, printing why.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../packages/local/src/embedded/sqlite-store';
+import { node22Binary } from '../../scripts/node22.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PROBE = fileURLToPath(new URL('./fixtures/sqlite-driver-probe.mts', import.meta.url));
+/** The SQLite store's suites: the conformance suite (file and :memory:) and the dev server's SQLite tests. */
+const SUITES = [
+  'test/store-conformance/sqlite-store.conformance.test.ts',
+  'test/local/embedded-sqlite-store.test.ts',
+  'test/local/embedded-sqlite-event-loop.test.ts',
+  'test/local/embedded-sqlite-replay-load.test.ts',
+  'test/local/owner-lock-file-identity.test.ts',
+  'test/local/dev-server-journal.test.ts',
+];
+
+const node22 = node22Binary();
+if (!node22) {
+  console.log(
+    'sqlite-node22.test.ts: skipped, no Node 22 (set DURABLE_NODE22 to a Node 22.13+ binary, or run `node scripts/check-tools.mjs node22` on Linux x64)',
+  );
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'durable-sqlite-node22-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** This process's environment without what would make a child vitest think it is one of our workers. */
+function childEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(VITEST|TINYPOOL|NODE_OPTIONS$)/.test(key)) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+describe.skipIf(!node22)('the SQLite store under Node 22', () => {
+  const node = node22 as string;
+
+  it('runs on node:sqlite, without a flag, its checkpointer thread too, printing no SQLite warning but every other', async () => {
+    const file = join(dir, 'probe.sqlite');
+    const probe = spawnSync(node, ['--import', join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs'), PROBE, file], {
+      encoding: 'utf8',
+      env: childEnv({ TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), DURABLE_SQLITE_DRIVER: '' }),
+      timeout: 60_000,
+    });
+    expect(probe.status, probe.stderr).toBe(0);
+    expect(probe.stdout).toContain('driver node\n');
+    // The thread's checkpoint copied the run's frames: it opened the file on node:sqlite.
+    expect(probe.stdout).toMatch(/^checkpointed [1-9]\d*$/m);
+    expect(probe.stderr).not.toContain('SQLite is an experimental feature');
+    expect(probe.stderr).toContain("ExperimentalWarning: the probe's own feature is experimental");
+
+    // The file node:sqlite wrote is an ordinary SQLite file: this process's driver reads it back.
+    const store = new SqliteStore({ path: file });
+    try {
+      expect((await store.getRun('r1'))?.functionName).toBe('fn');
+    } finally {
+      store.close();
+    }
+  }, 90_000);
+
+  it('passes the SQLite store conformance suite and the SQLite tests on node:sqlite', () => {
+    const run = spawnSync(
+      node,
+      [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=dot', ...SUITES],
+      { cwd: ROOT, encoding: 'utf8', env: childEnv({ DURABLE_SQLITE_DRIVER: 'node' }), timeout: 420_000 },
+    );
+    const output = `${run.stdout}\n${run.stderr}`;
+    expect(run.status, output.slice(-6_000)).toBe(0);
+    expect(output).toMatch(new RegExp(`Test Files\\s.*${SUITES.length} passed`));
+  }, 450_000);
+});
