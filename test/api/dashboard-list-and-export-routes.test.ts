@@ -1,7 +1,8 @@
 /**
  * What the dashboard asks of the control API besides the plain list: `GET /v1/runs?contains=`
- * (runs whose input, result or error holds a text, paged by cursor, with the time-range filters)
- * and `GET /v1/runs/{runId}/export` (the file `durable export` prints, for the download button).
+ * (runs whose input, result or error holds a text, paged by cursor, with the time-range filters),
+ * `GET /v1/runs/{runId}/export` (the file `durable export` prints, for the download button) and
+ * each function's execution timeout in `GET /v1/functions` (the functions page).
  */
 import { parseRecordedRun } from '@durable-lambda/local';
 import { describe, expect, it } from 'vitest';
@@ -59,6 +60,19 @@ describe('GET /v1/runs?contains=', () => {
     expect(both.json.error.message).toContain('contains');
     const long = await f.call('GET', '/v1/runs', { query: { contains: 'x'.repeat(257) } });
     expect(long.status).toBe(400);
+  });
+});
+
+describe('GET /v1/functions', () => {
+  it("lists a function's execution timeout when the API is given it, by name or by a function", async () => {
+    const byName = new ApiFixture({ executionTimeouts: { fn: 900 } });
+    expect((await byName.call('GET', '/v1/functions')).json).toEqual({
+      functions: [{ name: 'fn', executionTimeoutSeconds: 900 }, { name: 'other' }],
+    });
+    const computed = new ApiFixture({ executionTimeouts: (name) => (name === 'other' ? 60 : undefined) });
+    expect((await computed.call('GET', '/v1/functions')).json).toEqual({
+      functions: [{ name: 'fn' }, { name: 'other', executionTimeoutSeconds: 60 }],
+    });
   });
 });
 

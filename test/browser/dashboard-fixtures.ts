@@ -8,15 +8,21 @@ const quiet = { logSink: () => {} };
 
 /** Waits on an approval callback (an hour) while a one-minute reminder wait runs beside it. */
 export const approvalWithReminder: DurableLambdaHandler = withDurableExecution(async (_event: unknown, ctx) => {
-  const batch = await ctx.parallel('approve-or-remind', [
+  const batch = await ctx.parallel<string>('approve-or-remind', [
     {
       name: 'approval',
       func: async (c) => {
         const [promise] = await c.createCallback<string>('manager-approval', { timeout: { hours: 1 } });
-        return promise;
+        return await promise;
       },
     },
-    { name: 'reminder', func: async (c) => c.wait('reminder', { minutes: 1 }) },
+    {
+      name: 'reminder',
+      func: async (c) => {
+        await c.wait('reminder', { minutes: 1 });
+        return 'reminded';
+      },
+    },
   ]);
   return batch.getResults();
 }, quiet);

@@ -21,7 +21,7 @@ afterAll(async () => {
 
 /** The run ids the list shows, top to bottom. */
 const shownIds = () =>
-  d.page.locator('[data-testid="run-row"]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.runId));
+  d.page.locator('[data-testid="run-row"]').evaluateAll((rows: any[]) => rows.map((r) => r.dataset.runId));
 
 /** A `datetime-local` value (local time, to the second) of an ISO time. */
 function localValue(iso: string): string {
@@ -39,9 +39,7 @@ describe('functions page', () => {
     const shipCard = page.locator('[data-testid="function"][data-name="ship"]');
     await shipCard.waitFor();
     expect(
-      await page
-        .locator('[data-testid="function"]')
-        .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.name)),
+      await page.locator('[data-testid="function"]').evaluateAll((els: any[]) => els.map((e) => e.dataset.name)),
     ).toEqual(['ship', 'refuse', 'approvalWithReminder']);
     expect(await page.locator('.topbar nav a[aria-current="page"]').textContent()).toBe('Functions');
     expect(await shipCard.getByTestId('function-sample').allTextContents()).toEqual([

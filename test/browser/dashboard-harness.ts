@@ -52,7 +52,7 @@ export async function openDashboard(
     }
   });
   const base = server.url.replace(/\/$/, '');
-  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> => {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: method === 'POST' ? { 'content-type': 'application/json', 'idempotency-key': randomUUID() } : {},

@@ -30,13 +30,12 @@ describe('the operator panel on a run page', () => {
     const panel = page.getByTestId('operator-actions');
     await panel.getByTestId('operator-summary').waitFor();
     // Below the facts and the input/result, above the waterfall.
-    const order = await page.evaluate(() => {
-      const kids = [...(document.querySelector('main .page')?.children ?? [])];
+    const order = await page.locator('main .page > *').evaluateAll((kids: any[]) => {
       const at = (selector: string) => kids.findIndex((el) => el.matches(selector));
       return { summary: at('.run-summary'), panel: at('[data-testid="operator-actions"]') };
     });
     expect(order.panel).toBe(order.summary + 1);
-    expect(await panel.locator('details').evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    expect(await panel.locator('details').evaluate((el: any) => el.open)).toBe(false);
     expect(await panel.getByTestId('operator-summary').textContent()).toContain('the run succeeded');
     await d.shot('operator-panel-folded.png');
 
@@ -44,7 +43,7 @@ describe('the operator panel on a run page', () => {
     await d.waitForStatus(failed.runId, 'FAILED');
     await page.goto(`${d.url}#/runs/${encodeURIComponent(failed.runId)}`);
     await panel.getByTestId('skip-op').waitFor();
-    expect(await panel.locator('details').evaluate((el) => (el as HTMLDetailsElement).open)).toBe(true);
+    expect(await panel.locator('details').evaluate((el: any) => el.open)).toBe(true);
     // The two operation lists say what each is for, in visible text.
     const labelOf = (id: string) => page.locator(`label[for="${id}"]`).textContent();
     expect(await labelOf('retry-from-op')).toBe('Retry the run from operation');
@@ -54,7 +53,7 @@ describe('the operator panel on a run page', () => {
     // No field shows a bare `null`.
     const values = await page
       .locator('main input, main textarea')
-      .evaluateAll((els) => els.map((el) => (el as HTMLInputElement).value));
+      .evaluateAll((els: any[]) => els.map((el) => el.value));
     expect(values).not.toContain('null');
     expect(await unnamedControls(page)).toEqual([]);
     await d.shot('operator-panel-failed-run.png');

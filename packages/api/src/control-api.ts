@@ -28,6 +28,12 @@ export interface ControlApiOptions {
     | Readonly<Record<string, readonly FunctionSampleWire[]>>
     | ((name: string) => readonly FunctionSampleWire[] | undefined);
   /**
+   * The execution timeout of each function's runs, seconds (by bare name), listed by
+   * `GET /v1/functions` for the dashboard's functions page. It only reports the setting: the
+   * engine's own `executionTimeout` is what applies it.
+   */
+  executionTimeouts?: Readonly<Record<string, number>> | ((name: string) => number | undefined);
+  /**
    * Invokes a function with a run's wake-up event after a start. Default: the engine's invoker;
    * with neither, the engine's waker is asked to wake the run now. A retry, skip or wake-now is
    * woken by the engine's own write, through its waker, once.
@@ -80,6 +86,7 @@ export function createControlApi(options: ControlApiOptions): ControlApi {
   const report = options.onError ?? ((error: unknown) => console.error('durable-lambda control API:', error));
   const listed = options.functions;
   const samples = options.samples;
+  const timeouts = options.executionTimeouts;
   const deps: RouteDeps = {
     engine,
     functions: typeof listed === 'function' ? listed : () => listed,
@@ -87,6 +94,10 @@ export function createControlApi(options: ControlApiOptions): ControlApi {
       typeof samples === 'function'
         ? samples
         : (name) => (samples && Object.hasOwn(samples, name) ? samples[name] : undefined),
+    executionTimeoutSeconds:
+      typeof timeouts === 'function'
+        ? timeouts
+        : (name) => (timeouts && Object.hasOwn(timeouts, name) ? timeouts[name] : undefined),
     invoker: options.invoker ?? engine.invoker,
     clock,
     report,

@@ -29,6 +29,8 @@ export interface RouteDeps {
   functions(): readonly string[];
   /** A function's sample inputs, offered by the dashboard's start form. */
   samples(name: string): readonly FunctionSampleWire[] | undefined;
+  /** A function's execution timeout, seconds, when the API was told it (reported, not applied). */
+  executionTimeoutSeconds(name: string): number | undefined;
   /** Invokes a function to start a new run (see `kickStartedRun`); undefined: the engine's waker wakes it instead. */
   invoker: Invoker | undefined;
   clock: Clock;

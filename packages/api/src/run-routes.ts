@@ -33,7 +33,12 @@ export function runRoutes(deps: RouteDeps): Route[] {
         const answer: FunctionListWire = {
           functions: deps.functions().map((name) => {
             const samples = deps.samples(name);
-            return samples && samples.length > 0 ? { name, samples: [...samples] } : { name };
+            const timeout = deps.executionTimeoutSeconds(name);
+            return {
+              name,
+              ...(samples && samples.length > 0 ? { samples: [...samples] } : {}),
+              ...(timeout === undefined ? {} : { executionTimeoutSeconds: timeout }),
+            };
           }),
         };
         return jsonResponse(200, answer);

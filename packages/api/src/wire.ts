@@ -267,7 +267,15 @@ export interface FunctionSampleWire {
 
 /** `GET /v1/functions` answer. */
 export interface FunctionListWire {
-  functions: Array<{ name: string; samples?: FunctionSampleWire[] }>;
+  functions: Array<{
+    name: string;
+    samples?: FunctionSampleWire[];
+    /**
+     * The execution timeout a run of the function gets unless it sets its own, seconds, when the
+     * API knows one (a deployed API: the function's `DurableConfig`); absent: none known.
+     */
+    executionTimeoutSeconds?: number;
+  }>;
 }
 
 /** `POST /v1/runs` body. */

@@ -1,13 +1,13 @@
 /**
  * The functions page (`#/functions`): what this server serves (`GET /v1/functions`), each
  * function with its sample inputs (each one a button that starts a run with it) and how its
- * recent runs went (the statuses of its newest 100 runs, the newest run), linked to its runs.
- * The API says nothing of retry or timeout defaults: they live in the handler's code (a step's
- * `retry`, the `DurableConfig`), and the page says so rather than show a guess.
+ * recent runs went (the statuses of its newest 100 runs, the newest run), linked to its runs,
+ * and its execution timeout when the API reports one (a deployed API knows each function's).
+ * Retries are a step's own setting in the handler's code: the page says so rather than guess.
  */
 import { api } from './api.js';
 import { h, replace } from './dom.js';
-import { badge, compact, errorBox, timeEl } from './format.js';
+import { badge, compact, duration, errorBox, timeEl } from './format.js';
 import { runHref, toWire } from './list.js';
 
 /** Runs read per function for its recent statuses. */
@@ -77,7 +77,9 @@ function card(fn, page, start) {
       ? h(
           'p',
           { class: 'muted', dataset: { testid: 'function-no-samples' } },
-          'None. A handler module may export `samples`, a list of { name, input }, to offer some here and in the start form.',
+          'None. A handler module may export ',
+          h('code', null, 'samples'),
+          ', a list of { name, input }, to offer some here and in the start form.',
         )
       : h(
           'ul',
@@ -103,10 +105,23 @@ function card(fn, page, start) {
             ),
           ),
         ),
+    h('h3', null, 'Defaults'),
     h(
-      'p',
-      { class: 'muted defaults' },
-      'Retries and timeouts: set in the handler (a step’s retry strategy, the run’s execution timeout); the API does not report them.',
+      'dl',
+      { class: 'function-defaults' },
+      h('dt', null, 'Execution timeout'),
+      h(
+        'dd',
+        { dataset: { testid: 'function-timeout' } },
+        fn.executionTimeoutSeconds === undefined
+          ? h('span', { class: 'muted' }, 'none reported: runs have no deadline unless they set one')
+          : [
+              duration(fn.executionTimeoutSeconds * 1000),
+              h('span', { class: 'muted' }, ' (a run past it ends TIMED_OUT; a start may set its own)'),
+            ],
+      ),
+      h('dt', null, 'Retries'),
+      h('dd', { class: 'muted' }, 'per step, in the handler (a step’s retry strategy); the API does not report them'),
     ),
   );
 }
@@ -121,7 +136,7 @@ export function functionsView() {
       'div',
       { class: 'page-intro' },
       h('h1', null, 'Functions'),
-      h('p', { class: 'muted' }, 'The durable functions this server runs: start one from a sample, or open its runs.'),
+      h('p', { class: 'muted' }, 'The durable functions served here: start one from a sample, or open its runs.'),
     ),
     errorSlot,
     list,

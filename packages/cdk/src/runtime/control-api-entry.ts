@@ -36,5 +36,11 @@ const engine = new AliasStartingEngine({
 });
 
 export const handler = toLambdaHandler(
-  createControlApi({ engine, functions: Object.keys(config.functions).sort(), invoker }),
+  createControlApi({
+    engine,
+    functions: Object.keys(config.functions).sort(),
+    invoker,
+    // Listed by GET /v1/functions (the dashboard's functions page).
+    executionTimeouts: config.executionTimeouts ?? {},
+  }),
 );
