@@ -124,6 +124,21 @@ describe('CloudDurableTestRunner over a real control API', () => {
       ['ExecutionSucceeded', undefined],
     ]);
     expect(events.map((event) => event.EventId)).toEqual(events.map((_, i) => i + 1));
+    // With each invocation's end where the run recorded it (issue 23): the wait ended, and the
+    // callback was completed, after the invocation that suspended on it.
+    expect(events.map((event) => event.EventType)).toEqual([
+      'ExecutionStarted',
+      'StepStarted',
+      'StepSucceeded',
+      'WaitStarted',
+      'InvocationCompleted',
+      'WaitSucceeded',
+      'CallbackStarted',
+      'InvocationCompleted',
+      'CallbackSucceeded',
+      'InvocationCompleted',
+      'ExecutionSucceeded',
+    ]);
     expect(events[0]?.ExecutionStartedDetails?.Input?.Payload).toBe(JSON.stringify({ n: 21 }));
     expect(events.find((e) => e.EventType === 'WaitStarted')?.WaitStartedDetails?.Duration).toBe(1);
     expect(events.find((e) => e.EventType === 'CallbackStarted')?.CallbackStartedDetails?.CallbackId).toBe(

@@ -17,6 +17,7 @@ import {
   travelBytes,
 } from './page-budget';
 import { decodePageCursor, encodePageCursor } from './page-cursor';
+import { withRecordedInvocations } from './recorded-invocations';
 import { journalToWire, logsByOperation, operationWires } from './run-history';
 import { EMPTY_JOURNAL, journalOf } from './run-journal';
 import type { LogWire, OperationListWire, OperationPayloadField, OperationWire } from './wire';
@@ -202,6 +203,11 @@ export async function historyPage(
     // The run's own lines take at most a quarter of the page; older ones count as dropped.
     journalWire.logsDropped += trimLogs(journalWire.logs, PAGE_BUDGET_BYTES / 4);
     Object.assign(head, journalWire);
+  }
+  if (first) {
+    // Where the run recorded each invocation's end; a store without a journal (DynamoDB) has only these.
+    const invocations = withRecordedInvocations(head.invocations, run);
+    if (invocations) head.invocations = invocations;
   }
   // The head, and room for a cursor.
   let used = travelBytes(head) + 512;

@@ -119,6 +119,8 @@ export interface InvocationWire {
   endedAt?: string;
   /** It lost its lease without releasing it (a crash, a timeout). */
   lost?: boolean;
+  /** Where its end stands in the run's recorded history (issue 23), when the run recorded it. */
+  historyOrder?: number;
 }
 
 /** A map's or parallel's items, counted by status (an abandoned item counts as `ABANDONED`). */

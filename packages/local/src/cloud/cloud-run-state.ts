@@ -62,6 +62,7 @@ export class CloudRunState {
       invocations: this.invocations.map((invocation) => ({
         startTimestamp: new Date(invocation.startedAt),
         ...(invocation.endedAt === undefined ? {} : { endTimestamp: new Date(invocation.endedAt) }),
+        ...(invocation.historyOrder === undefined ? {} : { order: invocation.historyOrder }),
       })),
       run: { ...(result === undefined ? {} : { result }), ...(error ? { error } : {}) },
       attemptCounting: 'service',

@@ -65,6 +65,8 @@ export function operationFromWire(wire: OperationWire, runInput?: unknown): Oper
     ...(wire.name === undefined ? {} : { Name: wire.name }),
     ...(wire.subType === undefined ? {} : { SubType: wire.subType }),
     ...(wire.endedAt === undefined ? {} : { EndTimestamp: Date.parse(wire.endedAt) }),
+    // Where its events stand in the run's recorded history (issue 23): the history reads that order.
+    ...(wire.historyOrder === undefined ? {} : { HistoryOrder: wire.historyOrder }),
   };
   switch (wire.type) {
     case 'EXECUTION':
