@@ -15,9 +15,10 @@ import {
   DurableTable,
   type FixedCostEstimate,
   fixedMonthlyCost,
+  OWN_TABLE_WARNING,
 } from '@durable-lambda/cdk';
 import type { Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -194,5 +195,29 @@ describe('what each further function adds', () => {
     console.log(
       `fixed monthly cost for 1, 2, 5 functions and the API: ${[1, 2, 5].map((n) => `$${(estimates[n] as FixedCostEstimate).monthlyUsd.toFixed(2)}`).join(', ')}`,
     );
+  });
+});
+
+describe('functions that each make a table of their own', () => {
+  it('are warned of at synth (a reconciler per table), from the second on; one shared table is not', () => {
+    const stack = newStack('Apart');
+    new DurableFunction(stack, 'A', { entry });
+    new DurableFunction(stack, 'B', { entry });
+    new DurableFunction(stack, 'C', { entry, table: new DurableTable(stack, 'Runs') });
+    const annotations = Annotations.fromStack(stack);
+    const warnings = annotations.findWarning('*', Match.anyValue());
+    expect(warnings.map((w) => w.id)).toEqual(['/Apart/B']);
+    expect(String(warnings[0]?.entry.data)).toMatch(
+      /^Apart\/B has a table of its own, as Apart\/A has: each table brings a reconciler of its own \(about \$0\.19 a month\).*one DurableTable/,
+    );
+    expect(String(warnings[0]?.entry.data)).toContain(`[ack: ${OWN_TABLE_WARNING}]`);
+    // A reconciler per table: A's, B's, and the shared table's.
+    const reconcilers = Object.values(resources(Template.fromStack(stack))).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties?.Environment?.Variables?.DURABLE_RECONCILER_FUNCTIONS,
+    );
+    expect(reconcilers).toHaveLength(3);
+
+    const shared = stackOf(3).stack;
+    expect(Annotations.fromStack(shared).findWarning('*', Match.anyValue())).toEqual([]);
   });
 });

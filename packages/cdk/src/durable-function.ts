@@ -24,6 +24,7 @@ import {
   executionTimeoutsValue,
 } from './execution-timeout-prop';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
+import { warnOfAnotherOwnTable } from './own-table-warning';
 import { coverQualifiedInvocations } from './qualified-invocations';
 import { RunWatchdog, WATCHDOG_PERIOD } from './run-watchdog';
 import { METRIC, METRICS_ENV, METRICS_NAMESPACE } from './runtime/metrics';
@@ -65,7 +66,8 @@ export { DURABLE_ENV } from './scheduler-access';
  * - opt-in, because CloudWatch bills them by the month (`fixedMonthlyCost`, the CDK README):
  *   custom metrics (`metrics`: run outcomes and durations, and `StuckRuns` from the table's
  *   {@link RunWatchdog}) and alarms (`alarms`: failed runs, stuck runs, throttles, asynchronous
- *   invocation failures, dead-lettered wake-ups, and the reconciler's).
+ *   invocation failures, and the reconciler's: its errors, runs it keeps failing to wake, and
+ *   dead-lettered wake-ups, one alarm for every function of the table).
  *
  * At its defaults nothing of it costs more than about $0.45 a month before the first run (the
  * reconciler's passes and the wake-up queue's polling; no KMS key, no alarm, no custom metric).
@@ -134,6 +136,7 @@ export class DurableFunction extends Construct {
     }
     this.metrics = props.metrics ?? alarms;
     this.table = props.table ?? new DurableTable(this, 'Table', { removalPolicy });
+    if (props.table === undefined) warnOfAnotherOwnTable(this);
 
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'ScheduleGroup', {});
     this.scheduleGroupName = this.scheduleGroup.ref;

@@ -49,6 +49,7 @@ export {
   RECONCILER_METRIC_NAMES,
   RUN_METRIC_NAMES,
 } from './fixed-cost';
+export { OWN_TABLE_WARNING } from './own-table-warning';
 export { coverQualifiedInvocations } from './qualified-invocations';
 export { RunWatchdog, type RunWatchdogOptions, WATCHDOG_PERIOD } from './run-watchdog';
 export { METRIC, METRICS_ENV, METRICS_NAMESPACE } from './runtime/metrics';
