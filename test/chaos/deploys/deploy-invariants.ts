@@ -9,7 +9,8 @@
  *   opted out, on `$LATEST`.
  * - **Finished.** Every run ends SUCCEEDED with the result its callbacks were completed with,
  *   unless the version it is pinned to was deleted under it (then it waits there, stranded, as
- *   the README says, and never runs elsewhere).
+ *   the README says, and never runs elsewhere), or an operator cancelled it through the control
+ *   API (then it ends CANCELLED).
  * - **Once.** No idempotency key ran twice anywhere in the world; a step's attempts only grew; a
  *   completed step never ran again; every callback was completed.
  * - **No loop.** The invocations stay within a bound of the runs and the faults.
@@ -74,6 +75,11 @@ export function checkDeployInvariants(evidence: DeployEvidence): string[] {
     }
     const stranded = qualifier !== undefined && fn.deleted.has(qualifier);
     if (run.status === 'RUNNING' && stranded) continue;
+    // An operator's cancel the control API accepted ends the run, whatever ran in it meanwhile.
+    if (evidence.cancelled.has(started.runId)) {
+      if (run.status !== 'CANCELLED') violations.push(`${label}: cancelled by the operator, yet ended ${run.status}`);
+      continue;
+    }
     const result = run.result === undefined ? undefined : (JSON.parse(run.result) as { approval?: unknown });
     // The control API stores a callback's result as JSON; the SDK hands it back as that text.
     if (run.status !== 'SUCCEEDED' || result?.approval !== JSON.stringify(started.payload)) {

@@ -13,7 +13,7 @@
  */
 import { type ApiResponse, createControlApi } from '@durable-lambda/api';
 import { LambdaInvoker, ProductionBackend, readProductionConfig, type VersionPinning } from '@durable-lambda/aws';
-import { runIdFor } from '@durable-lambda/engine';
+import { parseCallbackId, runIdFor } from '@durable-lambda/engine';
 import type { LambdaContextLike } from '@durable-lambda/protocol';
 import { type DurableContext, type RetryPolicy, type StepContext, withDurableExecution } from '@durable-lambda/sdk';
 import { functionTarget } from '../../../packages/cdk/src/runtime/control-api-config';
@@ -88,6 +88,8 @@ export class DeployRig {
   readonly startsOnAlias: boolean;
   readonly apiEngine: AliasStartingEngine;
   readonly executions: StepExecution[] = [];
+  /** Runs an operator cancelled through the control API (it answered 200, the run CANCELLED). */
+  readonly cancelled = new Set<string>();
   /** Callback id to the payload the outside completes it with. */
   readonly callbacks = new Map<string, string>();
   /** Callback completions the control API accepted, by id. */
@@ -212,6 +214,22 @@ export class DeployRig {
     });
   }
 
+  /** `POST /v1/runs/{runId}/cancel` (with `tree`, its child runs too), as an operator sends it. */
+  async apiCancel(runId: string, tree: boolean, actionId: string): Promise<ApiResponse> {
+    const answer = await this.api.handle({
+      method: 'POST',
+      path: `/v1/runs/${runId}/cancel`,
+      headers: { 'content-type': 'application/json', 'idempotency-key': actionId },
+      body: JSON.stringify({ tree }),
+    });
+    // A tree cancel of a run that had ended answers 200 too (it cancels the running children): only
+    // a run the answer shows CANCELLED was ended by it.
+    if (answer.status === 200 && (JSON.parse(answer.body) as { status?: string }).status === 'CANCELLED') {
+      this.cancelled.add(runId);
+    }
+    return answer;
+  }
+
   /** One reconciler pass. */
   async reconcile(): Promise<void> {
     try {
@@ -245,6 +263,8 @@ export class DeployRig {
         this.completions.set(callbackId, (this.completions.get(callbackId) ?? 0) + 1);
         return;
       }
+      // A run an operator cancelled refuses its callbacks' completions: nothing to retry.
+      if (answer.status === 409 && this.cancelled.has(parseCallbackId(callbackId).runId)) return;
       if (attempt < 20) this.time.after(30_000, `complete ${callbackId} again`, () => complete(attempt + 1));
       else this.errors.push(`callback ${callbackId} never accepted: ${answer.status} ${answer.body}`);
     };

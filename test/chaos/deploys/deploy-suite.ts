@@ -15,6 +15,7 @@ export class DeployTotals {
   deploys = 0;
   deletions = 0;
   stranded = 0;
+  cancelled = 0;
   readonly policies: Record<string, number> = {};
   readonly starts: Record<string, number> = {};
   readonly faults: Record<string, number> = {};
@@ -41,6 +42,7 @@ export class DeployTotals {
     this.invocations += evidence.cloud.invocations.length;
     this.deploys += evidence.deploys.length - 1;
     this.deletions += evidence.deletions.length;
+    this.cancelled += evidence.cancelled.size;
     this.policies[evidence.policy] = (this.policies[evidence.policy] ?? 0) + 1;
     for (const r of evidence.runs) this.starts[r.how] = (this.starts[r.how] ?? 0) + 1;
     for (const run of evidence.finals.values()) {
@@ -68,6 +70,7 @@ export class DeployTotals {
       `chaos deploys ${label}: ${this.seeds} worlds (${JSON.stringify(this.policies)}), ${this.runs} runs ` +
         `(${JSON.stringify(this.starts)}), ${this.invocations} invocations, ${this.deploys} deploys, ` +
         `${this.deletions} versions deleted, ${this.stranded} runs stranded on a deleted version, ` +
+        `${this.cancelled} runs cancelled by the operator mid-run, ` +
         `${total} faults (${kinds}), ${this.keys.size} idempotency keys (none issued twice across worlds), ` +
         `violations ${this.violations}`,
     ];

@@ -76,6 +76,8 @@ export interface DeployEvidence {
   deletions: Array<{ version: string; at: number; careless: boolean }>;
   deploys: Array<{ version: string; alias: string; at: number }>;
   outcome: 'done' | 'idle' | 'timeout';
+  /** Runs an operator cancelled through the control API while they ran (it answered them CANCELLED). */
+  cancelled: Set<string>;
   /** Errors of the world itself (a task that threw, an API answer not expected). */
   worldErrors: string[];
   /** Faults injected in containers, by kind. */
@@ -235,6 +237,29 @@ export async function runDeployWorld(seed: number, options: DeploySeedOptions): 
     });
   }
 
+  // An operator (in a third of the worlds, on dice of its own so the rest of the world is as
+  // without it) cancels a run through the control API at a random time, invocations in flight.
+  const cancelled = rig.cancelled;
+  const operator = new Dice(mulberry32(seed * 40_503 + 17));
+  if (operator.chance(1 / 3)) {
+    const tree = operator.chance(0.5);
+    time.after(operator.between(10_000, 45 * 60_000), 'operator cancel', async () => {
+      const target = runs.length > 0 ? operator.pick(runs) : undefined;
+      if (!target) return;
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        const answer = await rig.apiCancel(target.runId, tree, `cancel-${target.tag}`);
+        // 409: the run had ended first; a 5xx (an injected fault) is sent again.
+        if (answer.status < 500) {
+          if (answer.status !== 200 && answer.status !== 409) {
+            rig.errors.push(`cancel of ${target.tag} answered ${answer.status} ${answer.body}`);
+          }
+          return;
+        }
+        time.clock.advanceBy(1_000);
+      }
+    });
+  }
+
   // The reconciler; the world ends at the first pass that finds every run ended (or stranded).
   let allEnded = false;
   const stranded = (run: RunRecord) => {
@@ -288,6 +313,7 @@ export async function runDeployWorld(seed: number, options: DeploySeedOptions): 
     deletions,
     deploys,
     outcome,
+    cancelled,
     worldErrors: [...rig.errors, ...time.taskErrors],
     containerFaults,
   };
