@@ -4,7 +4,14 @@
  * builds for it, and `withHistoryOrder` gives each new event the next place, so an operation's
  * places line up with its events one for one.
  */
-import { applyUpdate, historyEventCount, settleDue, withHistoryOrder } from '@durable-lambda/engine';
+import {
+  applyUpdate,
+  Engine,
+  historyEventCount,
+  MemoryStore,
+  settleDue,
+  withHistoryOrder,
+} from '@durable-lambda/engine';
 import type { Operation, OperationUpdate } from '@durable-lambda/protocol';
 import { describe, expect, it } from 'vitest';
 import { DraftBuilder } from '../../packages/engine/src/aws-protocol/aws-history-drafts';
@@ -80,5 +87,36 @@ describe('history places line up with the events the history shows', () => {
     // A retry of the run reopening an operation keeps the places of the events left.
     const reopened: Operation = { ...done, Status: 'STARTED' };
     expect(withHistoryOrder(done, reopened, () => 99).HistoryOrder).toEqual([1]);
+  });
+});
+
+describe('an outside event written while an invocation holds the run', () => {
+  /** A run with a started callback, held by an open invocation, on a memory store. */
+  async function heldCallback() {
+    const clock = { now: () => 1_700_000_000_000 };
+    const store = new MemoryStore(clock);
+    const engine = new Engine({ store, clock, waker: { wakeAt: async () => {} } });
+    const { run } = await engine.startRun({ functionName: 'fn', input: '{}' });
+    const session = await engine.openRun(run.runId, { remainingTimeMs: () => 60_000 });
+    if (!session) throw new Error('not opened');
+    const [callback] = await session.checkpoint([{ Id: '1', Type: 'CALLBACK', Action: 'START' }]);
+    await engine.sendCallbackSuccess(callback?.CallbackDetails?.CallbackId ?? '', '"yes"');
+    return { store, session, runId: run.runId };
+  }
+
+  it('stands after that invocation, when it did not see it', async () => {
+    const { store, runId } = await heldCallback();
+    // ExecutionStarted 1, CallbackStarted 2; completed while held: after the holder's end.
+    expect((await store.getOperation(runId, '1'))?.HistoryOrder).toEqual([2, 2.75]);
+  });
+
+  it('stands where the invocation saw it, when it read it back mid-run (AWS SDK polling)', async () => {
+    const { store, session, runId } = await heldCallback();
+    const seen = (await session.refresh()).find((op) => op.Id === '1');
+    expect(seen?.HistoryOrder).toEqual([2, 2.5]);
+    // Written with the invocation's next write, before what it does with it.
+    await session.checkpoint([{ Id: '2', Type: 'STEP', Action: 'START' }]);
+    expect((await store.getOperation(runId, '1'))?.HistoryOrder).toEqual([2, 2.5]);
+    expect((await store.getOperation(runId, '2'))?.HistoryOrder).toEqual([3]);
   });
 });
