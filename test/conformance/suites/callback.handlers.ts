@@ -2,7 +2,8 @@
  * The callback suite's handlers, written with our SDK from each requirement's description. The
  * callback's name is the run's input (or an element of it) unless the requirement names it.
  */
-import { type CreateCallbackConfig, type DurableContext, withDurableExecution } from '@durable-lambda/sdk';
+import type { CreateCallbackConfig, DurableContext } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 /** Waits for one callback named `name` and returns what it was completed with. */

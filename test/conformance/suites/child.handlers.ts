@@ -2,7 +2,8 @@
  * The child-context suite's handlers, written with our SDK from each requirement's description.
  * Every child context is named: the requirements expect a Name on its events.
  */
-import { retryPresets, type Serdes, withDurableExecution } from '@durable-lambda/sdk';
+import { retryPresets, type Serdes } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 /** Writes the value as upper-case text (not JSON); reads the text back as it is. */

@@ -2,7 +2,8 @@
  * The invoke suite's handlers, written with our SDK from each requirement's description. The
  * targets are durable functions of their own, registered next to the handler.
  */
-import { type DurableLambdaHandler, type Serdes, withDurableExecution } from '@durable-lambda/sdk';
+import type { DurableLambdaHandler, Serdes } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 /** Returns what it is given. */

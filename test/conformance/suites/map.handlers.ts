@@ -3,7 +3,8 @@
  * one at a time (`maxConcurrency: 1`) unless the requirement says otherwise, so the history is
  * deterministic.
  */
-import { type BatchResult, NestingType, type Serdes, withDurableExecution } from '@durable-lambda/sdk';
+import { type BatchResult, NestingType, type Serdes } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 const oneByOne = { maxConcurrency: 1 };

@@ -2,13 +2,8 @@
  * The parallel suite's handlers, written with our SDK from each requirement's description.
  * Branches run one at a time (`maxConcurrency: 1`) unless the requirement says otherwise.
  */
-import {
-  type BatchResult,
-  type DurableContext,
-  NestingType,
-  type Serdes,
-  withDurableExecution,
-} from '@durable-lambda/sdk';
+import { type BatchResult, type DurableContext, NestingType, type Serdes } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 const oneByOne = { maxConcurrency: 1 };

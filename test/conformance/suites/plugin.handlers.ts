@@ -3,12 +3,8 @@
  * requirement's description. Plugins write JSON records to the run's log (`log-stream.ts`), as
  * AWS's print them to stdout; each record carries the execution ARN the invocation started with.
  */
-import {
-  type DurableInstrumentationPlugin,
-  type OperationInfo,
-  retryPresets,
-  withDurableExecution,
-} from '@durable-lambda/sdk';
+import { type DurableInstrumentationPlugin, type OperationInfo, retryPresets } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import { emit, say } from '../harness/log-stream';
 import type { HandlerEntry } from '../harness/requirement';
 

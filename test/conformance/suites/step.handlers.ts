@@ -3,13 +3,8 @@
  * handler counts across attempts comes from the step context (`attempt`), never from a variable
  * outside the handler: each requirement runs on two runners with the same handler.
  */
-import {
-  createRetryStrategy,
-  JitterStrategy,
-  retryPresets,
-  type Serdes,
-  withDurableExecution,
-} from '@durable-lambda/sdk';
+import { createRetryStrategy, JitterStrategy, retryPresets, type Serdes } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 /** An error a retry strategy recognises as passing (by class). */

@@ -2,7 +2,8 @@
  * The wait-for-callback suite's handlers, written with our SDK from each requirement's
  * description. Submitters do nothing durable: the validator finds the callback in the history.
  */
-import { type DurableContext, type WaitForCallbackConfig, withDurableExecution } from '@durable-lambda/sdk';
+import type { DurableContext, WaitForCallbackConfig } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 const submitNothing = async () => {};

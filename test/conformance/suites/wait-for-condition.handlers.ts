@@ -1,5 +1,6 @@
 /** The wait-for-condition suite's handlers, written with our SDK from each requirement's description. */
-import { createWaitStrategy, JitterStrategy, type Serdes, withDurableExecution } from '@durable-lambda/sdk';
+import { createWaitStrategy, JitterStrategy, type Serdes } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 /** Checks again after a fixed delay while `more(state)` holds. */

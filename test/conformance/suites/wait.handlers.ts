@@ -1,5 +1,5 @@
 /** The wait suite's handlers, written with our SDK from each requirement's description. */
-import { withDurableExecution } from '@durable-lambda/sdk';
+import { withDurableExecution } from '../harness/durable';
 import type { HandlerEntry } from '../harness/requirement';
 
 export const WAIT_HANDLERS: Record<string, HandlerEntry> = {
