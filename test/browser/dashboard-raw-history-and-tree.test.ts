@@ -85,6 +85,14 @@ describe('run tree', () => {
     expect(await self.textContent()).toContain('ship-it → ship');
     await d.shot('run-tree-child.png');
 
+    // The runs list names the child's parent, linked, instead of its invoke's run key.
+    await page.goto(d.url);
+    const parentLine = page.locator(`[data-testid="run-row"][data-run-id="${childRunId}"] [data-testid="run-parent"]`);
+    await parentLine.waitFor();
+    expect(await parentLine.textContent()).toBe(`↳ child of ${parent.runId}`);
+    expect(await parentLine.locator('a').getAttribute('href')).toBe(`#/runs/${parent.runId}`);
+    await d.shot('runs-list-child-run.png');
+
     // A run with neither parent nor children has no tree.
     const { runId } = await d.call('POST', '/v1/runs', { function: 'ship', input: {} });
     await d.waitForStatus(runId, 'SUCCEEDED');

@@ -16,6 +16,10 @@ const MAX_UP = 10;
 const MAX_DOWN = 3;
 /** Children read per run at most (a fan-out of thousands is summarised). */
 const MAX_CHILDREN = 50;
+/** Runs read per build of the tree at most, all levels together (ended ones are kept, not read again). */
+const MAX_READS = 100;
+/** The tree is built again at most this often while the page is live, ms (the page refreshes every 1.5 s). */
+const REBUILD_MS = 5000;
 
 const ENDED = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'STOPPED']);
 
@@ -66,9 +70,14 @@ export function runTreePanel(runId) {
   const endedHistories = new Map();
   let shown;
   let busy = false;
+  let builtAt = 0;
+  let builtFor;
+  /** Reads left in the build under way. */
+  let budget = 0;
 
   async function historyOf(run) {
     if (endedHistories.has(run.runId)) return endedHistories.get(run.runId);
+    budget -= 1;
     const { operations } = await api.historyPage(run.runId);
     if (ENDED.has(run.status)) endedHistories.set(run.runId, operations);
     return operations;
@@ -76,6 +85,7 @@ export function runTreePanel(runId) {
 
   async function runOf(id) {
     if (ended.has(id)) return ended.get(id);
+    budget -= 1;
     const run = await api.getRun(id);
     if (ENDED.has(run.status)) ended.set(id, run);
     return run;
@@ -89,8 +99,13 @@ export function runTreePanel(runId) {
       kids.map(async (child) => {
         const entry = { runId: child.childRunId, via: child.operation, function: child.function };
         try {
+          if (budget <= 0 && !ended.has(child.childRunId)) {
+            entry.error = 'not read: too many runs in this tree';
+            return entry;
+          }
           entry.run = await runOf(child.childRunId);
-          if (depth < MAX_DOWN) Object.assign(entry, await descend(await historyOf(entry.run), depth + 1));
+          if (depth < MAX_DOWN && budget > 0)
+            Object.assign(entry, await descend(await historyOf(entry.run), depth + 1));
         } catch (error) {
           entry.error = error?.code ?? 'unreadable';
         }
@@ -129,9 +144,15 @@ export function runTreePanel(runId) {
         el.hidden = true;
         return;
       }
+      // Built again when this run moved on, else every few seconds (its children may have).
+      const moved = builtFor !== run.updatedAt;
+      if (!moved && Date.now() - builtAt < REBUILD_MS) return;
       busy = true;
+      budget = MAX_READS;
       try {
         const root = await build(run, operations);
+        builtAt = Date.now();
+        builtFor = run.updatedAt;
         const key = JSON.stringify(root);
         if (key === shown) return;
         shown = key;

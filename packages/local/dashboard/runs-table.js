@@ -139,10 +139,17 @@ function runRow(run, selection, onSelect) {
       'td',
       null,
       h('a', { href: runHref(run.runId), class: 'mono', dataset: { testid: 'run-link' } }, run.runId),
-      run.runKey ? h('div', { class: 'muted run-key', title: 'run key' }, run.runKey) : null,
+      // A child run's key only names its parent's invoke: the parent is shown instead, linked.
       run.parent
-        ? h('div', { class: 'muted run-key', title: 'started by run' }, '↳ child of ', run.parent.runId)
-        : null,
+        ? h(
+            'div',
+            { class: 'muted run-key', dataset: { testid: 'run-parent' } },
+            '↳ child of ',
+            h('a', { href: runHref(run.parent.runId), class: 'mono' }, run.parent.runId),
+          )
+        : run.runKey
+          ? h('div', { class: 'muted run-key', title: 'run key' }, run.runKey)
+          : null,
     ),
     h('td', { title: run.function }, run.function),
     h('td', null, badge(run.status, 'run-status')),
