@@ -35,7 +35,10 @@ export interface CallbackAction {
   send: 'success' | 'failure' | 'heartbeat';
   /** For success: sent as JSON. For failure: `{ ErrorType?, ErrorMessage?, ErrorData? }`. */
   payload?: Expected;
-  /** Only once the invocation that started the callback has ended (the requirement waits before sending). */
+  /**
+   * The requirement waits before sending (its `Delay`). Informational here: every action is sent
+   * once the invocation that started the callback has released the run (`callback-actions.ts`).
+   */
   afterSuspend?: boolean;
 }
 
