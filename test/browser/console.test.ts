@@ -141,6 +141,36 @@ describe('durable console against a deployed (IAM-auth) API', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("downloads a deployed run's raw history, finds runs by content, and lists the functions", async () => {
+    const url = consoles[0]!.url;
+    // The raw history: the file `durable export` prints, read through the signed proxy from DynamoDB.
+    await page.goto(`${url}/#/runs/${encodeURIComponent(checkoutId)}`);
+    await page.getByTestId('raw-summary').click();
+    const json = page.getByTestId('raw-json');
+    await json.waitFor();
+    const file = JSON.parse((await json.textContent())!);
+    expect(file).toMatchObject({
+      format: 'durable-lambda/recorded-run',
+      run: { runId: checkoutId, status: 'SUCCEEDED' },
+    });
+    expect(file.operations.map((o: { Name?: string }) => o.Name).filter(Boolean)).toEqual(['reserve', 'charge']);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('raw-download').click()]);
+    expect(download.suggestedFilename()).toBe(`${checkoutId}.json`);
+
+    // Search by content: the checkout's input names the lamp.
+    await page.goto(`${url}/#/?contains=lamp`);
+    await page.locator(`[data-testid="run-row"][data-run-id="${checkoutId}"]`).waitFor();
+    expect(await page.locator('[data-testid="run-row"]').count()).toBe(1);
+
+    await page.goto(`${url}/#/functions`);
+    await page.locator('[data-testid="function"][data-name="checkout"] [data-testid="function-counts"]').waitFor();
+    const seen = world.front.seen.filter((s) => s.path === `/v1/runs/${checkoutId}/export`);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((s) => s.refused)).toEqual([]);
+    await page.screenshot({ path: resolve(ARTIFACTS, 'console-functions.png'), fullPage: true });
+    expect(pageErrors).toEqual([]);
+  });
+
   it('completes a callback from the page: the signed POST carries its Idempotency-Key', async () => {
     const url = consoles[0]!.url;
     await page.goto(`${url}/#/runs/${encodeURIComponent(approvalId)}`);
