@@ -239,7 +239,7 @@ export class Engine implements DurableBackend {
     await this.armLease(run, leaseExpiresAt);
     const loaded = grant.replay ? await grant.replay() : await loadReplayOperations(this.store, runId);
     const operations = await this.outside.settleOnOpen(grant.run, loaded);
-    return this.leasedSession(grant.run, operations, grant.previousLost, remainingTimeMs);
+    return this.leasedSession(grant.run, operations, grant.previousLost, remainingTimeMs, now);
   }
 
   /**
@@ -274,6 +274,7 @@ export class Engine implements DurableBackend {
     operations: Operation[],
     previousLost: boolean,
     remainingTimeMs: () => number,
+    leasedAt: number,
   ): EngineSession {
     const runId = run.runId;
     return new EngineSession(run, operations, previousLost, {
@@ -283,6 +284,7 @@ export class Engine implements DurableBackend {
       limits: { maxPayloadBytes: this.maxPayloadBytes },
       retentionMs: this.retentionMs,
       remainingTimeMs,
+      leasedAt,
       faultRetryMs: this.faultRetryMs,
       // Invocations and real duration; a host that measures more replaces it (`meterWith`).
       meter: wallClockMeter(),
@@ -412,7 +414,14 @@ export class Engine implements DurableBackend {
       // EXECUTION just written (a duplicate delivery finds the run and opens it as a wake-up).
       if (started.created && started.run.leaseToken === lease.leaseToken) {
         await this.armLease(started.run, lease.leaseExpiresAt);
-        return { opened: this.leasedSession(started.run, [this.executionOf(started.run)], false, remaining) };
+        const opened = this.leasedSession(
+          started.run,
+          [this.executionOf(started.run)],
+          false,
+          remaining,
+          started.run.createdAt,
+        );
+        return { opened };
       }
     }
     const session = await this.openRun(runId, options);

@@ -37,6 +37,11 @@ export interface SessionDeps {
   retentionMs: number | undefined;
   /** Real ms the invocation may run (Lambda's remaining time). */
   remainingTimeMs: () => number;
+  /**
+   * When the invocation asked for its lease (its `InvocationCompleted`'s start: an outside event
+   * written after it is one this invocation held the run for). Default: when the session opens.
+   */
+  leasedAt?: number;
   /** Delay before retrying a run whose invocation faulted. */
   faultRetryMs: number;
   ids: IdIssuer;
@@ -86,7 +91,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     private readonly deps: SessionDeps,
   ) {
     this.history = new HistoryCounter(run.historySeq);
-    this.startedAt = deps.clock.now();
+    this.startedAt = deps.leasedAt ?? deps.clock.now();
     for (const op of operations) this.put(op);
     this.settleDue();
     this.meter = deps.meter;
