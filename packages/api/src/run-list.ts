@@ -51,7 +51,7 @@ function holds(run: RunRecord, needle: string): boolean {
   const texts = [run.input, run.result, run.error?.ErrorType, run.error?.ErrorCode, run.error?.ErrorMessage];
   const data = run.error?.ErrorData;
   if (data !== undefined) texts.push(data);
-  return texts.some((text) => text !== undefined && text.toLowerCase().includes(needle));
+  return texts.some((text) => text?.toLowerCase().includes(needle) === true);
 }
 
 /**
