@@ -25,6 +25,8 @@ export interface SeedOutcome {
   workflow: string;
   /** What the operator did to its run (see `operators.ts`). */
   mode: OperatorMode;
+  /** How the main run (its last execution) ended. */
+  ended: string;
   operator: OperatorTally;
   /** Runs ended by their execution timeout (not by an operator). */
   timeouts: number;
@@ -53,6 +55,8 @@ export class ChaosTotals {
   recreated = 0;
   timeouts = 0;
   readonly modes: Record<string, number> = {};
+  /** How the seeds of each mode ended, by the main run's status. */
+  readonly ends: Record<string, Record<string, number>> = {};
   readonly faults = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
   readonly failures: SeedOutcome[] = [];
   /** Invocation errors not injected, by message (expected none; not a violation by itself). */
@@ -68,6 +72,9 @@ export class ChaosTotals {
     this.reconcilePasses += outcome.reconcilePasses;
     this.reconcileWoken += outcome.reconcileWoken;
     this.modes[outcome.mode] = (this.modes[outcome.mode] ?? 0) + 1;
+    const ends = this.ends[outcome.mode] ?? {};
+    ends[outcome.ended] = (ends[outcome.ended] ?? 0) + 1;
+    this.ends[outcome.mode] = ends;
     for (const [kind, n] of Object.entries(outcome.operator.actions))
       this.actions[kind] = (this.actions[kind] ?? 0) + n;
     this.refused += outcome.operator.refused;
@@ -89,7 +96,10 @@ export class ChaosTotals {
       .map(([k, n]) => `${k}=${n}`)
       .join(' ');
     const modes = Object.entries(this.modes)
-      .map(([k, n]) => `${k}=${n}`)
+      .map(([k, n]) => {
+        const ends = Object.entries(this.ends[k] ?? {}).map(([status, m]) => `${status} ${m}`);
+        return `${k}=${n} (${ends.join(', ')})`;
+      })
       .join(' ');
     const lines = [
       `chaos ${label}: ${this.runs} runs, ${this.invocations} invocations, ${total} faults (${kinds}), ` +
@@ -150,8 +160,10 @@ export async function runSeed(
   const operator = new Operator(seed, mode, driver, store, workflow.input, `chaos:${seed}:${workflow.name}`);
   world.hook = (execution) => operator.during(execution);
   let violations: string[];
+  let ended = 'none';
   try {
     const main = await driveWorld(driver, store, workflow, operator);
+    ended = main.status;
     await settle();
     violations = [
       ...world.completionErrors.filter((e) => mode === 'plain' || !REFUSED_COMPLETION.test(e)),
@@ -184,6 +196,7 @@ export async function runSeed(
     seed,
     workflow: workflow.name,
     mode,
+    ended,
     violations,
     faults: counts,
     invocations,
