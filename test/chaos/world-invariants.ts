@@ -12,8 +12,7 @@
  *   execution (so a body never starts on an ended run or at a stale fence).
  * - **Ended, nothing due.** Every run of the world ends, and none is left in the due index.
  */
-import type { RunRecord } from '@durable-lambda/engine';
-import { isTerminal } from '@durable-lambda/protocol';
+import type { RunRecord, RunStatus } from '@durable-lambda/engine';
 import type { Execution } from './outside-world';
 import type { LoggedWrite } from './store-log';
 
@@ -23,11 +22,11 @@ const REOPENING = new Set(['retry', 'skip_step']);
 export function checkWorldLog(log: readonly LoggedWrite[], executions: readonly Execution[]): string[] {
   const violations: string[] = [];
   const fence = new Map<string, number>();
-  const status = new Map<string, string>();
+  const status = new Map<string, RunStatus>();
   const started = new Map<string, number>();
   for (const w of log) {
     const before = status.get(w.execId);
-    const ended = before !== undefined && isTerminal(before as never);
+    const ended = before !== undefined && before !== 'RUNNING';
     if (w.kind === 'commit') {
       const moved = fence.get(w.runId) ?? 0;
       if (w.fence < moved) {
