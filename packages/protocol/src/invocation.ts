@@ -81,6 +81,12 @@ export interface DurableInvocation {
   checkpoint(updates: readonly OperationUpdate[]): Promise<readonly Operation[]>;
   /** Reads the run's operations again (e.g. after sleeping in-process). */
   refresh(): Promise<readonly Operation[]>;
+  /**
+   * Optional: moves the backend's clock on to `time` at once (the test runner's virtual clock,
+   * which skips what it can). A wait or backoff due while the handler's other code still runs
+   * then ends in-process without waiting; without it the SDK waits for the time in real time.
+   */
+  skipTo?(time: number): void;
 }
 
 /** An invocation opened by a backend from an incoming event. */

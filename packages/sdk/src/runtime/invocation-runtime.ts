@@ -14,6 +14,7 @@ import { DurableRuntimeFault, nonDeterministicFault } from '../errors/runtime-er
 import { createLogger } from '../logger';
 import { NO_PLUGINS, type PluginRunner } from '../plugins/runner';
 import type { DurableLogger, LogSink } from '../types/logger';
+import { BUSY_GRACE_MS, busyStep, SLEEP_MARGIN_MS } from './busy-progress';
 import { Checkpointer } from './checkpointer';
 import { never, replayableIds, withUpdates } from './invocation-parts';
 import { verboseLog } from './verbose';
@@ -39,9 +40,6 @@ export interface RuntimeSettings {
   logSink: LogSink;
 }
 
-/** Real time an invocation keeps in hand after an in-process sleep. */
-const SLEEP_MARGIN_MS = 2_000;
-
 /**
  * One invocation of a handler: the run's operations, the checkpoint queue, and the decision to
  * suspend. It ends with exactly one {@link InvocationResult}, whatever the handler does.
@@ -55,6 +53,10 @@ export class InvocationRuntime {
   private readonly toReplay: Set<string>;
   private active = 0;
   private checkScheduled = false;
+  /** Armed while a wait ends in-process beside running code (see `busyStep`). */
+  private busyTimer: (() => void) | undefined;
+  /** The code running now has run past the grace: waits beside it skip at once. */
+  private longBusy = false;
   private settled = false;
   private completing = false;
   /** Set by {@link failAfterQueued}: the invocation is ending, nothing new may be written. */
@@ -223,7 +225,7 @@ export class InvocationRuntime {
   }
 
   private untrack(): void {
-    this.active--;
+    if (--this.active === 0) this.longBusy = false;
     this.scheduleCheck();
   }
 
@@ -370,7 +372,10 @@ export class InvocationRuntime {
   /** Nothing runs and something waits: sleep in-process if it is due soon, else suspend. */
   private checkQuiescent(): void {
     const decision = this.decide();
-    if (decision === 'none') return;
+    if (decision === 'none') {
+      if (this.active > 0 && this.waiters.size > 0 && !this.busyTimer) this.whileBusy();
+      return;
+    }
     if (decision !== 'suspend') {
       // Held back for a suspension that is not coming: written first, then looked at again.
       if (this.checkpointer.hasParked) {
@@ -387,6 +392,30 @@ export class InvocationRuntime {
     verboseLog('suspending', () => ({ runId: this.invocation.runId, waiting: this.waiters.size }));
     const output = withUpdates({ Status: 'PENDING' }, this.checkpointer.takeParked());
     this.settle({ type: 'completed', output });
+  }
+
+  /** Code still runs and parts of the handler wait for a time: see {@link busyStep}. */
+  private whileBusy(): void {
+    const step = busyStep(this.waiters, this.invocation, this.checkpointer.hasParked);
+    if (step === undefined) return;
+    if (step === 'unpark') {
+      this.checkpointer.unpark();
+    } else if ('skipTo' in step && this.longBusy) {
+      this.invocation.skipTo?.(step.skipTo);
+      this.releaseDue();
+    } else if ('skipTo' in step) {
+      // Only once the other code has run a while: then skip to the wait's time, if still busy.
+      this.busyTimer = this.setTimer(BUSY_GRACE_MS, () => {
+        this.busyTimer = undefined;
+        this.longBusy = this.active > 0;
+        this.scheduleCheck();
+      });
+    } else {
+      this.busyTimer = this.setTimer(step.timerMs, () => {
+        this.busyTimer = undefined;
+        this.releaseDue();
+      });
+    }
   }
 
   private releaseDue(): void {
