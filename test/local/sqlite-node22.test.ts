@@ -47,22 +47,58 @@ function childEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** Runs the probe under `node` with `env` on top of this process's. */
+function probe(node: string, file: string, env: NodeJS.ProcessEnv) {
+  return spawnSync(node, ['--import', join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs'), PROBE, file], {
+    encoding: 'utf8',
+    env: childEnv({ TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), ...env }),
+    timeout: 60_000,
+  });
+}
+
+describe('DURABLE_SQLITE_DRIVER', () => {
+  it.skipIf(!node22)(
+    'better-sqlite3 keeps Node 22 off node:sqlite',
+    () => {
+      const result = probe(node22 as string, join(dir, 'forced-better.sqlite'), {
+        DURABLE_SQLITE_DRIVER: 'better-sqlite3',
+      });
+      expect(result.stdout).not.toContain('driver node');
+      // The repository's addon is built for its own Node (20): under 22 it does not load, and the
+      // refusal says so. Where it was built for Node 22, the store runs on it.
+      if (result.status === 0) expect(result.stdout).toContain('driver better-sqlite3\n');
+      else expect(result.stdout).toContain('refused sqlite_unavailable: ');
+      if (result.status !== 0)
+        expect(result.stdout).toContain('better-sqlite3, which is installed but does not load here');
+    },
+    90_000,
+  );
+
+  it.skipIf(process.getBuiltinModule?.('node:sqlite') !== undefined)(
+    'node is refused where Node.js has no node:sqlite without a flag, naming both ways out',
+    () => {
+      const result = probe(process.execPath, join(dir, 'forced-node.sqlite'), { DURABLE_SQLITE_DRIVER: 'node' });
+      expect(result.status, result.stderr).toBe(3);
+      expect(result.stdout).toContain('refused sqlite_unavailable');
+      expect(result.stdout).toContain('DURABLE_SQLITE_DRIVER=node rules out');
+      expect(result.stdout).toContain('Node.js 22.13 or later');
+    },
+    90_000,
+  );
+});
+
 describe.skipIf(!node22)('the SQLite store under Node 22', () => {
   const node = node22 as string;
 
   it('runs on node:sqlite, without a flag, its checkpointer thread too, printing no SQLite warning but every other', async () => {
     const file = join(dir, 'probe.sqlite');
-    const probe = spawnSync(node, ['--import', join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs'), PROBE, file], {
-      encoding: 'utf8',
-      env: childEnv({ TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), DURABLE_SQLITE_DRIVER: '' }),
-      timeout: 60_000,
-    });
-    expect(probe.status, probe.stderr).toBe(0);
-    expect(probe.stdout).toContain('driver node\n');
+    const result = probe(node, file, { DURABLE_SQLITE_DRIVER: '' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('driver node\n');
     // The thread's checkpoint copied the run's frames: it opened the file on node:sqlite.
-    expect(probe.stdout).toMatch(/^checkpointed [1-9]\d*$/m);
-    expect(probe.stderr).not.toContain('SQLite is an experimental feature');
-    expect(probe.stderr).toContain("ExperimentalWarning: the probe's own feature is experimental");
+    expect(result.stdout).toMatch(/^checkpointed [1-9]\d*$/m);
+    expect(result.stderr).not.toContain('SQLite is an experimental feature');
+    expect(result.stderr).toContain("ExperimentalWarning: the probe's own feature is experimental");
 
     // The file node:sqlite wrote is an ordinary SQLite file: this process's driver reads it back.
     const store = new SqliteStore({ path: file });

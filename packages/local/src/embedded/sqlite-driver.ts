@@ -101,7 +101,7 @@ function pick(): Chosen {
     if (module) return { name: 'node', module };
     if (forced === 'node') {
       throw new SqliteUnavailableError(
-        `was not chosen: ${DRIVER_ENV}=node, and node:sqlite does not load without a flag in Node.js ${process.version}`,
+        `${DRIVER_ENV}=node rules out, while node:sqlite does not load without a flag in Node.js ${process.version}`,
       );
     }
   }
