@@ -15,6 +15,7 @@ import { InvalidArgumentError } from './errors/invalid-argument';
 import { jsonLineSink } from './logger';
 import { invocationEndInfo, invocationInfo } from './plugins/invocation-info';
 import { loadConfiguredPlugins, namesPluginModules } from './plugins/loader';
+import { reportingOperationChanges } from './plugins/operation-change';
 import { createPluginRunner, type PluginRunner } from './plugins/runner';
 import { resolveRetry } from './retry';
 import { executionArnOf } from './runtime/execution-arn';
@@ -215,6 +216,8 @@ async function executeInvocation<TEvent, TResult>(
       output: { Status: 'FAILED', Error: toErrorObject(error, ErrorCode.PLUGIN_LOAD_FAILED) },
     };
   }
+  // A plugin that watches operation changes sees every checkpoint's answer (AWS's onOperationChange).
+  if (plugin.watchesChanges) invocation = reportingOperationChanges(invocation, plugin);
   const runtime = new InvocationRuntime(invocation, settings, plugin, lambdaContext.awsRequestId);
   const root = new Scope(
     { runtime, defaults, lambdaContext, plugin, makeContext: (scope) => new DurableContextImpl(scope) },

@@ -10,6 +10,7 @@ import { executionArnOf } from '../runtime/execution-arn';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import type { DurableContext } from '../types/durable-context';
 import { OperationSubType } from '../types/operation-enums';
+import type { OperationInfo } from '../types/plugin';
 import type { Serdes, SerdesContext } from '../types/serdes';
 import type { ChildContextConfig } from '../types/step';
 import { isFunction, splitNamed } from './arguments';
@@ -66,7 +67,8 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   if (record?.Status === 'FAILED') throw failure(record.ContextDetails?.Error);
   // The START rides along with the first child's checkpoint; nothing waits for it alone.
   if (!record) runtime.enqueue({ ...base, Action: 'START' });
-  const info = await operationStart(scope, { ...base, Status: 'STARTED' });
+  // A context still running when an earlier invocation ended is re-entered: a replay (AWS's).
+  const info = await operationStart(scope, { ...(record ?? base), Status: 'STARTED' }, undefined, record !== undefined);
 
   let data: string | undefined;
   try {
@@ -75,7 +77,7 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
     const body = () => spec.body(context, childScope);
     // The body runs as its own context: a parent context used inside it is refused.
     const value = await runInContext({ contextId: id, operationName: spec.name }, () =>
-      info ? (scope.plugin.wrapChildContextFn(info, body) as Promise<T>) : body(),
+      info ? (scope.plugin.wrapChildContextFn(wrapInfo(info, record !== undefined), body) as Promise<T>) : body(),
     );
     data = await runtime.track(() =>
       serializeChecked(spec.serdes, value, serdesContext, runtime.settings.maxPayloadBytes),
@@ -98,6 +100,15 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   });
   await operationEnd(scope, record);
   return read(record.ContextDetails?.Result);
+}
+
+/**
+ * What `wrapChildContextFn` is told: `isReplay` false, as AWS's (the body runs only for a context
+ * not finished, and runs as live code); ours, `isReplayingChildren`, whether children an earlier
+ * invocation recorded replay inside this run of the body (a context re-entered on replay).
+ */
+function wrapInfo(info: OperationInfo, reentered: boolean): OperationInfo {
+  return { ...info, isReplay: false, isReplayingChildren: reentered };
 }
 
 const CHILD_CONFIG_KEYS = ['serdes', 'subType', 'errorMapper', 'summaryGenerator'] as const;

@@ -105,10 +105,14 @@ export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promis
         // write) and is durable before anything that follows it is, or the invocation ends.
         runtime.enqueue(succeed);
         if (scope.plugin.active) {
+          // The outcome is not stored yet (written behind): its end is the backend's clock now,
+          // as the stored one will be; its start, the stored START's.
+          const now = runtime.invocation.now();
           const done = {
             ...base,
             Status: 'SUCCEEDED',
-            StartTimestamp: runtime.invocation.now(),
+            StartTimestamp: runtime.get(id)?.StartTimestamp ?? now,
+            EndTimestamp: now,
             ...resultOf(outcome.data, attempt),
           } as Operation;
           await attemptEnd(scope, done, attempt);

@@ -4,7 +4,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument';
 import type { Demand } from '../runtime/waiters';
 import { OperationSubType } from '../types/operation-enums';
 import { isObject, splitNamed } from './arguments';
-import { operationEnd, operationStart } from './plugin-hooks';
+import { operationEnd, operationStart, replayedOperation } from './plugin-hooks';
 import { parentOf } from './step';
 
 /**
@@ -19,6 +19,8 @@ export async function runWait(scope: Scope, args: readonly unknown[], demand?: D
   const id = scope.nextId();
   const runtime = scope.runtime;
   let record = runtime.find(id, 'WAIT', name, OperationSubType.WAIT);
+  // Recorded by an earlier invocation: plugins hear of it again (ended, or still pending).
+  if (record && scope.plugin.active) await replayedOperation(scope, record);
   if (record?.Status === 'SUCCEEDED') return;
   if (!record) {
     const start = {

@@ -19,6 +19,20 @@ import { rememberLeftState, updatedOperationIds } from './updated-operations';
 /** The invocation each start info describes, for its end (the handler passes the info alone). */
 const invocationOf = new WeakMap<InvocationInfo, DurableInvocation>();
 
+/** The operations changed from outside before each invocation, as its start info names them. */
+const updatedBefore = new WeakMap<DurableInvocation, ReadonlySet<string>>();
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The ids of the operations that changed from outside between the previous invocation and this
+ * one (the start info's `updatedOperations`): an operation found ended on replay is reported
+ * with `isReplay: false` when it ended then (AWS's `isOperationUpdatedBetweenInvocation`).
+ */
+export function updatedBetweenInvocations(invocation: DurableInvocation): ReadonlySet<string> {
+  return updatedBefore.get(invocation) ?? NONE;
+}
+
 function parseInput(input: string | undefined): unknown {
   try {
     return JSON.parse(input ?? '{}');
@@ -32,10 +46,13 @@ export function invocationInfo(invocation: DurableInvocation, lambdaContext: Lam
   const execution = invocation.operations.find((op) => op.Type === 'EXECUTION');
   const operations = toOperationInfoMap(invocation.operations, true);
   const updatedOperations: Record<string, OperationInfo> = {};
+  const updatedIds = new Set<string>();
   for (const id of updatedOperationIds(invocation)) {
     const op = operations[id];
     if (op) updatedOperations[id] = op;
+    updatedIds.add(id);
   }
+  updatedBefore.set(invocation, updatedIds);
   const info: InvocationInfo = {
     requestId: lambdaContext.awsRequestId ?? '',
     executionArn: executionArnOf(invocation),
@@ -56,7 +73,7 @@ export function invocationEndInfo(
   result: InvocationResult,
   outcome: { value?: unknown; error?: unknown },
 ): InvocationEndInfo {
-  const { isFirstInvocation: _first, updatedOperations: _updated, ...base } = start;
+  const { updatedOperations: _updated, ...base } = start;
   const invocation = invocationOf.get(start);
   const all = [...operations];
   const runEnded = result.type === 'completed' && result.output.Status !== 'PENDING';

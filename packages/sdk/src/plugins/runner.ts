@@ -26,6 +26,8 @@ type WrapName = 'wrapInvocation' | 'wrapChildContextFn' | 'wrapOperationAttemptF
 export interface PluginRunner {
   /** False when there are no plugins: callers skip building infos and awaiting hooks. */
   readonly active: boolean;
+  /** True when a plugin implements `onOperationChange` (the only one that needs the run's state kept). */
+  readonly watchesChanges: boolean;
   onInvocationStart(info: InvocationInfo): Promise<void>;
   wrapInvocation(
     info: InvocationInfo,
@@ -124,6 +126,7 @@ export function createPluginRunner(plugins: readonly DurableInstrumentationPlugi
 
   return {
     active: plugins.length > 0,
+    watchesChanges: plugins.some((plugin) => typeof plugin.onOperationChange === 'function'),
     onInvocationStart: (info) => run('onInvocationStart', info),
     wrapInvocation: (info, fn) => wrap('wrapInvocation', info, fn) as Promise<DurableExecutionInvocationOutput>,
     onInvocationEnd: (info) => run('onInvocationEnd', info),

@@ -71,6 +71,13 @@ export interface OperationInfo {
   invokedFunctionName?: string;
   /** Ours: the id of the run a chained invoke started. */
   childRunId?: string;
+  /**
+   * Ours, on `wrapChildContextFn`'s info (other SDKs' children-replay indicator): true when the
+   * context's function runs again over children an earlier invocation recorded (a context
+   * still running when that invocation ended), so they replay before new work; false when it
+   * runs for the first time.
+   */
+  isReplayingChildren?: boolean;
 }
 
 /** One failed attempt of a step or check, as {@link OperationInfo.failedAttempts} lists it. */
@@ -140,6 +147,11 @@ export interface InvocationInfo extends InvocationBaseInfo {
 
 /** What `onInvocationEnd` is told. */
 export interface InvocationEndInfo extends InvocationBaseInfo {
+  /**
+   * Ours (AWS's end info has none): the same flag as the start's, so a plugin can tell a
+   * first invocation's end from a replay's without remembering the start.
+   */
+  isFirstInvocation: boolean;
   status: PluginInvocationStatus;
   executionResult?: unknown;
   executionError?: Error;
