@@ -9,7 +9,7 @@ const FAIR_SHARE_CAP = 4;
 /**
  * Shares the event loop between background work and everything else (HTTP requests above all).
  *
- * The embedded store's writes are synchronous (better-sqlite3), and so is most of what an
+ * The embedded store's writes are synchronous (on either SQLite driver), and so is most of what an
  * invocation does around them: when hundreds of runs resume at once (a restart after a crash),
  * their steps end on the same timer tick and their checkpoints are flushed in the same
  * `setImmediate` phase, and Node runs all of that before it polls for I/O again. A request that
