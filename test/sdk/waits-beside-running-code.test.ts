@@ -1,7 +1,7 @@
 /**
  * Issue 23 (AWS's force-checkpointing examples): a branch that blocks (a long step) must not keep
  * the others from finishing in the same invocation. Waits and retry backoffs due while other code
- * still runs end in-process: on the runner's virtual clock, skipped once that code has run a
+ * still runs end in-process (a callback completed meanwhile is seen by reading the run again): on the runner's virtual clock, skipped once that code has run a
  * while (quick code leaves the wait to end the invocation, as before).
  */
 import { LocalDurableTestRunner } from '@durable-lambda/local';
@@ -61,6 +61,31 @@ describe('waits beside a long-running step', () => {
     expect(result.getResult()).toEqual(['long-complete', 'succeeded on call 3']);
     expect(result.getInvocations()).toHaveLength(1);
     expect(runner.getOperation('flaky').getStepDetails()?.attempt).toBe(3);
+  });
+
+  it('a callback completed meanwhile is seen while the other branch runs (read again every second)', async () => {
+    const runner = new LocalDurableTestRunner({
+      handlerFunction: withDurableExecution(async (_event: unknown, ctx: DurableContext) => {
+        const batch = await ctx.parallel([
+          (branch: DurableContext) =>
+            branch.step('longer-running', async () => {
+              await sleep(2500);
+              return 'long-complete';
+            }),
+          async (branch: DurableContext) => {
+            const [answer] = await branch.createCallback('answer');
+            return `answered ${await answer}`;
+          },
+        ]);
+        return batch.getResults();
+      }),
+    });
+    const running = runner.run();
+    const callback = await runner.getOperation('answer').waitForData();
+    await callback.sendCallbackSuccess('yes');
+    const result = await running;
+    expect(result.getResult()).toEqual(['long-complete', 'answered yes']);
+    expect(result.getInvocations()).toHaveLength(1);
   });
 
   it('without other code running, a wait still ends the invocation', async () => {

@@ -25,7 +25,7 @@ import { OperationSubType } from '../types/operation-enums';
 import type { Serdes } from '../types/serdes';
 import { isFunction, splitNamed } from './arguments';
 import { runContextOperation } from './child-context';
-import { operationEnd, operationStart } from './plugin-hooks';
+import { operationEnd, operationStart, replayedOperation } from './plugin-hooks';
 import { parentOf } from './step';
 
 const CALLBACK_KEYS = ['timeout', 'heartbeatTimeout', 'serdes'] as const;
@@ -106,6 +106,9 @@ async function createCallback<T>(
       CallbackOptions: options,
     });
     await operationStart(scope, record);
+  } else if (scope.plugin.active) {
+    // Recorded by an earlier invocation: plugins hear of it again (ended, or still open).
+    await replayedOperation(scope, record);
   }
   const callbackId = record.CallbackDetails?.CallbackId ?? '';
   const started = record;
@@ -113,17 +116,23 @@ async function createCallback<T>(
   return [new DurablePromise(() => settle(scope, started, deserializer)), callbackId];
 }
 
-async function settle<T>(scope: Scope, record: Operation, deserializer: Serdes<T>): Promise<T> {
-  if (record.Status === 'STARTED') await scope.runtime.blockUntil(undefined);
+async function settle<T>(scope: Scope, started: Operation, deserializer: Serdes<T>): Promise<T> {
+  let record = started;
+  if (record.Status === 'STARTED') {
+    // Ended in a later invocation, or in this one while other code still runs (seen by a poll).
+    await scope.runtime.blockUntil(undefined, undefined, record.Id);
+    record = scope.runtime.get(record.Id) ?? record;
+    // Ended while this invocation runs: its first sight of the end (AWS: isReplay false).
+    if (scope.plugin.active) await operationEnd(scope, record);
+  }
   const d = record.CallbackDetails;
   if (record.Status === 'SUCCEEDED') {
     const context = { entityId: record.Id, durableExecutionArn: executionArnOf(scope.runtime.invocation) };
     // Tracked: an async serdes is work in progress, not a reason to suspend.
     return scope.runtime.track(() => deserializeChecked(deserializer, d?.Result, context));
   }
-  const error = callbackError(record.Status === 'TIMED_OUT', d?.Error);
-  await operationEnd(scope, record, error);
-  throw error;
+  // Its end was reported above, or when the callback was met (it ended before this invocation).
+  throw callbackError(record.Status === 'TIMED_OUT', d?.Error);
 }
 
 /**

@@ -10,7 +10,7 @@ import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/c
 import type { InvokeConfig } from '../types/invoke';
 import { OperationSubType } from '../types/operation-enums';
 import type { Serdes } from '../types/serdes';
-import { operationStart } from './plugin-hooks';
+import { operationEnd, operationStart, replayedOperation } from './plugin-hooks';
 import { parentOf } from './step';
 
 /**
@@ -71,8 +71,17 @@ export async function runInvoke<TInput, TOutput>(scope: Scope, args: readonly un
       ChainedInvokeOptions: { FunctionName: functionId, ...(c.tenantId === undefined ? {} : { TenantId: c.tenantId }) },
     });
     await operationStart(scope, record);
+  } else if (scope.plugin.active) {
+    // Recorded by an earlier invocation: plugins hear of it again (ended, or still running).
+    await replayedOperation(scope, record);
   }
-  if (record.Status === 'STARTED') await runtime.blockUntil(undefined);
+  if (record.Status === 'STARTED') {
+    // Ended in a later invocation, or in this one while other code still runs (seen by a poll).
+    await runtime.blockUntil(undefined, undefined, id);
+    record = runtime.get(id) ?? record;
+    // Ended while this invocation runs: its first sight of the end (AWS: isReplay false).
+    if (scope.plugin.active) await operationEnd(scope, record);
+  }
   if (record.Status === 'SUCCEEDED') {
     const data = record.ChainedInvokeDetails?.Result;
     return runtime.track(() => deserializeChecked(resultSerdes, data, serdesContext));

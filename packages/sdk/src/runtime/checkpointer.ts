@@ -95,6 +95,26 @@ export class Checkpointer {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Reads the run's operations again (callbacks and invokes ended from outside) when nothing is
+   * being written: the read and the writes never overlap, and updates pushed meanwhile wait for it.
+   */
+  refresh(): Promise<void> {
+    if (this.inFlight || this.scheduled || this.isClosed()) return Promise.resolve();
+    const reading = this.invocation
+      .refresh()
+      .then((ops) => {
+        if (!this.isClosed()) this.onApplied(ops);
+      })
+      .catch((error: unknown) => this.onFault(error));
+    this.inFlight = reading.finally(() => {
+      this.inFlight = undefined;
+      if (this.queue.length > 0 && !this.parked) this.schedule();
+      else this.becameIdle();
+    });
+    return this.inFlight;
+  }
+
   private schedule(): void {
     if (this.scheduled || this.inFlight) return;
     this.scheduled = true;

@@ -14,7 +14,7 @@ import { DurableRuntimeFault, nonDeterministicFault } from '../errors/runtime-er
 import { createLogger } from '../logger';
 import { NO_PLUGINS, type PluginRunner } from '../plugins/runner';
 import type { DurableLogger, LogSink } from '../types/logger';
-import { BUSY_GRACE_MS, busyStep, SLEEP_MARGIN_MS } from './busy-progress';
+import { BusyProgress, SLEEP_MARGIN_MS } from './busy-progress';
 import { Checkpointer } from './checkpointer';
 import { never, replayableIds, withUpdates } from './invocation-parts';
 import { verboseLog } from './verbose';
@@ -53,10 +53,8 @@ export class InvocationRuntime {
   private readonly toReplay: Set<string>;
   private active = 0;
   private checkScheduled = false;
-  /** Armed while a wait ends in-process beside running code (see `busyStep`). */
-  private busyTimer: (() => void) | undefined;
-  /** The code running now has run past the grace: waits beside it skip at once. */
-  private longBusy = false;
+  /** Waits beside running handler code (a long step) progress in-process. */
+  private readonly busy: BusyProgress;
   private settled = false;
   private completing = false;
   /** Set by {@link failAfterQueued}: the invocation is ending, nothing new may be written. */
@@ -90,6 +88,17 @@ export class InvocationRuntime {
     this.eagerStarts = settings.lazyStartMs === undefined || invocation.lostInvocations > 0;
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve;
+    });
+    this.busy = new BusyProgress({
+      invocation,
+      waiters: this.waiters,
+      busy: () => this.active > 0 && !this.settled,
+      hasParked: () => this.checkpointer.hasParked,
+      unpark: () => this.checkpointer.unpark(),
+      setTimer: (ms, fn) => this.setTimer(ms, fn),
+      releaseDue: () => this.releaseDue(),
+      recheck: () => this.scheduleCheck(),
+      poll: () => void this.checkpointer.refresh().then(() => this.releaseDue()),
     });
     this.checkpointer = new Checkpointer(
       invocation,
@@ -225,7 +234,7 @@ export class InvocationRuntime {
   }
 
   private untrack(): void {
-    if (--this.active === 0) this.longBusy = false;
+    if (--this.active === 0) this.busy.idle();
     this.scheduleCheck();
   }
 
@@ -247,10 +256,10 @@ export class InvocationRuntime {
    * long to sleep through, the invocation ends PENDING instead and this never resolves: the next
    * invocation replays to this point. `undefined` waits for an outside event.
    */
-  blockUntil(dueAt: number | undefined, demand?: Demand): Promise<void> {
+  blockUntil(dueAt: number | undefined, demand?: Demand, opId?: string): Promise<void> {
     if (this.settled) return never();
     return new Promise((resolve) => {
-      this.waiters.add({ dueAt, resolve, demand });
+      this.waiters.add({ dueAt, resolve, demand, opId });
       this.scheduleCheck();
     });
   }
@@ -373,7 +382,7 @@ export class InvocationRuntime {
   private checkQuiescent(): void {
     const decision = this.decide();
     if (decision === 'none') {
-      if (this.active > 0 && this.waiters.size > 0 && !this.busyTimer) this.whileBusy();
+      if (this.active > 0 && this.waiters.size > 0) this.busy.step();
       return;
     }
     if (decision !== 'suspend') {
@@ -394,34 +403,12 @@ export class InvocationRuntime {
     this.settle({ type: 'completed', output });
   }
 
-  /** Code still runs and parts of the handler wait for a time: see {@link busyStep}. */
-  private whileBusy(): void {
-    const step = busyStep(this.waiters, this.invocation, this.checkpointer.hasParked);
-    if (step === undefined) return;
-    if (step === 'unpark') {
-      this.checkpointer.unpark();
-    } else if ('skipTo' in step && this.longBusy) {
-      this.invocation.skipTo?.(step.skipTo);
-      this.releaseDue();
-    } else if ('skipTo' in step) {
-      // Only once the other code has run a while: then skip to the wait's time, if still busy.
-      this.busyTimer = this.setTimer(BUSY_GRACE_MS, () => {
-        this.busyTimer = undefined;
-        this.longBusy = this.active > 0;
-        this.scheduleCheck();
-      });
-    } else {
-      this.busyTimer = this.setTimer(step.timerMs, () => {
-        this.busyTimer = undefined;
-        this.releaseDue();
-      });
-    }
-  }
-
+  /** Resolves the waiters due now, and those whose operation ended from outside (seen by a poll). */
   private releaseDue(): void {
     const now = this.invocation.now();
     for (const w of [...this.waiters]) {
-      if (w.dueAt !== undefined && w.dueAt <= now) {
+      const ended = w.opId !== undefined && this.ops.get(w.opId)?.Status !== 'STARTED';
+      if ((w.dueAt !== undefined && w.dueAt <= now) || ended) {
         this.waiters.delete(w);
         w.resolve();
       }

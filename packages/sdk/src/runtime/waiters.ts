@@ -6,6 +6,8 @@ export interface Waiter {
   resolve: () => void;
   /** Set for a wait: it counts once its promise is awaited. */
   demand: Demand | undefined;
+  /** The callback or invoke waited for, when it may end from outside during the invocation. */
+  opId?: string | undefined;
 }
 
 /**
