@@ -1,4 +1,5 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
+import { TestDriver } from '@durable-lambda/local/testing';
 import {
   type DurableInstrumentationPlugin,
   type OperationChangeInfo,
@@ -89,6 +90,50 @@ describe('plugin hooks on replay, as AWS’s SDK calls them', () => {
       'start long replay=true status=STARTED',
       'invocation first=false',
       'end long replay=false status=SUCCEEDED',
+    ]);
+  });
+
+  it('reports callbacks and chained invokes met again on replay the same way', async () => {
+    const { events, plugin } = operationLog((info) => info.type === 'CALLBACK' || info.type === 'CHAINED_INVOKE');
+    let driver: TestDriver | undefined;
+    let pending: string | undefined;
+    let answered = false;
+    // The outside party answers the callback once the invocation that created it has ended.
+    const approver: DurableInstrumentationPlugin = {
+      onInvocationEnd: async () => {
+        const callbackId = pending;
+        if (callbackId === undefined || answered) return;
+        answered = true;
+        setImmediate(() => void driver?.sendCallbackSuccess(callbackId, '"yes"'));
+      },
+    };
+    const parent = withDurableExecution(
+      async (_e: unknown, ctx) => {
+        const [answer, callbackId] = await ctx.createCallback<string>('approve');
+        pending = callbackId;
+        const approval = await answer;
+        const shipped = await ctx.invoke<string, string>('ship', 'shipper', 'parcel');
+        await ctx.wait('cool-off', { seconds: 5 });
+        return `${approval} ${shipped}`;
+      },
+      { plugins: [plugin, approver] },
+    );
+    const shipper = withDurableExecution(async (input: string) => `shipped ${input}`);
+    driver = new TestDriver({ orders: parent, shipper });
+    const run = await driver.runUntilDone((await driver.start('orders', {})).runId);
+    expect(run.status).toBe('SUCCEEDED');
+    expect(events).toEqual([
+      'invocation first=true',
+      'start approve replay=false status=STARTED',
+      'invocation first=false',
+      'end approve replay=false status=SUCCEEDED',
+      'start ship replay=false status=STARTED',
+      'invocation first=false',
+      'end approve replay=true status=SUCCEEDED',
+      'end ship replay=false status=SUCCEEDED',
+      'invocation first=false',
+      'end approve replay=true status=SUCCEEDED',
+      'end ship replay=true status=SUCCEEDED',
     ]);
   });
 
