@@ -37,7 +37,11 @@ export async function driveWorld(
   for (let pass = 0; pass < 3; pass++) {
     const running = (await runsOf(driver, store)).filter((r) => r.status === 'RUNNING');
     if (running.length === 0) break;
-    for (const run of running) await driver.runUntilDone(run.runId);
+    for (const run of running) {
+      // Read again: driving one run drives them all, and one that ended meanwhile may be past its
+      // retention by now (gone, as it should be).
+      if ((await store.getRun(run.runId))?.status === 'RUNNING') await driver.runUntilDone(run.runId);
+    }
   }
   for (let pass = 0; pass < DRAIN_PASSES; pass++) {
     if (!(await runsOf(driver, store)).some((r) => r.dueAt !== undefined)) break;

@@ -3,8 +3,13 @@ import { incarnationId, type Operation } from '@durable-lambda/protocol';
 
 /** One write the store took (the faults sit above this log: only writes that landed are here). */
 export interface LoggedWrite {
-  /** Order among the world's writes and step executions (shared with the outside world). */
+  /**
+   * Order among the world's writes and step executions (shared with the outside world), taken
+   * when the store answered: the write landed before this.
+   */
   seq: number;
+  /** The same order, taken when the write was sent: the write landed after this. */
+  sentSeq: number;
   runId: string;
   /** The run's execution (`<runId>[.<incarnation>]`) the write landed on. */
   execId: string;
@@ -41,13 +46,15 @@ export function loggedStore(inner: Store, order: WorldOrder, log: LoggedWrite[])
     operations
       .filter((op) => op.Type === 'STEP' && op.Status === 'STARTED')
       .map((op) => `${op.Id}:${op.StepDetails?.Attempt ?? 1}`);
-  const push = (entry: Omit<LoggedWrite, 'seq'>) => log.push({ seq: order.next(), ...entry });
+  const push = (sentSeq: number, entry: Omit<LoggedWrite, 'seq' | 'sentSeq'>) =>
+    log.push({ seq: order.next(), sentSeq, ...entry });
   const wrapped: Partial<Store> = {
     async createRun(run, execution) {
+      const sent = order.next();
       const result = await inner.createRun(run, execution);
       if (result.created) {
         current.set(run.runId, execOf(result.run));
-        push({
+        push(sent, {
           runId: run.runId,
           execId: execOf(result.run),
           kind: 'create',
@@ -59,16 +66,18 @@ export function loggedStore(inner: Store, order: WorldOrder, log: LoggedWrite[])
       return result;
     },
     async acquireLease(runId, now, leaseExpiresAt, leaseToken): Promise<LeaseGrant | undefined> {
+      const sent = order.next();
       const grant = await inner.acquireLease(runId, now, leaseExpiresAt, leaseToken);
       if (grant) {
-        push({ runId, execId: execOf(grant.run), kind: 'lease', fence: grant.run.fence, starts: [] });
+        push(sent, { runId, execId: execOf(grant.run), kind: 'lease', fence: grant.run.fence, starts: [] });
       }
       return grant;
     },
     async commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }) {
+      const sent = order.next();
       await inner.commit(runId, fence, write);
       const status = write.run?.status ?? undefined;
-      push({
+      push(sent, {
         runId,
         execId: current.get(runId) ?? runId,
         kind: 'commit',
@@ -78,10 +87,11 @@ export function loggedStore(inner: Store, order: WorldOrder, log: LoggedWrite[])
       });
     },
     async reviseRun(runId, expectStatus, patch, operations, basedOn) {
+      const sent = order.next();
       const revised = await inner.reviseRun(runId, expectStatus, patch, operations, basedOn);
       if (revised) {
         const newest = patch.actions?.at(-1);
-        push({
+        push(sent, {
           runId,
           execId: execOf(revised),
           kind: 'revise',

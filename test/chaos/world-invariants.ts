@@ -21,27 +21,36 @@ const REOPENING = new Set(['retry', 'skip_step']);
 
 export function checkWorldLog(log: readonly LoggedWrite[], executions: readonly Execution[]): string[] {
   const violations: string[] = [];
-  const fence = new Map<string, number>();
-  const status = new Map<string, RunStatus>();
+  // As answered, by run id (fences: a run created anew starts above its old fences) and by
+  // execution (statuses). A write sent before another was answered may have landed before it:
+  // only what was answered before a write was sent is compared with it.
+  const fences = new Map<string, Array<{ seq: number; fence: number }>>();
+  const statuses = new Map<string, Array<{ seq: number; status: RunStatus }>>();
   const started = new Map<string, number>();
   for (const w of log) {
-    const before = status.get(w.execId);
-    const ended = before !== undefined && before !== 'RUNNING';
-    if (w.kind === 'commit') {
-      const moved = fence.get(w.runId) ?? 0;
-      if (w.fence < moved) {
+    if (w.kind === 'commit' || w.kind === 'lease') {
+      const moved = Math.max(0, ...(fences.get(w.runId) ?? []).filter((f) => f.seq < w.sentSeq).map((f) => f.fence));
+      if (w.kind === 'commit' && w.fence < moved) {
         violations.push(`a checkpoint of ${w.execId} landed at fence ${w.fence} after the fence moved to ${moved}`);
       }
-      if (ended) violations.push(`a checkpoint landed on ${w.execId} after it ended ${before}`);
-    } else {
-      fence.set(w.runId, Math.max(fence.get(w.runId) ?? 0, w.fence));
-      if (w.kind === 'lease' && ended) violations.push(`a lease was taken on ${w.execId} after it ended ${before}`);
+      const ended = (statuses.get(w.execId) ?? []).filter((s) => s.seq < w.sentSeq).at(-1)?.status;
+      if (ended !== undefined && ended !== 'RUNNING') {
+        violations.push(
+          `a ${w.kind === 'commit' ? 'checkpoint' : 'lease'} landed on ${w.execId} after it ended ${ended}`,
+        );
+      }
     }
-    if (w.status !== undefined && w.kind !== 'create' && ended && w.status !== before) {
+    if (w.kind !== 'commit') fences.set(w.runId, [...(fences.get(w.runId) ?? []), { seq: w.seq, fence: w.fence }]);
+    const history = statuses.get(w.execId) ?? [];
+    const before = history.at(-1)?.status;
+    // Conditional on the status they found, two writes that change it never both land out of order.
+    if (w.status !== undefined && w.kind !== 'create' && before !== undefined && before !== 'RUNNING') {
       const reopened = w.kind === 'revise' && w.status === 'RUNNING' && REOPENING.has(w.action ?? '');
-      if (!reopened) violations.push(`${w.execId} ended ${before}, then became ${w.status} by a ${w.kind}`);
+      if (w.status !== before && !reopened) {
+        violations.push(`${w.execId} ended ${before}, then became ${w.status} by a ${w.kind}`);
+      }
     }
-    if (w.status !== undefined) status.set(w.execId, w.status);
+    if (w.status !== undefined) statuses.set(w.execId, [...history, { seq: w.seq, status: w.status }]);
     for (const s of w.starts) if (!started.has(`${w.execId}|${s}`)) started.set(`${w.execId}|${s}`, w.seq);
   }
   for (const e of executions) {
