@@ -17,6 +17,7 @@ import { Activity } from './activity';
 import { type CallbackCompletions, CallbackSender } from './callback-sender';
 import { FaultRig } from './fault-rig';
 import { endInvocation, startInvocation, type TestInvocation } from './invocations';
+import { invokeWithOthersBeside } from './invocations-beside';
 import { type CallbackHolds, nextWake } from './next-wake';
 import type { PlainHandler } from './plain-function';
 import { DEFAULT_MAX_REAL_WAIT_MS, sleepOrStop, waitOrStop } from './real-time-guard';
@@ -254,7 +255,16 @@ export class TestDriver {
         if (++this.total > this.maxInvocations) {
           throw new Error(`run ${runId} took more than ${this.maxInvocations} invocations; stopped as a runaway`);
         }
-        await this.invokeDirect(due);
+        await invokeWithOthersBeside(
+          this.invokeDirect(due),
+          () => this.dueRun(store) ?? this.skipBeside(store, due.runId),
+          (other) => {
+            if (++this.total > this.maxInvocations) {
+              throw new Error(`run ${runId} took more than ${this.maxInvocations} invocations; stopped as a runaway`);
+            }
+            return this.invokeDirect(other);
+          },
+        );
         continue;
       }
       if (await this.idle(store)) continue;
@@ -413,6 +423,24 @@ export class TestDriver {
       if ((run.nextWakeAt !== undefined && run.nextWakeAt <= now) || run.eventSeq > run.handledEventSeq) return run;
     }
     return undefined;
+  }
+
+  /**
+   * Beside a long invocation of `busyId` with nothing else due: skips the virtual clock to the
+   * next wake-up of another run (a child run's wait), when it comes well before the busy
+   * invocation's lease ends, and returns the run then due. Time skips for every run alike.
+   */
+  private skipBeside(store: MemoryStore, busyId: string): RunRecord | undefined {
+    if (this.realTime) return undefined;
+    const next = nextWake(
+      store,
+      [...this.known].filter((id) => id !== busyId),
+      this.options.holds,
+    );
+    const lease = store.peekRun(busyId)?.leaseExpiresAt;
+    if (!next || next.real || lease === undefined || next.at >= lease - 60_000) return undefined;
+    this.clock.advanceTo(next.at);
+    return this.dueRun(store);
   }
 
   /** Lets test code run for a few turns; true if it made something due. */
