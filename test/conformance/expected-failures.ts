@@ -15,14 +15,6 @@ export type ExpectedFailure = Partial<Record<RunnerName, string>>;
 const other = (what: string) => `by design: ${what}`;
 
 export const EXPECTED_FAILURES: Record<string, ExpectedFailure> = {
-  '3-11': {
-    runner: other(
-      'a child context result over 256 KB is stored whole (our store splits large payloads) instead of being rebuilt by re-running the child on replay (AWS ReplayChildren), so the child logs once where the requirement counts two log lines',
-    ),
-    dynamodb: other(
-      'a child context result over 256 KB is stored whole (our store splits large payloads) instead of being rebuilt by re-running the child on replay (AWS ReplayChildren), so the child logs once where the requirement counts two log lines',
-    ),
-  },
   '10-22': {
     runner: other(
       "our execution ARN is the run's id (the SDK's durableExecutionArn everywhere: executionContext, serdes contexts, every plugin info; no Lambda ARN names a run here), so the change info's executionArn does not match /^arn:/; the rest of the record (the step's SUCCEEDED change with its times, attempt and full-map membership) matches",

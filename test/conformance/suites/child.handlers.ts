@@ -95,6 +95,8 @@ export const CHILD_HANDLERS: Record<string, HandlerEntry> = {
     // Replay logging on: a re-executed child context logs again, observably.
     ctx.configureLogger({ modeAware: false });
     const big = await ctx.runInChildContext('child', async (child) => {
+      // A child context's logger has its own mode (AWS's too): replay logging on here as well.
+      child.configureLogger({ modeAware: false });
       child.logger.info(`building a large result for ${text}`);
       const seed = await child.step(async () => text);
       // Well past the size a checkpoint holds: the context's result is rebuilt on replay.

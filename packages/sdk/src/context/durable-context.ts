@@ -64,7 +64,7 @@ export class DurableContextImpl implements DurableContext {
     const { scope } = this;
     this.contextLogger ??= modeAwareLogger(
       () => scope.customLogger ?? scope.runtime.logger,
-      () => !scope.modeAware || !scope.runtime.replaying,
+      () => !scope.modeAware || (!scope.runtime.replaying && !scope.rebuilding),
     );
     return this.contextLogger;
   }

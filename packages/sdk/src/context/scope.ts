@@ -29,6 +29,7 @@ interface Inherited {
   logger: DurableLogger | undefined;
   serdes: Serdes<unknown> | undefined;
   callbackDeserializer: AnySerdesDeserializer | undefined;
+  rebuilding: boolean;
 }
 
 /**
@@ -46,6 +47,11 @@ export class Scope {
   defaultSerdes: Serdes<unknown> | undefined;
   /** The default callback deserializer set by `configureSerdes`. */
   callbackDeserializer: AnySerdesDeserializer | undefined;
+  /**
+   * True inside a finished context run again to rebuild a result too large to store (AWS's
+   * ReplaySucceededContext): all of it is replay, so mode-aware loggers stay silent.
+   */
+  rebuilding = false;
 
   /**
    * The `ParentId` its operations are recorded under: `parentId`, except in a virtual scope
@@ -65,6 +71,7 @@ export class Scope {
     this.customLogger = inherited?.logger;
     this.defaultSerdes = inherited?.serdes;
     this.callbackDeserializer = inherited?.callbackDeserializer;
+    this.rebuilding = inherited?.rebuilding ?? false;
   }
 
   get runtime(): InvocationRuntime {
@@ -109,6 +116,7 @@ export class Scope {
       logger: this.customLogger,
       serdes: this.defaultSerdes,
       callbackDeserializer: this.callbackDeserializer,
+      rebuilding: this.rebuilding,
     };
     return new Scope(this.services, id, inherited, virtual ? this.recordParentId : id);
   }

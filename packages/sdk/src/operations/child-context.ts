@@ -40,6 +40,26 @@ export interface ContextSpec<T> {
    * context otherwise).
    */
   replayChildren?: () => boolean;
+  /**
+   * AWS's ReplayChildren for a result too large to checkpoint (given for `runInChildContext`
+   * unless it opts out): a result over {@link CHECKPOINT_LIMIT_BYTES} is not stored; the SUCCEED
+   * holds `summary(value)` (or nothing) and says `ReplayChildren`, and on replay the body runs
+   * again over its children's records to rebuild it.
+   */
+  largeResult?: { summary?: (value: T) => string };
+}
+
+/** The largest serialized result AWS checkpoints with a context (its `CHECKPOINT_SIZE_LIMIT_BYTES`). */
+export const CHECKPOINT_LIMIT_BYTES = 256 * 1024;
+
+/** True when `data` is over {@link CHECKPOINT_LIMIT_BYTES} in UTF-8 (measured only when it may be). */
+function overCheckpointLimit(data: string | undefined): data is string {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: shorter strings are never measured.
+  return (
+    data !== undefined &&
+    data.length * 3 > CHECKPOINT_LIMIT_BYTES &&
+    Buffer.byteLength(data, 'utf8') > CHECKPOINT_LIMIT_BYTES
+  );
 }
 
 /**
@@ -63,7 +83,10 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   let record = runtime.find(id, 'CONTEXT', spec.name, spec.subType);
   // Serdes calls are tracked: an async serdes is work in progress, not a reason to suspend.
   const read = (data: string | undefined) => runtime.track(() => deserializeChecked(spec.serdes, data, serdesContext));
-  if (record?.Status === 'SUCCEEDED') return read(record.ContextDetails?.Result);
+  if (record?.Status === 'SUCCEEDED') {
+    if (spec.largeResult && record.ContextDetails?.ReplayChildren === true) return read(await rebuild(scope, spec, id));
+    return read(record.ContextDetails?.Result);
+  }
   if (record?.Status === 'FAILED') throw failure(record.ContextDetails?.Error);
   // The START rides along with the first child's checkpoint; nothing waits for it alone.
   if (!record) runtime.enqueue({ ...base, Action: 'START' });
@@ -71,12 +94,13 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   const info = await operationStart(scope, { ...(record ?? base), Status: 'STARTED' }, undefined, record !== undefined);
 
   let data: string | undefined;
+  let value: T;
   try {
     const childScope = scope.child(id);
     const context = childScope.context();
     const body = () => spec.body(context, childScope);
     // The body runs as its own context: a parent context used inside it is refused.
-    const value = await runInContext({ contextId: id, operationName: spec.name }, () =>
+    value = await runInContext({ contextId: id, operationName: spec.name }, () =>
       info ? (scope.plugin.wrapChildContextFn(wrapInfo(info, record !== undefined), body) as Promise<T>) : body(),
     );
     data = await runtime.track(() =>
@@ -92,14 +116,33 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
     await operationEnd(scope, record, seen);
     throw seen;
   }
+  // Too large to checkpoint (AWS's limit): rebuilt on replay by running the body again.
+  const rebuilt = spec.largeResult !== undefined && overCheckpointLimit(data);
+  const payload = rebuilt ? (spec.largeResult?.summary?.(value) ?? '') : data;
   record = await runtime.checkpoint({
     ...base,
     Action: 'SUCCEED',
-    ...(data === undefined ? {} : { Payload: data }),
-    ...(spec.replayChildren?.() ? { ContextOptions: { ReplayChildren: true } } : {}),
+    ...(payload === undefined ? {} : { Payload: payload }),
+    ...(rebuilt || spec.replayChildren?.() ? { ContextOptions: { ReplayChildren: true } } : {}),
   });
   await operationEnd(scope, record);
-  return read(record.ContextDetails?.Result);
+  return read(rebuilt ? data : record.ContextDetails?.Result);
+}
+
+/**
+ * A finished context whose result was too large to store (AWS's ReplaySucceededContext): its body
+ * runs again in a child scope, its operations replaying from their records (the engine loads a
+ * ReplayChildren context's children), and its result is serialized as the first run's was.
+ */
+async function rebuild<T>(scope: Scope, spec: ContextSpec<T>, id: string): Promise<string | undefined> {
+  const runtime = scope.runtime;
+  const childScope = scope.child(id);
+  childScope.rebuilding = true;
+  const value = await runInContext({ contextId: id, operationName: spec.name }, () =>
+    spec.body(childScope.context(), childScope),
+  );
+  const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: executionArnOf(runtime.invocation) };
+  return runtime.track(() => serializeChecked(spec.serdes, value, serdesContext, runtime.settings.maxPayloadBytes));
 }
 
 /**
@@ -111,7 +154,7 @@ function wrapInfo(info: OperationInfo, reentered: boolean): OperationInfo {
   return { ...info, isReplay: false, isReplayingChildren: reentered };
 }
 
-const CHILD_CONFIG_KEYS = ['serdes', 'subType', 'errorMapper', 'summaryGenerator'] as const;
+const CHILD_CONFIG_KEYS = ['serdes', 'subType', 'errorMapper', 'summaryGenerator', 'storeLargeResult'] as const;
 
 /** `context.runInChildContext(name?, fn, config?)`. */
 export async function runChildContext<T>(scope: Scope, args: readonly unknown[]): Promise<T> {
@@ -125,11 +168,16 @@ export async function runChildContext<T>(scope: Scope, args: readonly unknown[])
       throw new InvalidArgumentError(`config.${key}`, `must be a function, got ${describe(c[key])}`);
     }
   }
+  if (c.storeLargeResult !== undefined && typeof c.storeLargeResult !== 'boolean') {
+    throw new InvalidArgumentError('config.storeLargeResult', `must be a boolean, got ${describe(c.storeLargeResult)}`);
+  }
+  const summary = c.summaryGenerator;
   return runContextOperation(scope, {
     name,
     serdes,
     subType,
     body: (context) => fn(context),
     ...(c.errorMapper === undefined ? {} : { errorMapper: c.errorMapper }),
+    ...(c.storeLargeResult === true ? {} : { largeResult: summary === undefined ? {} : { summary } }),
   });
 }

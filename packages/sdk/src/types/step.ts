@@ -68,8 +68,21 @@ export interface ChildContextConfig<T> {
    * is wrapped in a `ChildContextError`. Applied the same live and on replay.
    */
   errorMapper?: (originalError: DurableOperationError) => DurableOperationError;
-  /** Accepted for AWS compatibility; results up to the payload limit are stored whole, so it is never called. */
+  /**
+   * What is stored instead of a result too large to checkpoint (over 256 KB serialized, AWS's
+   * limit), for the history (AWS's); by default nothing. Such a result is rebuilt on replay by
+   * running the function again (see {@link ChildContextConfig.storeLargeResult}).
+   */
   summaryGenerator?: (result: T) => string;
+  /**
+   * Ours. By default (AWS's ReplayChildren), a result over 256 KB serialized is not stored: each
+   * later invocation that reaches the context runs its function again, its operations replaying
+   * from their records (their code does not run again, the function's own code does: it must be
+   * deterministic, and its log lines show again unless mode-aware). `true` stores such a result
+   * whole instead (up to the payload limit; the store splits it): the function never runs again,
+   * and every later invocation loads the stored result (more read and stored bytes, less CPU).
+   */
+  storeLargeResult?: boolean;
 }
 /** AWS's name for {@link ChildContextConfig}. */
 export type ChildConfig<T> = ChildContextConfig<T>;
