@@ -12,7 +12,8 @@
  *    node:sqlite), and, unless `--no-compile22`, Node 22 compiling better-sqlite3 (the same-Node
  *    comparison of step 2).
  * 2. Commits: commit-child.mjs in each project, on each driver its Node can load: runs of 4 step
- *    commits and an end, each one immediate transaction on a WAL file with synchronous = NORMAL.
+ *    commits and an end, each one immediate transaction on a WAL file with synchronous = NORMAL;
+ *    then the median of a runs-list page (25 runs) and of a run's replay load, ms.
  *
  * `--keep DIR` works in DIR and leaves it: a second run with the same DIR reuses its projects
  * (their install times are then not measured again) and measures the commits only.
@@ -129,6 +130,8 @@ interface Commits {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  listP50Ms: number;
+  replayP50Ms: number;
 }
 
 function commits(node: string, project: string, driver: 'node' | 'better-sqlite3'): Commits {
@@ -177,10 +180,10 @@ for (let round = 0; round < ROUNDS; round++) {
   if (compiled) measured.push(commits(node22, compiled.project, 'better-sqlite3'));
 }
 console.log(`\nSqliteStore commits (WAL, synchronous = NORMAL; ${RUNS} runs x 5 commits, ${ROUNDS} rounds)`);
-console.log('  node      driver            commits/s   runs/s   p50 ms   p99 ms   max ms');
+console.log('  node      driver            commits/s   runs/s   p50 ms   p99 ms   max ms   list p50   replay p50');
 for (const row of measured) {
   console.log(
-    `  ${row.node.padEnd(9)} ${row.driver.padEnd(16)} ${String(row.commitsPerSecond).padStart(10)} ${String(row.runsPerSecond).padStart(8)} ${row.p50Ms.toFixed(3).padStart(8)} ${row.p99Ms.toFixed(3).padStart(8)} ${row.maxMs.toFixed(1).padStart(8)}`,
+    `  ${row.node.padEnd(9)} ${row.driver.padEnd(16)} ${String(row.commitsPerSecond).padStart(10)} ${String(row.runsPerSecond).padStart(8)} ${row.p50Ms.toFixed(3).padStart(8)} ${row.p99Ms.toFixed(3).padStart(8)} ${row.maxMs.toFixed(1).padStart(8)} ${row.listP50Ms.toFixed(3).padStart(10)} ${row.replayP50Ms.toFixed(3).padStart(12)}`,
   );
 }
 console.log(

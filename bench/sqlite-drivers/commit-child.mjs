@@ -8,7 +8,8 @@
 // The workload is a run's life in the store, as the engine writes it: create, take the lease, one
 // commit per step (the step's operation), a last commit that ends the run and releases the lease.
 // Each commit is one immediate transaction on a WAL file with synchronous = NORMAL (the store's),
-// so this measures the driver and SQLite, not the engine. Prints one JSON line.
+// so this measures the driver and SQLite, not the engine. Then reads: 300 pages of the runs list
+// (25 runs) and 300 replay loads of a run's operations. Prints one JSON line.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -69,7 +70,22 @@ for (let r = 0; r < RUNS; r++) {
   }
 }
 const elapsed = performance.now() - started;
+
+// Reads, as the dashboard and a replay make them: a page of the runs list, a run's operations.
+const reads = { list: [], replay: [] };
+for (let i = 0; i < 300; i++) {
+  let t = performance.now();
+  await store.listRuns({ limit: 25 });
+  reads.list.push(performance.now() - t);
+  t = performance.now();
+  await store.loadReplayOperations(`run-${i % RUNS}`);
+  reads.replay.push(performance.now() - t);
+}
 store.close();
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return Number(sorted[Math.floor(sorted.length / 2)].toFixed(3));
+};
 
 latencies.sort((a, b) => a - b);
 const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
@@ -84,5 +100,7 @@ console.log(
     p50Ms: Number(at(0.5).toFixed(3)),
     p99Ms: Number(at(0.99).toFixed(3)),
     maxMs: Number(latencies[latencies.length - 1].toFixed(3)),
+    listP50Ms: median(reads.list),
+    replayP50Ms: median(reads.replay),
   }),
 );

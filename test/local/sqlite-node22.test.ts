@@ -2,9 +2,11 @@
  * The SQLite store on Node.js's own `node:sqlite` (issue 25: better-sqlite3 compiles for minutes on
  * a fresh machine; Node 22.13+ has SQLite built in). This repository runs on Node 20, so the proof
  * runs under a Node 22 binary (DURABLE_NODE22, else the one `node scripts/check-tools.mjs node22`
- * installs, as `npm test` does): the store picks node:sqlite there without a flag and without its
+ * installs, as `npm test` does): where better-sqlite3 does not load (the repository's addon is
+ * built for its own Node, 20), the store runs on node:sqlite without a flag and without its
  * ExperimentalWarning (others still print), its WAL checkpointer's thread opens the file with it
- * too, and the SQLite store conformance suite and the SQLite tests pass on it. Where there is no
+ * too, and the SQLite store conformance suite and the SQLite tests pass on it (forced with
+ * DURABLE_SQLITE_DRIVER=node). Where there is no
  * Node 22, the tests skip, printing why.
  */
 import { spawnSync } from 'node:child_process';
@@ -90,7 +92,7 @@ describe('DURABLE_SQLITE_DRIVER', () => {
 describe.skipIf(!node22)('the SQLite store under Node 22', () => {
   const node = node22 as string;
 
-  it('runs on node:sqlite, without a flag, its checkpointer thread too, printing no SQLite warning but every other', async () => {
+  it('falls back to node:sqlite where better-sqlite3 does not load, without a flag, its checkpointer thread too, printing no SQLite warning but every other', async () => {
     const file = join(dir, 'probe.sqlite');
     const result = probe(node, file, { DURABLE_SQLITE_DRIVER: '' });
     expect(result.status, result.stderr).toBe(0);

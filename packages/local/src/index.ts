@@ -2,8 +2,9 @@
  * `@durable-lambda/local`: the durable runtime on your machine. The test runner with a virtual
  * clock (compat with AWS's testing package) and the embedded backend pieces.
  *
- * Importing this entry loads no SQLite: the first `SqliteStore` loads `node:sqlite` (Node.js 22.13+)
- * or else better-sqlite3 (optional), and throws `SqliteUnavailableError` when neither loads; no
+ * Importing this entry loads no SQLite: the first `SqliteStore` loads better-sqlite3 (optional) or,
+ * where it is missing or does not load, `node:sqlite` (Node.js 22.13+), and throws
+ * `SqliteUnavailableError` when neither loads; no
  * declaration here names better-sqlite3's types. `@durable-lambda/local/testing` holds the test runner alone.
  */
 

@@ -64,9 +64,9 @@ export interface SqliteStoreOptions {
 /**
  * The embedded {@link Store}: runs, operations, idempotency records and the timer waker's
  * wake-ups in one SQLite file (WAL mode, checkpointed on a thread of its own: see
- * `WalCheckpointer`), through Node.js's own `node:sqlite` where it has it without a flag (22.13 and
- * later), else `better-sqlite3` (an optional dependency), loaded by the first construction (a
- * `SqliteUnavailableError` when neither is there; see `openDatabase` for the choice). Every method runs in one immediate
+ * `WalCheckpointer`), through `better-sqlite3` (an optional dependency) or, where it is missing or
+ * does not load, Node.js's own `node:sqlite` (22.13 and later, no flag), loaded by the first
+ * construction (a `SqliteUnavailableError` when neither is there; see `openDatabase`). Every method runs in one immediate
  * transaction, so it is atomic even with another process on the same file; commits are fenced
  * exactly as the port says. Commits take turns with the rest of the event loop (see
  * {@link SqliteStoreOptions.turnBudgetMs}). Runs past their `expiresAt` are invisible. Every write of
@@ -114,8 +114,9 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The SQLite binding this store runs on: `'node'` (Node.js's `node:sqlite`, 22.13 and later) or
-   * `'better-sqlite3'`. One per process: every store of a process runs on the same one.
+   * The SQLite binding this store runs on: `'better-sqlite3'`, or `'node'` (Node.js's `node:sqlite`,
+   * 22.13 and later) where better-sqlite3 is missing or does not load. One per process: every store
+   * of a process runs on the same one.
    */
   get driver(): SqliteDriverName {
     return this.db.driver;
