@@ -157,7 +157,15 @@ export async function runSeed(
     { order, log, ...(recreate ? { retentionMs: RECREATE_RETENTION_MS } : {}) },
   );
   const mode = operatorModeFor(seed, workflow.name);
-  const operator = new Operator(seed, mode, driver, store, workflow.input, `chaos:${seed}:${workflow.name}`);
+  const operator = new Operator(
+    seed,
+    mode,
+    driver,
+    store,
+    workflow.input,
+    `chaos:${seed}:${workflow.name}`,
+    workflow.name,
+  );
   world.hook = (execution) => operator.during(execution);
   let violations: string[];
   let ended = 'none';
