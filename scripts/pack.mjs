@@ -96,7 +96,8 @@ function main(argv) {
     say(`  ${command}`);
   }
   say();
-  say('Keep the tarballs where they are: package.json records their paths.');
+  say('Keep the tarballs where they are: package.json records their paths. On Node 20 the dev server');
+  say('also needs better-sqlite3 (npm install better-sqlite3); Node 22.13+ has node:sqlite built in.');
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main(process.argv.slice(2));

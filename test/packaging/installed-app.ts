@@ -42,6 +42,7 @@ export interface Tarball {
     exports: Record<string, unknown>;
     dependencies?: Record<string, string>;
     peerDependencies?: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   };
 }
 
@@ -104,7 +105,12 @@ export async function installLine(work: string, name: string, command: string): 
 
 /** The peer dependencies of our packages that are not ours: what the consumer provides. */
 export function foreignPeers(packed: ReadonlyMap<Pkg, Tarball>): string[] {
-  const names = [...packed.values()].flatMap((tarball) => Object.keys(tarball.manifest.peerDependencies ?? {}));
+  // An optional peer (better-sqlite3 of the local package) is the consumer's choice, not provided here.
+  const names = [...packed.values()].flatMap((tarball) =>
+    Object.keys(tarball.manifest.peerDependencies ?? {}).filter(
+      (name) => tarball.manifest.peerDependenciesMeta?.[name]?.optional !== true,
+    ),
+  );
   return [...new Set(names.filter((name) => !name.startsWith('@durable-lambda/')))].sort();
 }
 
