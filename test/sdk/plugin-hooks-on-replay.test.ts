@@ -137,6 +137,50 @@ describe('plugin hooks on replay, as AWS’s SDK calls them', () => {
     ]);
   });
 
+  it('reports a callback completed while other code runs (seen by reading the run again) as it ends', async () => {
+    const events: string[] = [];
+    const plugin: DurableInstrumentationPlugin = {
+      onOperationEnd: async (info) => {
+        if (info.type === 'CALLBACK') events.push(`end ${info.name} replay=${info.isReplay} status=${info.status}`);
+      },
+      onOperationChange: async (info) => {
+        for (const op of Object.values(info.updatedOperations)) {
+          if (op.type === 'CALLBACK') events.push(`change ${op.name} status=${op.status}`);
+        }
+      },
+    };
+    const runner = new LocalDurableTestRunner({
+      handlerFunction: withDurableExecution(
+        async (_event: unknown, ctx) =>
+          (
+            await ctx.parallel([
+              (branch) =>
+                branch.step('long', async () => {
+                  // Long enough for the SDK to read the run again (every second) while it runs.
+                  await new Promise((resolve) => setTimeout(resolve, 2500));
+                  return 'long-done';
+                }),
+              async (branch) => {
+                const [answer] = await branch.createCallback<string>('answer');
+                return `answered ${await answer}`;
+              },
+            ])
+          ).getResults(),
+        { plugins: [plugin] },
+      ),
+    });
+    const running = runner.run();
+    await (await runner.getOperation('answer').waitForData()).sendCallbackSuccess('yes');
+    const result = await running;
+    expect(result.getResult()).toEqual(['long-done', 'answered yes']);
+    expect(result.getInvocations()).toHaveLength(1);
+    expect(events).toEqual([
+      'change answer status=STARTED',
+      'change answer status=SUCCEEDED',
+      'end answer replay=false status=SUCCEEDED',
+    ]);
+  });
+
   it('starts a context re-entered on replay with isReplay true, and tells its wrap that its children replay', async () => {
     const events: string[] = [];
     const plugin: DurableInstrumentationPlugin = {
