@@ -18,7 +18,7 @@ describe('child runs beside a long invocation', () => {
   it('sequential invokes finish while the other branch runs, in one invocation of the parent', async () => {
     const runner = new LocalDurableTestRunner({
       handlerFunction: withDurableExecution(async (_event: unknown, ctx: DurableContext) => {
-        const batch = await ctx.parallel([
+        const batch = await ctx.parallel<unknown>([
           (branch: DurableContext) =>
             branch.step('long-running', async () => {
               await sleep(6000);
