@@ -45,7 +45,12 @@ function violation(answer: FuzzAnswer, changed: boolean): string | undefined {
   if (API_ERROR_STATUS[error.code] !== answer.status) {
     return `code ${error.code} with status ${answer.status} (documented: ${API_ERROR_STATUS[error.code] ?? 'none'})`;
   }
-  if (changed) return `a rejected request (${answer.status} ${error.code}) changed the store or called out`;
+  // A callback whose deadline passed is recorded TIMED_OUT by the first request that meets it
+  // (the timeout happened when it was due; the 409 says so): the one write a rejection may make.
+  const recordedTimeout = error.code === 'callback_already_completed' && error.message.includes('(TIMED_OUT)');
+  if (changed && !recordedTimeout) {
+    return `a rejected request (${answer.status} ${error.code}) changed the store or called out`;
+  }
   return undefined;
 }
 
