@@ -3,10 +3,10 @@ import { CHAOS_FAULTS, ChaosTotals, envCount, runSeed, seeds } from './harness';
 
 /**
  * 500 runs in `npm test` (~4,400 faults, every kind many times over, ~13 CPU-s; 1,000 cost twice
- * that on a 5-minute budget). 13 seeds in 20 meet an operator (`operators.ts`): ~130 cancels,
- * ~130 retries, ~130 execution timeouts, ~60 runs re-created after retention.
- * DURABLE_CHAOS_RUNS=5000 (passed with 0 violations: 42,805 faults, 2,921 operator actions, 1,347
- * timeouts, 581 re-created runs) or 20000 for a longer soak; DURABLE_CHAOS_OPERATORS=0 for no operator.
+ * that on a 5-minute budget). 13 seeds in 20 meet an operator (`operators.ts`): ~100 cancels,
+ * ~130 retries, ~130 execution timeouts, ~50 runs re-created after retention.
+ * DURABLE_CHAOS_RUNS=5000 (passed with 0 violations: 43,630 faults, 2,601 operator actions, 1,347
+ * timeouts, 504 re-created runs) or 20000 for a longer soak; DURABLE_CHAOS_OPERATORS=0 for no operator.
  */
 const RUNS = envCount('DURABLE_CHAOS_RUNS', 500);
 const totals = new ChaosTotals();
