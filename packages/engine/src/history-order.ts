@@ -16,7 +16,6 @@
  */
 
 import { isTerminal, type Operation } from '@durable-lambda/protocol';
-import { failedAttempts } from './aws-protocol/aws-history-drafts';
 
 /** An ended invocation of a run, where its end stands in the run's history. */
 export interface HistoryInvocation {
@@ -47,11 +46,10 @@ export function historyEventCount(op: Operation): number {
     case 'EXECUTION':
       return op.Status === 'STARTED' || op.Status === 'PENDING' || op.Status === 'READY' ? 1 : 2;
     case 'STEP': {
-      const failures = failedAttempts(op);
-      const lastFailed = failures.at(-1)?.Attempt ?? 0;
+      const { count, last } = failureCount(op);
       const attempt = op.StepDetails?.Attempt ?? 1;
-      const running = op.Status === 'SUCCEEDED' || (op.Status === 'STARTED' && attempt > lastFailed) ? 1 : 0;
-      return 2 * failures.length + running + (op.Status === 'SUCCEEDED' ? 1 : 0);
+      const running = op.Status === 'SUCCEEDED' || (op.Status === 'STARTED' && attempt > last) ? 1 : 0;
+      return 2 * count + running + (op.Status === 'SUCCEEDED' ? 1 : 0);
     }
     case 'WAIT':
       return op.Status === 'SUCCEEDED' || op.Status === 'CANCELLED' ? 2 : 1;
@@ -64,6 +62,22 @@ export function historyEventCount(op: Operation): number {
     default:
       return 0;
   }
+}
+
+/**
+ * How many failed attempts `failedAttempts(op)` lists, and the latest one's number, without the
+ * sorted copy it makes: counted twice for every update a checkpoint writes (the hot path).
+ */
+function failureCount(op: Operation): { count: number; last: number } {
+  const details = op.StepDetails;
+  const kept = details?.FailedAttempts;
+  if (kept && kept.length > 0) {
+    let last = 0;
+    for (const f of kept) if (f.Attempt > last) last = f.Attempt;
+    return { count: kept.length, last };
+  }
+  const failing = op.Status === 'FAILED' || op.Status === 'PENDING' || op.Status === 'READY';
+  return failing && details?.Error ? { count: 1, last: details.Attempt ?? 0 } : { count: 0, last: 0 };
 }
 
 /**
