@@ -37,8 +37,11 @@ export async function sleepOrStop(
     );
   }
   const since = activity.count;
-  await activity.sleepUntil(clock, Math.min(at, clock.now() + limitMs));
-  if (activity.count === since && clock.now() < at) {
+  const until = Math.min(at, clock.now() + limitMs);
+  await activity.sleepUntil(clock, until);
+  // Stuck only when the limit cut the sleep short: a sleep to `at` may end a moment early (a timer
+  // fires within its millisecond), and the caller then sleeps the rest.
+  if (until < at && activity.count === since && clock.now() < at) {
     throw stuck(
       runId,
       `waited ${limitMs} ms of real time (maxRealWaitMs) for the test to heartbeat or complete a callback it holds, and nothing came`,
