@@ -1,3 +1,4 @@
+export * from './errors';
 export * from './invocation';
 export * from './operations';
 export * from './run-incarnation';

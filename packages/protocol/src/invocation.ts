@@ -22,30 +22,6 @@ export interface InvocationOutput {
   Updates?: readonly OperationUpdate[];
 }
 
-/** A checkpoint was refused because a newer invocation owns the run: stop quietly. */
-export class FencedError extends Error {
-  /** Stable code. */
-  readonly code = 'fenced';
-  constructor(message = 'a newer invocation owns this run') {
-    super(message);
-    this.name = 'FencedError';
-  }
-}
-
-/** The engine refused an update as invalid for the operation's type or state. */
-export class CheckpointRejectedError extends Error {
-  /** Stable code. */
-  readonly code = 'checkpoint_rejected';
-  constructor(
-    message: string,
-    /** The operation the refused update named. */
-    readonly operationId: string,
-  ) {
-    super(message);
-    this.name = 'CheckpointRejectedError';
-  }
-}
-
 /**
  * One invocation's view of a run, handed to the SDK by a backend. It holds the run's lease:
  * every checkpoint is fenced by it.
