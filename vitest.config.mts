@@ -38,6 +38,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: exactly('@durable-lambda/local/testing'), replacement: source('local', 'testing-entry.ts') },
+      { find: exactly('@durable-lambda/aws/register'), replacement: source('aws', 'register.ts') },
       ...['protocol', 'sdk', 'engine', 'local', 'aws', 'api', 'cdk', 'otel'].map((pkg) => ({
         find: exactly(`@durable-lambda/${pkg}`),
         replacement: source(pkg),

@@ -40,6 +40,12 @@ const ENTRIES = {
       owns: ['src/testing-entry.ts', 'src/testing/', 'src/faults/', 'src/virtual-clock.ts'],
     },
   ],
+  aws: [
+    // `import '@durable-lambda/aws/register'`: a side-effect entry over the main one.
+    { name: 'register', file: 'src/register.ts', owns: ['src/register.ts'] },
+    // Not built again (no `file`): register.* imports index.* rather than bundling a second copy.
+    { name: 'index', owns: ['src/index.ts'] },
+  ],
 };
 
 /** The source file an import of `base` (no extension) resolves to, relative to `dir`. */
@@ -93,7 +99,10 @@ async function buildPackage(name, declarations) {
   // working directory when it was first imported, so it is set explicitly below.
   process.chdir(dir);
   const extra = ENTRIES[name] ?? [];
-  const entry = { index: 'src/index.ts', ...Object.fromEntries(extra.map((e) => [e.name, e.file])) };
+  const entry = {
+    index: 'src/index.ts',
+    ...Object.fromEntries(extra.filter((e) => e.file).map((e) => [e.name, e.file])),
+  };
   await build({
     config: false, // ignore any tsup.config.* lying around: this script is the single source of truth
     entry,

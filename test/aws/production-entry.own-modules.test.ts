@@ -1,6 +1,8 @@
 import { wakeEvent } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { withDurableExecution } from '@durable-lambda/sdk';
+// The explicit entry that registers the production backend for handlers without config.backend.
+import '@durable-lambda/aws/register';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LazyDocumentClientTransport } from '../../packages/aws/src/dynamodb/sdk-transport';
 import {

@@ -17,7 +17,7 @@ import { DurableFunction, ESM_REQUIRE_BANNER } from '@durable-lambda/cdk';
 import { Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withFastNpx } from './fast-npx';
-import { newApp, REPO_ROOT } from './support';
+import { newApp, REPO_ROOT, registersItsBackend } from './support';
 
 interface Metafile {
   inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>;
@@ -65,7 +65,7 @@ describe('the deployed bundle of a DurableFunction, at its defaults', () => {
     const outdir = app.synth().directory;
     for (const name of readdirSync(outdir).filter((n) => n.startsWith('asset.'))) {
       const dir = join(outdir, name);
-      if (existsSync(join(dir, 'node_modules', '@durable-lambda', 'aws', 'package.json'))) assets.function = dir;
+      if (registersItsBackend(dir)) assets.function = dir;
       else assets.reconciler = dir;
     }
   }, 240_000);
@@ -165,7 +165,7 @@ describe('the deployed bundle of a DurableFunction, at its defaults', () => {
     const outcome = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as {
       error?: { name: string; message: string };
     };
-    // The production backend, reached through the shim, names what the construct would have set.
+    // The production backend, registered by the bundle, names what the construct would have set.
     expect(outcome.error?.name, `${result.stdout}\n${result.stderr}`).toBe('ConfigurationError');
     expect(outcome.error?.message).toMatch(/missing environment variables DURABLE_TABLE_NAME/);
   });
@@ -190,7 +190,7 @@ describe("the deployed bundle of a DurableFunction whose environment asks for th
     const outdir = app.synth().directory;
     for (const name of readdirSync(outdir).filter((n) => n.startsWith('asset.'))) {
       const dir = join(outdir, name);
-      if (existsSync(join(dir, 'node_modules', '@durable-lambda', 'aws', 'package.json'))) asset = dir;
+      if (registersItsBackend(dir)) asset = dir;
     }
   }, 240_000);
 

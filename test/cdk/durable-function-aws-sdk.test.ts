@@ -6,17 +6,7 @@
  * DynamoDB Local with Lambda and Scheduler faked, to the end of a run with a retry and a wait.
  */
 import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,15 +21,14 @@ import { awsSdkEntry, GENERATED_ENTRY_BANNER } from '../../packages/cdk/src/dura
 import { ACCOUNT, FakeCloud, REGION } from '../compat/aws-sdk-on-lambda.cloud';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
 import { withFastNpx } from './fast-npx';
-import { newApp, REPO_ROOT, resources } from './support';
+import { newApp, REPO_ROOT, registersItsBackend, resources } from './support';
 
 const AWS_SDK_DIR = join(REPO_ROOT, 'bench', 'node_modules', '@aws', 'durable-execution-sdk-js');
 
 /**
  * Imports the bundle in `asset` with Node's own loader, as Lambda loads it: from a copy under a
  * `node_modules` folder, which the test runner leaves to Node (it would otherwise transform the
- * bundle and resolve its `import('@durable-lambda/aws')` through its aliases to our sources, not to
- * the shim next to the bundle).
+ * bundle and resolve its imports through its aliases to our sources).
  */
 async function importBundle(asset: string): Promise<unknown> {
   const copy = join(REPO_ROOT, 'node_modules', '.cache', 'durable-lambda-tests', `bundle-${process.pid}-${Date.now()}`);
@@ -155,9 +144,7 @@ describe("DurableFunction sdk: 'aws' (bundled for real)", () => {
     );
     const outdir = app.synth().directory;
     const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
-    const durable = assets.filter((name) =>
-      existsSync(join(outdir, name, 'node_modules/@durable-lambda/aws/package.json')),
-    );
+    const durable = assets.filter((name) => registersItsBackend(join(outdir, name)));
     expect(durable).toHaveLength(1);
     asset = join(outdir, durable[0] as string);
   }, 180_000);

@@ -1,18 +1,14 @@
 /**
  * The code the constructs bundle into Lambda functions: run metrics (EMF), the control API's
- * configuration, the stuck-runs watchdog, and the @durable-lambda/aws shim.
+ * configuration and the stuck-runs watchdog (the backend a bundle registers:
+ * bundle-registration.own-modules.test.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DurableBackend, InvocationOutput, OpenedInvocation } from '@durable-lambda/protocol';
 import { describe, expect, it } from 'vitest';
 import { functionTarget, readControlApiConfig } from '../../packages/cdk/src/runtime/control-api-config';
 import { customMetricsOn, emfLine, withoutEmf } from '../../packages/cdk/src/runtime/metrics';
 import { withRunMetrics } from '../../packages/cdk/src/runtime/run-metrics';
 import { checkStuckRuns, readWatchedFunctions } from '../../packages/cdk/src/runtime/watchdog';
-import { REPO_ROOT } from './support';
 
 function fakeBackend(startedAt: number | undefined) {
   const closed: InvocationOutput[] = [];
@@ -216,31 +212,5 @@ describe('stuck-runs watchdog', () => {
   it('refuses a malformed configuration', () => {
     expect(() => readWatchedFunctions({})).toThrow(/DURABLE_WATCHDOG_FUNCTIONS/);
     expect(() => readWatchedFunctions({ DURABLE_WATCHDOG_FUNCTIONS: '[{"name":"a","thresholdMs":0}]' })).toThrow();
-  });
-});
-
-describe('the @durable-lambda/aws shim', () => {
-  it('forwards import() and require() to the backend the bundle registered, and says so when there is none', () => {
-    const out = mkdtempSync(join(tmpdir(), 'shim-'));
-    const shim = join(REPO_ROOT, 'packages/cdk/src/runtime/write-backend-shim.mjs');
-    expect(spawnSync(process.execPath, [shim, out]).status).toBe(0);
-    expect(
-      JSON.parse(readFileSync(join(out, 'node_modules/@durable-lambda/aws/package.json'), 'utf8')).exports,
-    ).toEqual({
-      import: './index.mjs',
-      require: './index.cjs',
-    });
-    writeFileSync(
-      join(out, 'probe.cjs'),
-      `globalThis[Symbol.for('durable-lambda.cdk.backend')] = { createProductionBackend: (env) => ({ env }) };
-       const viaRequire = require('@durable-lambda/aws').createProductionBackend('r');
-       import('@durable-lambda/aws').then((m) => console.log(JSON.stringify([viaRequire, m.createProductionBackend('i')])));`,
-    );
-    const probe = spawnSync(process.execPath, [join(out, 'probe.cjs')], { encoding: 'utf8', cwd: out });
-    expect(JSON.parse(probe.stdout)).toEqual([{ env: 'r' }, { env: 'i' }]);
-    writeFileSync(join(out, 'bare.mjs'), `import('@durable-lambda/aws').catch((e) => console.log(e.message));`);
-    const bare = spawnSync(process.execPath, [join(out, 'bare.mjs')], { encoding: 'utf8', cwd: out });
-    expect(bare.stdout).toMatch(/no bundled production backend/);
-    rmSync(out, { recursive: true, force: true });
   });
 });

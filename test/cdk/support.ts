@@ -2,7 +2,7 @@
  * Helpers of the CDK tests: stacks synthesized in-process with asset bundling skipped (fast; the
  * CLI synth test bundles for real), and lookups in a synthesized template.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,15 @@ import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * True for a bundled asset that registers its production backend itself: a `DurableFunction`'s,
+ * whose injected runtime/backend-inject.ts calls `registerProductionBackend` (identifiers are kept
+ * in the bundles); a reconciler's builds its backend directly and leaves that function out.
+ */
+export function registersItsBackend(asset: string): boolean {
+  return readFileSync(join(asset, 'index.mjs'), 'utf8').includes('registerProductionBackend(');
+}
 
 /** CDK's own switch: bundle the assets of no stack (a dummy asset is used instead). */
 export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };

@@ -4,8 +4,14 @@ import {
   isForeignDurableHandler,
   runAwsDurableHandler,
 } from '@durable-lambda/engine';
-import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
-import { finishOpened, InvalidArgumentError } from '@durable-lambda/sdk';
+import type { LambdaContextLike } from '@durable-lambda/protocol';
+import {
+  type BackendSource,
+  backendLoader,
+  InvalidArgumentError,
+  registeredBackend,
+  serveLambdaEvent,
+} from '@durable-lambda/sdk';
 import { createProductionBackend } from './production';
 
 /**
@@ -14,15 +20,14 @@ import { createProductionBackend } from './production';
  */
 export const AWS_SDK_HANDLER: unique symbol = Symbol.for('durable-lambda.aws-sdk-handler') as never;
 
-/** A backend, or how to get one (called once per container, again after a failure). */
-export type BackendSource = DurableBackend | (() => DurableBackend | Promise<DurableBackend>);
+export type { BackendSource } from '@durable-lambda/sdk';
 
 /** Options of {@link selfHosted}. */
 export interface SelfHostedOptions {
   /**
-   * The backend runs live in. Default: the production backend from the environment
-   * (`createProductionBackend`: DynamoDB, EventBridge Scheduler, Lambda), as bundled by the CDK
-   * construct when there is one (with its run metrics).
+   * The backend runs live in. Default: the registered one (`import '@durable-lambda/aws/register'`,
+   * or the `DurableFunction` construct's bundle, with its run metrics), else the production backend
+   * from the environment (`createProductionBackend`: DynamoDB, EventBridge Scheduler, Lambda).
    */
   backend?: BackendSource;
 }
@@ -50,7 +55,7 @@ export function isSelfHosted(handler: unknown): handler is SelfHostedHandler {
  * export const handler = selfHosted(withDurableExecution(async (event, ctx) => { ... }));
  * ```
  *
- * Each invocation is served exactly as our own SDK's Lambda entry serves it: the backend opens it
+ * Each invocation is served by our own SDK's Lambda entry (`serveLambdaEvent`): the backend opens it
  * (a plain event starts a run keyed by the request id, a wake-up from the SQS wake-up queue,
  * Scheduler or an invoke resumes one; a duplicate or early one answers without running, and an
  * SQS event is answered with its `batchItemFailures`), AWS's SDK runs the handler
@@ -79,16 +84,9 @@ export function selfHosted(handler: AwsDurableLambdaHandler, options: SelfHosted
     throw new InvalidArgumentError('options.backend', 'must be a backend (with open) or a function returning one');
   }
 
-  let backend: Promise<DurableBackend> | undefined;
+  const backend = backendLoader(() => source ?? registeredBackend() ?? (() => createProductionBackend()));
   const hosted = async (event: unknown, context: LambdaContextLike = {}): Promise<unknown> => {
     if (carriesAwsInput(event)) return handler(event as never, context as AwsLambdaContext);
-    // A failed load is not kept: the next invocation on this warm container tries again.
-    backend ??= load(source).catch((error: unknown) => {
-      backend = undefined;
-      throw error;
-    });
-    const opened = await (await backend).open(event, context);
-    if (!opened.opened) return opened.response;
     // The handler sees Lambda's own context; the remaining time is the invocation's, as the
     // backend measures it (the lease and the wake-ups were computed from it).
     const ownContext: AwsDurableLambdaHandler = (input, synthetic) =>
@@ -97,7 +95,9 @@ export function selfHosted(handler: AwsDurableLambdaHandler, options: SelfHosted
         ...definedFields(context),
         getRemainingTimeInMillis: synthetic.getRemainingTimeInMillis,
       });
-    return finishOpened(opened.opened, await runAwsDurableHandler(ownContext, opened.opened.invocation, context));
+    return serveLambdaEvent(backend, event, context, (opened) =>
+      runAwsDurableHandler(ownContext, opened.invocation, context),
+    );
   };
   return Object.assign(hosted, { [AWS_SDK_HANDLER]: handler }) as SelfHostedHandler;
 }
@@ -113,26 +113,4 @@ function carriesAwsInput(event: unknown): boolean {
 
 function definedFields(context: LambdaContextLike): Record<string, unknown> {
   return Object.fromEntries(Object.entries(context).filter(([, value]) => value !== undefined));
-}
-
-async function load(source: BackendSource | undefined): Promise<DurableBackend> {
-  if (source === undefined) return defaultBackend();
-  return typeof source === 'function' ? source() : source;
-}
-
-/**
- * The production backend as our SDK's `withDurableExecution` loads it: through the package's
- * name, so a `DurableFunction` bundle's `@durable-lambda/aws` shim hands over the backend the
- * construct bundled (with the run metrics its alarms watch). Where that name does not resolve
- * (a bundle without it), this package's own.
- */
-async function defaultBackend(): Promise<DurableBackend> {
-  const specifier = '@durable-lambda/aws';
-  let create: (() => DurableBackend | Promise<DurableBackend>) | undefined;
-  try {
-    create = ((await import(specifier)) as { createProductionBackend?: () => DurableBackend }).createProductionBackend;
-  } catch {
-    create = undefined;
-  }
-  return typeof create === 'function' ? create() : createProductionBackend();
 }

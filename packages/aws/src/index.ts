@@ -82,6 +82,7 @@ export {
   PRODUCTION_ENV,
   readProductionConfig,
 } from './production-config';
+export { registerProductionBackend } from './production-registration';
 export {
   DEFAULT_RECONCILE_LIMIT,
   RECONCILER_ENV,

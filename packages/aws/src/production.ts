@@ -360,7 +360,8 @@ const containers = new Map<string, ProductionBackend>();
  * and `DURABLE_FUNCTION_ALIASES` (optional, see `PINNING_ENV`). A missing variable is a
  * `ConfigurationError` with code `missing_configuration` naming it. The clients and the engine are
  * built once per container (per distinct configuration) and reused by later invocations.
- * `withDurableExecution` calls this when no `backend` is configured.
+ * `withDurableExecution` calls this when no `backend` is configured and it is registered
+ * (`import '@durable-lambda/aws/register'`, see `registerProductionBackend`).
  */
 export function createProductionBackend(env: ProductionEnvironment = process.env): ProductionBackend {
   const config = readProductionConfig(env);

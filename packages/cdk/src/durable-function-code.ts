@@ -17,9 +17,9 @@ export interface DurableFunctionCode {
 
 /**
  * The code of a durable function: its entry and bundling. Every bundle gets the production
- * backend injected (runtime/backend-inject.ts), a `node_modules/@durable-lambda/aws` shim that
- * hands it to the SDK's dynamic import (runtime/write-backend-shim.mjs), and the AWS SDK clients
- * the backend loads at their first call as modules beside it (runtime/write-aws-sdk-clients.mjs). With `sdk: 'aws'` the
+ * backend injected and registered (runtime/backend-inject.ts: what `@durable-lambda/aws/register`
+ * does, with the run metrics), and the AWS SDK clients the backend loads at their first call as
+ * modules beside it (runtime/write-aws-sdk-clients.mjs). With `sdk: 'aws'` the
  * entry is a generated module that self-hosts the user's AWS-wrapped export (see
  * {@link awsSdkEntry}); the user's own file is bundled through it, unchanged.
  */
@@ -30,20 +30,17 @@ export function durableFunctionCode(path: string, props: DurableFunctionProps): 
   }
   const bundling = props.bundling ?? {};
   const userHooks = bundling.commandHooks;
-  const shim = runtimeFile('write-backend-shim.mjs');
   const sdkClients = runtimeFile('write-aws-sdk-clients.mjs');
   const withBackend: nodejs.BundlingOptions = {
     // The backend's DynamoDB client is the light one: the AWS SDK's is left out, unless asked for.
     ...withoutDynamoDbSdk(bundling, props.environment),
-    // The production backend goes into the bundle ...
+    // The production backend goes into the bundle, registered for the handler ...
     inject: [...(bundling.inject ?? []), runtimeFile('backend-inject.ts')],
-    // ... and a node_modules/@durable-lambda/aws shim hands it to the SDK's dynamic import.
     commandHooks: {
       beforeBundling: (inputDir, outputDir) => userHooks?.beforeBundling(inputDir, outputDir) ?? [],
       beforeInstall: (inputDir, outputDir) => userHooks?.beforeInstall(inputDir, outputDir) ?? [],
       afterBundling: (inputDir, outputDir) => [
         ...(userHooks?.afterBundling(inputDir, outputDir) ?? []),
-        `node "${shim}" "${outputDir}"`,
         // ... and the AWS SDK clients it loads at their first call beside it, not in index.mjs.
         `node "${sdkClients}" "${outputDir}"`,
       ],

@@ -1,10 +1,4 @@
-import {
-  type DurableBackend,
-  type DurableInvocation,
-  FencedError,
-  type LambdaContextLike,
-  type OpenedInvocation,
-} from '@durable-lambda/protocol';
+import type { DurableBackend, DurableInvocation, LambdaContextLike } from '@durable-lambda/protocol';
 import { parseConfigObject, parseNonNegative, parseSemantics, parseTimeout, RUNTIME_DEFAULTS } from './config';
 import { runInContext } from './context/active-context';
 import { DurableContextImpl } from './context/durable-context';
@@ -18,8 +12,10 @@ import { loadConfiguredPlugins, namesPluginModules } from './plugins/loader';
 import { reportingOperationChanges } from './plugins/operation-change';
 import { createPluginRunner, type PluginRunner } from './plugins/runner';
 import { resolveRetry } from './retry';
+import { registeredBackend } from './runtime/backend-registry';
 import { executionArnOf } from './runtime/execution-arn';
 import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
+import { backendLoader, serveLambdaEvent } from './runtime/lambda-entry';
 import { defaultSerdes, serializeChecked } from './serdes/checked';
 import type { DurableExecutionConfig } from './types/config';
 import type { DurableHandler } from './types/durable-context';
@@ -139,17 +135,10 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
       executeInvocation(handler, defaults, { ...settings, ...overrides }, invocation, lambdaContext, pluginRunner),
   };
 
-  let backend: Promise<DurableBackend> | undefined;
-  const lambdaHandler = async (event: unknown, context: LambdaContextLike = {}): Promise<unknown> => {
-    // A failed load is not kept: the next invocation on this warm container tries again.
-    backend ??= (config.backend ? Promise.resolve(config.backend) : loadProductionBackend()).catch((error: unknown) => {
-      backend = undefined;
-      throw error;
-    });
-    const opened = await (await backend).open(event, context);
-    if (!opened.opened) return opened.response;
-    return finishOpened(opened.opened, await entry.execute(opened.opened.invocation, context));
-  };
+  // Resolved at the first invocation, so an entry registering the backend may come after this call.
+  const backend = backendLoader(() => config.backend ?? registeredOrFail());
+  const lambdaHandler = (event: unknown, context: LambdaContextLike = {}): Promise<unknown> =>
+    serveLambdaEvent(backend, event, context, (opened) => entry.execute(opened.invocation, context));
   return Object.assign(lambdaHandler, { [DURABLE_ENTRY]: entry }) as DurableLambdaHandler<TResult>;
 }
 
@@ -162,29 +151,6 @@ function envNumber(name: string): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const value = Number(raw);
   return Number.isFinite(value) ? value : (raw as unknown as number);
-}
-
-/** What a Lambda invocation answers when a newer invocation owns its run. */
-const STOPPED = { Status: 'STOPPED', reason: 'a newer invocation owns this run' } as const;
-
-/** Hands an invocation's explicit result to its backend. */
-export async function finishOpened(opened: OpenedInvocation, result: InvocationResult): Promise<unknown> {
-  switch (result.type) {
-    case 'completed':
-      try {
-        return await opened.close(result.output);
-      } catch (error) {
-        // The write recording the end was fenced (it may carry the last updates): a newer
-        // invocation owns the run, so this one stops quietly, as when a checkpoint is fenced.
-        if (error instanceof FencedError) return STOPPED;
-        throw error;
-      }
-    case 'fenced':
-      return STOPPED;
-    case 'fault':
-      await opened.abort(result.error);
-      throw result.error;
-  }
 }
 
 function parsePlugins(value: unknown): DurableInstrumentationPlugin[] | undefined {
@@ -281,21 +247,15 @@ function toAwsOutput(result: InvocationResult): DurableExecutionInvocationOutput
   return { Status: InvocationStatus.PENDING };
 }
 
-async function loadProductionBackend(): Promise<DurableBackend> {
-  // A variable specifier keeps the AWS adapter out of the SDK's static imports; bundlers that
-  // deploy a function include it through the function's own dependency on it.
-  const specifier = '@durable-lambda/aws';
-  let mod: { createProductionBackend?: () => DurableBackend | Promise<DurableBackend> };
-  try {
-    mod = await import(specifier);
-  } catch (error) {
-    throw new InvalidArgumentError(
-      'config.backend',
-      `no backend given and ${specifier} could not be loaded (${error instanceof Error ? error.message : String(error)}); install it or pass config.backend`,
-    );
-  }
-  if (typeof mod.createProductionBackend !== 'function') {
-    throw new InvalidArgumentError('config.backend', `${specifier} does not export createProductionBackend`);
-  }
-  return mod.createProductionBackend();
+/**
+ * The registered backend (`import '@durable-lambda/aws/register'`, or the `DurableFunction`
+ * construct's bundle), else a clear error: the SDK never loads a backend package by itself.
+ */
+function registeredOrFail(): () => DurableBackend | Promise<DurableBackend> {
+  const create = registeredBackend();
+  if (create) return create;
+  throw new InvalidArgumentError(
+    'config.backend',
+    "no backend given and none registered: import '@durable-lambda/aws/register' once in the function's entry (the production backend: DynamoDB, EventBridge Scheduler, Lambda, configured from the environment) or pass config.backend",
+  );
 }

@@ -36,14 +36,18 @@ export {
 } from './errors';
 // The handler wrapper
 export type { DurableEntry, DurableLambdaHandler, RuntimeOverrides } from './handler';
-export { DURABLE_ENTRY, finishOpened, getDurableEntry, withDurableExecution } from './handler';
+export { DURABLE_ENTRY, getDurableEntry, withDurableExecution } from './handler';
 export type { RetryableFunc, WithRetryConfig } from './helpers/with-retry';
 export { withRetry } from './helpers/with-retry';
 export { jsonLineSink } from './logger';
 export { PATCH_SUBTYPE } from './operations/patch';
 export { createWaitStrategy } from './operations/wait-strategy';
 export * from './retry';
+export type { BackendFactory } from './runtime/backend-registry';
+export { registerBackend, registeredBackend } from './runtime/backend-registry';
 export type { InvocationResult, RuntimeSettings } from './runtime/invocation-runtime';
+export type { BackendLoader, BackendSource, RunOpenedInvocation } from './runtime/lambda-entry';
+export { backendLoader, finishOpened, serveLambdaEvent } from './runtime/lambda-entry';
 export { refreshLogConfig } from './runtime/verbose';
 // Serdes
 export {

@@ -6,8 +6,10 @@ import type { StepDefaults } from './step';
 /** Configuration of `withDurableExecution`. */
 export interface DurableExecutionConfig extends StepDefaults {
   /**
-   * Where runs live. Left out, the production backend (DynamoDB, EventBridge Scheduler, Lambda)
-   * is loaded from `@durable-lambda/aws` and configured from the environment.
+   * Where runs live. Left out, the registered backend: `import '@durable-lambda/aws/register'`
+   * in the function's entry registers the production backend (DynamoDB, EventBridge Scheduler,
+   * Lambda, configured from the environment), and a `DurableFunction` construct's bundle does so
+   * by itself. With neither, an invocation fails with an `InvalidArgumentError` naming this field.
    */
   backend?: DurableBackend;
   /** Waits and backoffs due within this many ms sleep in-process instead of suspending. Default 5000. */
