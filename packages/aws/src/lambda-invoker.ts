@@ -1,4 +1,4 @@
-import type { Invoker } from '@durable-lambda/engine';
+import { FunctionNotFoundError, type Invoker } from '@durable-lambda/engine';
 import { countConsumed } from './invocation-meter';
 import { type LambdaCommand, lambdaSdk, type SdkClientLike } from './lazy-aws-sdk-clients';
 
@@ -13,18 +13,8 @@ export interface LambdaInvokerOptions {
   targetArn(functionName: string): string;
 }
 
-/** An asynchronous invoke named a function that does not exist (or is not visible to the caller). */
-export class FunctionNotFoundError extends Error {
-  /** Stable code. */
-  readonly code = 'function_not_found';
-  constructor(
-    readonly functionName: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`no Lambda function ${JSON.stringify(functionName)}`, options);
-    this.name = 'FunctionNotFoundError';
-  }
-}
+// The invoker port's error, the same class the local invoker throws: exported here as before.
+export { FunctionNotFoundError };
 
 /**
  * The {@link Invoker} of the production backend: an asynchronous Lambda invoke
@@ -57,7 +47,10 @@ export class LambdaInvoker implements Invoker {
       countConsumed({ lambdaInvokes: 1 });
     } catch (error) {
       if ((error as { name?: unknown } | null)?.name === 'ResourceNotFoundException') {
-        throw new FunctionNotFoundError(target, { cause: error });
+        throw new FunctionNotFoundError(target, {
+          message: `no Lambda function ${JSON.stringify(target)}`,
+          cause: error,
+        });
       }
       throw error;
     }

@@ -1,5 +1,7 @@
+import { EngineError } from './engine-error';
+
 /** A start named an existing run key with a different function or input. */
-export class RunKeyConflictError extends Error {
+export class RunKeyConflictError extends EngineError<'run_key_conflict'> {
   /** Stable code. */
   readonly code = 'run_key_conflict';
   constructor(
@@ -12,7 +14,7 @@ export class RunKeyConflictError extends Error {
 }
 
 /** A request named a run that does not exist. */
-export class RunNotFoundError extends Error {
+export class RunNotFoundError extends EngineError<'run_not_found'> {
   /** Stable code. */
   readonly code = 'run_not_found';
   constructor(readonly runId: string) {
@@ -22,7 +24,7 @@ export class RunNotFoundError extends Error {
 }
 
 /** A callback id that is not one this engine issues. */
-export class InvalidCallbackIdError extends Error {
+export class InvalidCallbackIdError extends EngineError<'invalid_callback_id'> {
   /** Stable code. */
   readonly code = 'invalid_callback_id';
   constructor(message = 'malformed callback id') {
@@ -32,7 +34,7 @@ export class InvalidCallbackIdError extends Error {
 }
 
 /** A well-formed callback id that names no waiting callback. */
-export class CallbackNotFoundError extends Error {
+export class CallbackNotFoundError extends EngineError<'callback_not_found'> {
   /** Stable code. */
   readonly code = 'callback_not_found';
   constructor() {
@@ -42,7 +44,7 @@ export class CallbackNotFoundError extends Error {
 }
 
 /** A callback that already ended: completions are accepted exactly once. */
-export class CallbackAlreadyCompletedError extends Error {
+export class CallbackAlreadyCompletedError extends EngineError<'callback_already_completed'> {
   /** Stable code. */
   readonly code = 'callback_already_completed';
   constructor(readonly status: string) {
@@ -52,7 +54,7 @@ export class CallbackAlreadyCompletedError extends Error {
 }
 
 /** A payload over the engine's size limit. */
-export class PayloadTooLargeError extends Error {
+export class PayloadTooLargeError extends EngineError<'payload_too_large'> {
   /** Stable code. */
   readonly code = 'payload_too_large';
   constructor(
@@ -66,7 +68,7 @@ export class PayloadTooLargeError extends Error {
 }
 
 /** Bad input to the engine's own API. */
-export class EngineInputError extends Error {
+export class EngineInputError extends EngineError<'invalid_argument'> {
   /** Stable code. */
   readonly code = 'invalid_argument';
   constructor(
@@ -75,5 +77,23 @@ export class EngineInputError extends Error {
   ) {
     super(`${field}: ${message}`);
     this.name = 'EngineInputError';
+  }
+}
+
+/**
+ * An invoke named a function its `Invoker` does not know (a Lambda that does not exist or is
+ * not visible, a name not in the local registry). The invoker port's one way to say so: the engine
+ * fails a chained invoke at once on its code. Each invoker gives its own message.
+ */
+export class FunctionNotFoundError extends EngineError<'function_not_found'> {
+  /** Stable code. */
+  readonly code = 'function_not_found';
+  constructor(
+    /** The name (or ARN) the invoke targeted. */
+    readonly functionName: string,
+    options?: { message?: string; cause?: unknown },
+  ) {
+    super(options?.message ?? `no function ${JSON.stringify(functionName)}`, options);
+    this.name = 'FunctionNotFoundError';
   }
 }

@@ -56,15 +56,18 @@ export type {
   AwsOperation,
   AwsOperationUpdate,
 } from './aws-protocol/aws-shapes';
-export type { AwsErrorScope, EngineClientOptions } from './aws-protocol/aws-transport';
+export type { AwsErrorScope, AwsTransportErrorCode, EngineClientOptions } from './aws-protocol/aws-transport';
 export { AwsTransportError, EngineDurableExecutionClient } from './aws-protocol/aws-transport';
 export { issueCallbackId, parseCallbackId } from './callback-ids';
 export type { EngineOptions, StartRunRequest } from './engine';
 export { Engine, EXECUTION_OPERATION_ID } from './engine';
+export type { EngineErrorCode } from './engine-error';
+export { ENGINE_ERROR_CODES, EngineError, isEngineErrorCode } from './engine-error';
 export {
   CallbackAlreadyCompletedError,
   CallbackNotFoundError,
   EngineInputError,
+  FunctionNotFoundError,
   InvalidCallbackIdError,
   PayloadTooLargeError,
   RunKeyConflictError,
@@ -136,3 +139,5 @@ export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';
 export type { WakeEvent } from './wake-event';
 export { isWakeEvent, wakeEvent } from './wake-event';
+export type { WakeNowReport, WokenOperation } from './wake-now';
+export { NothingToWakeError, RunBusyError } from './wake-now';

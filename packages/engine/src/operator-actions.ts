@@ -7,6 +7,7 @@
  * finds that entry and changes nothing.
  */
 import { isTerminal, type Operation } from '@durable-lambda/protocol';
+import { EngineError } from './engine-error';
 import { EngineInputError, RunNotFoundError } from './errors';
 import { outsideHistoryOrder } from './history-order';
 import type { RunPatch, RunRecord, RunStatus } from './ports';
@@ -15,7 +16,7 @@ import { RunStateError, reopen, reopenForRetry } from './run-control';
 import { endChildren, endRun, type TreeEndDeps } from './run-tree-end';
 
 /** An operation the request names that the run does not hold. */
-export class OperationNotFoundError extends Error {
+export class OperationNotFoundError extends EngineError<'operation_not_found'> {
   /** Stable code. */
   readonly code = 'operation_not_found';
   constructor(
@@ -28,7 +29,7 @@ export class OperationNotFoundError extends Error {
 }
 
 /** An operation that cannot take the asked action in its current status or type. */
-export class OperationStateError extends Error {
+export class OperationStateError extends EngineError<'operation_state_conflict'> {
   /** Stable code. */
   readonly code = 'operation_state_conflict';
   constructor(message: string) {
@@ -41,7 +42,7 @@ export class OperationStateError extends Error {
  * An action whose revision kept finding the run revised in between (other actions, leases taken
  * one after another): nothing was written; ask again.
  */
-export class RunContendedError extends Error {
+export class RunContendedError extends EngineError<'run_busy'> {
   /** Stable code (the control API answers 409). */
   readonly code = 'run_busy';
   constructor(readonly runId: string) {

@@ -1,9 +1,10 @@
 import type { Operation } from '@durable-lambda/protocol';
 import { isTerminal } from '@durable-lambda/protocol';
+import { EngineError } from './engine-error';
 import type { RunStatus } from './ports';
 
 /** A run that cannot take the asked change in its current status. */
-export class RunStateError extends Error {
+export class RunStateError extends EngineError<'run_state_conflict'> {
   /** Stable code. */
   readonly code = 'run_state_conflict';
   constructor(

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { EngineError } from './engine-error';
 import type { RunPatch, RunRecord, WakeRequest } from './ports';
 
 /**
@@ -59,7 +60,7 @@ export const RUN_METER_FIELDS = [
 export type RunMeterField = (typeof RUN_METER_FIELDS)[number];
 
 /** A meter increment that is not a finite, non-negative number per field. */
-export class InvalidMeterError extends Error {
+export class InvalidMeterError extends EngineError<'invalid_meter'> {
   /** Stable code. */
   readonly code = 'invalid_meter';
   constructor(

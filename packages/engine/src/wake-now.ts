@@ -1,11 +1,12 @@
 import { isTerminal, type Operation } from '@durable-lambda/protocol';
+import { EngineError } from './engine-error';
 import { EngineInputError, RunNotFoundError } from './errors';
 import { outsideHistoryOrder } from './history-order';
 import { type Clock, dueAtOf, type RunRecord, type Store } from './ports';
 import { RunStateError } from './run-control';
 
 /** A wake-now found nothing of the run that waits on time (a wait's end, a retry's backoff). */
-export class NothingToWakeError extends Error {
+export class NothingToWakeError extends EngineError<'nothing_to_wake'> {
   /** Stable code. */
   readonly code = 'nothing_to_wake';
   constructor(
@@ -21,7 +22,7 @@ export class NothingToWakeError extends Error {
  * A wake-now that could not end a retry's backoff because an invocation holds the run (its step
  * state may change under it): ask again once the invocation has ended.
  */
-export class RunBusyError extends Error {
+export class RunBusyError extends EngineError<'run_busy'> {
   /** Stable code. */
   readonly code = 'run_busy';
   constructor(readonly runId: string) {

@@ -6,6 +6,7 @@ import {
   type OperationUpdate,
 } from '@durable-lambda/protocol';
 import { EXECUTION_OPERATION_ID } from '../engine';
+import { EngineError } from '../engine-error';
 import { EngineInputError } from '../errors';
 import { fromAwsUpdate, toAwsOperation } from './aws-mapping';
 import type {
@@ -20,13 +21,20 @@ import type {
 /** How far a transport failure reaches, in AWS's `DurableExecutionClientErrorScope` words. */
 export type AwsErrorScope = 'INVOCATION' | 'EXECUTION';
 
+/** The stable codes of an {@link AwsTransportError}. */
+export type AwsTransportErrorCode =
+  | 'stale_checkpoint_token'
+  | 'checkpoint_rejected'
+  | 'invalid_argument'
+  | 'backend_fault';
+
 /**
  * A failure of {@link EngineDurableExecutionClient}, classified the way AWS's SDK reads a
  * `DurableExecutionClientError` (it matches the `isDurableExecutionClientError` marker and
  * `scope`, not the class): INVOCATION ends only this invocation (a stale token, a store fault),
  * EXECUTION fails the run (an update the engine refuses, a malformed request).
  */
-export class AwsTransportError extends Error {
+export class AwsTransportError extends EngineError<AwsTransportErrorCode> {
   /** The marker AWS's `isDurableExecutionClientError` looks for. */
   readonly isDurableExecutionClientError = true;
   constructor(
@@ -34,7 +42,7 @@ export class AwsTransportError extends Error {
     /** How far the failure reaches. */
     readonly scope: AwsErrorScope,
     /** Stable code: `stale_checkpoint_token`, `checkpoint_rejected`, `invalid_argument`, `backend_fault`. */
-    readonly code: string,
+    readonly code: AwsTransportErrorCode,
     options?: { cause?: unknown },
   ) {
     super(message, options);

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers';
-import type { Invoker } from '@durable-lambda/engine';
+import { FunctionNotFoundError, type Invoker } from '@durable-lambda/engine';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 
-/** An invoke named a function that is not in the registry (code `function_not_found`). */
-export class FunctionNotFoundError extends Error {
-  /** Stable code: the engine fails the chained invoke at once on it. */
-  readonly code = 'function_not_found';
-  constructor(readonly functionName: string) {
-    super(`no durable function registered as ${JSON.stringify(functionName)}`);
-    this.name = 'FunctionNotFoundError';
-  }
+// The invoker port's error, the same class the Lambda invoker throws: exported here as before.
+export { FunctionNotFoundError };
+
+/** The error for an invoke of a name not in the registry (code `function_not_found`). */
+export function unregisteredFunction(functionName: string): FunctionNotFoundError {
+  return new FunctionNotFoundError(functionName, {
+    message: `no durable function registered as ${JSON.stringify(functionName)}`,
+  });
 }
 
 /** Options of an {@link InProcessInvoker}. */
@@ -60,7 +60,7 @@ export class InProcessInvoker implements Invoker {
 
   /** Queues an invocation of `functionName` with a JSON copy of `event`. */
   async invoke(functionName: string, event: unknown): Promise<void> {
-    if (!this.knows(functionName)) throw new FunctionNotFoundError(functionName);
+    if (!this.knows(functionName)) throw unregisteredFunction(functionName);
     const json = JSON.stringify(event);
     const payload: unknown = json === undefined ? undefined : JSON.parse(json);
     const run = new Promise<void>((resolve) => setImmediate(resolve))

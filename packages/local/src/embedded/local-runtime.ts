@@ -19,7 +19,7 @@ import { FaultScope } from '../faults/fault-scope';
 import { FaultyInvoker, FaultyWaker } from '../faults/faulty-delivery';
 import { FaultyInvocation } from '../faults/faulty-invocation';
 import { FaultyStore } from '../faults/faulty-store';
-import { FunctionNotFoundError, InProcessInvoker } from './in-process-invoker';
+import { InProcessInvoker, unregisteredFunction } from './in-process-invoker';
 import type { LocalRuntimeOptions, LocalRuntimeStore } from './local-runtime-options';
 import { ReconcileLoop } from './reconcile-loop';
 import { TimerWaker } from './timer-waker';
@@ -189,7 +189,7 @@ export class LocalRuntime {
    * Rejects only when the run could not be stored.
    */
   async startRun(functionName: string, input?: unknown, options: { runKey?: string } = {}): Promise<RunRecord> {
-    if (!this.functions.has(functionName)) throw new FunctionNotFoundError(functionName);
+    if (!this.functions.has(functionName)) throw unregisteredFunction(functionName);
     const serialized = input === undefined ? undefined : JSON.stringify(input);
     const { run } = await this.engine.startRun({
       functionName,
@@ -287,7 +287,7 @@ export class LocalRuntime {
       if (!handler) {
         if (this.unknownReported.has(runId)) return;
         this.unknownReported.add(runId);
-        throw new FunctionNotFoundError(functionName);
+        throw unregisteredFunction(functionName);
       }
       const deadline = this.clock.now() + this.invocationMs;
       entry.deadline = deadline;
