@@ -13,5 +13,7 @@
 
 export * from './cloud/index';
 export * from './faults/index';
+export type { LocalErrorCode } from './local-error';
+export { LOCAL_ERROR_CODES, LocalError } from './local-error';
 export * from './testing/index';
 export { VirtualClock } from './virtual-clock';

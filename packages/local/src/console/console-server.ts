@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { dashboardAnswer, locateDashboard, serveDashboard } from '../dev-server/dashboard';
 import { localRequestGuard, NOT_FRAMED } from '../dev-server/local-request-guard';
+import { LocalError } from '../local-error';
 import { forwardedHeaders, passedBackHeaders, readBody } from './console-proxy';
 
 /** The port `durable console` listens on by default (the dev server's plus one: both can run). */
@@ -37,7 +38,7 @@ export interface ConsoleServer {
 }
 
 /** The console's port is taken (code `port_in_use`). */
-export class ConsolePortInUseError extends Error {
+export class ConsolePortInUseError extends LocalError<'port_in_use'> {
   /** Stable code. */
   readonly code = 'port_in_use';
   constructor(readonly port: number) {

@@ -7,6 +7,7 @@ import { LocalRuntime } from '../embedded/local-runtime';
 import type { RunJournalLimits } from '../embedded/sqlite-run-journal';
 import { SqliteStore } from '../embedded/sqlite-store';
 import type { FaultOptions } from '../faults/fault-plan';
+import { LocalError } from '../local-error';
 import { locateDashboard, serveDashboard } from './dashboard';
 import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput, type ServedHandler } from './entries';
 import { checkAllowedHosts, hostNameOf, type LocalRequestRefusal, localRequestGuard } from './local-request-guard';
@@ -106,7 +107,7 @@ export interface DevServer {
 }
 
 /** The port is taken by another process (code `port_in_use`): one line says which. */
-export class PortInUseError extends Error {
+export class PortInUseError extends LocalError<'port_in_use'> {
   /** Stable code. */
   readonly code = 'port_in_use';
   constructor(

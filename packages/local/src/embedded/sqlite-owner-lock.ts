@@ -1,4 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
+import { LocalError } from '../local-error';
 import { isBusy, openDatabase, type SqliteDatabase } from './sqlite-driver';
 
 /** How a path names the file it was opened as, when that differs from the path itself. */
@@ -10,7 +11,7 @@ function naming(path: string, file: string): string {
  * Another runtime already owns the database file (code `database_in_use`): two runtimes on one
  * file would each take the other's live leases for a dead process's.
  */
-export class DatabaseInUseError extends Error {
+export class DatabaseInUseError extends LocalError<'database_in_use'> {
   /** Stable code. */
   readonly code = 'database_in_use';
   constructor(
@@ -32,7 +33,7 @@ export class DatabaseInUseError extends Error {
  * or corrupts the file); and a lock named after one name would not keep out a runtime opened by
  * the other. Remove the other names (`ls -i` shows which files share the inode).
  */
-export class DatabaseHardLinkedError extends Error {
+export class DatabaseHardLinkedError extends LocalError<'database_hard_linked'> {
   /** Stable code. */
   readonly code = 'database_hard_linked';
   constructor(

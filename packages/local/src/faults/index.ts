@@ -8,6 +8,7 @@ export type { InvocationFaultHooks } from './faulty-invocation';
 export { FaultyInvocation } from './faulty-invocation';
 export type { FaultyStoreHooks } from './faulty-store';
 export { FaultyStore } from './faulty-store';
+export type { InjectedFaultCode } from './injected-errors';
 export {
   InjectedFaultError,
   InjectedLostResponseError,

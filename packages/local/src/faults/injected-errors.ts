@@ -1,11 +1,16 @@
+import { LocalError } from '../local-error';
+
+/** The codes of the faults the injector throws. */
+export type InjectedFaultCode = 'throttled' | 'lost_response';
+
 /** Base of the errors the fault injector throws; `injected` tells them from real failures. */
-export class InjectedFaultError extends Error {
+export class InjectedFaultError extends LocalError<InjectedFaultCode> {
   /** Always true: this error was injected on purpose. */
   readonly injected = true;
   constructor(
     message: string,
     /** Stable code. */
-    readonly code: string,
+    readonly code: InjectedFaultCode,
   ) {
     super(message);
     this.name = 'InjectedFaultError';

@@ -13,6 +13,7 @@
  */
 import type { RunRecord, RunStatus } from '@durable-lambda/engine';
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import { LocalError } from '../local-error';
 
 /** The `format` field of every exported-run file. */
 export const RECORDED_RUN_FORMAT = 'durable-lambda/recorded-run';
@@ -56,7 +57,7 @@ export interface RecordedRun {
 }
 
 /** An exported-run file that cannot be read: `field` names what is wrong (`operations[3].Type`). */
-export class RecordedRunError extends Error {
+export class RecordedRunError extends LocalError<'invalid_recorded_run' | 'unsupported_recorded_run_version'> {
   constructor(
     /** `invalid_recorded_run`, or `unsupported_recorded_run_version` for a file of a newer release. */
     readonly code: 'invalid_recorded_run' | 'unsupported_recorded_run_version',
