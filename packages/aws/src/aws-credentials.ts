@@ -3,6 +3,8 @@
  * ones Lambda gives every function in its environment. No AWS SDK code.
  */
 
+import { AwsError } from './aws-error';
+
 /** AWS credentials: an access key, its secret and, for temporary ones, a session token. */
 export interface AwsCredentials {
   readonly accessKeyId: string;
@@ -16,7 +18,7 @@ export interface AwsCredentials {
 export type AwsCredentialsProvider = () => Promise<AwsCredentials>;
 
 /** No AWS credentials could be found to sign with (code `no_aws_credentials`). */
-export class NoAwsCredentialsError extends Error {
+export class NoAwsCredentialsError extends AwsError<'no_aws_credentials'> {
   /** Stable code. */
   readonly code = 'no_aws_credentials';
   constructor(reason: string, options?: { cause?: unknown }) {

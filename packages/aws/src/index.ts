@@ -1,4 +1,6 @@
 export { environmentCredentials } from './aws-credentials';
+export type { AwsErrorCode } from './aws-error';
+export { AWS_ERROR_CODES, AwsError } from './aws-error';
 export {
   AWS_SDK_HANDLER,
   type BackendSource,

@@ -11,14 +11,16 @@
  * installed, the import finds the SDK it depends on; a `DurableFunction` bundle gets each client as
  * a module of its own beside it, in its `node_modules` (the CDK's `write-aws-sdk-clients.mjs`).
  */
+
 import type { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { AwsError } from './aws-error';
 
 type SchedulerSdk = typeof import('@aws-sdk/client-scheduler');
 type LambdaSdk = typeof import('@aws-sdk/client-lambda');
 
 /** An AWS SDK module (or client) could not be loaded: names the package, keeps the cause. */
-export class AwsSdkLoadError extends Error {
+export class AwsSdkLoadError extends AwsError<'aws_sdk_unavailable'> {
   /** Stable code. */
   readonly code = 'aws_sdk_unavailable';
   constructor(

@@ -1,4 +1,5 @@
 import { type ExecutionTimeoutSetting, MAX_EXECUTION_TIMEOUT_SECONDS } from '@durable-lambda/engine';
+import { AwsError } from './aws-error';
 import { LEASE_WAKE_UPS, type LeaseWakeUp } from './on-time-waker';
 import { DELAY_ROUNDINGS, type DelayRounding } from './sqs-delay-waker';
 
@@ -121,7 +122,7 @@ export interface ProductionConfig {
 export type ProductionEnvironment = Readonly<Record<string, string | undefined>>;
 
 /** The production backend's environment is missing a variable or has an invalid value. */
-export class ConfigurationError extends Error {
+export class ConfigurationError extends AwsError<'missing_configuration' | 'invalid_configuration'> {
   constructor(
     /** `missing_configuration` or `invalid_configuration`. */
     readonly code: 'missing_configuration' | 'invalid_configuration',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MAX_PAYLOAD_BYTES, PayloadTooLargeError } from '@durable-lambda/engine';
+import { AwsError } from '../aws-error';
 import { CHUNK_PREFIX, chunkSk, PK, SK, TTL } from './layout';
 
 export { MAX_PAYLOAD_BYTES };
@@ -74,7 +75,8 @@ export function chunkItems(pk: string, split: SplitField, ttl: number): ChunkIte
 }
 
 /** A chunk set that is missing pieces: the item referencing it can't be read whole. */
-export class ChunkMissingError extends Error {
+export class ChunkMissingError extends AwsError<'chunk_missing'> {
+  /** Stable code. */
   readonly code = 'chunk_missing';
   constructor(pk: string, ref: ChunkRef) {
     super(`${pk}: chunk set ${ref.h} is incomplete (expected ${ref.n} chunks, ${ref.b} bytes)`);
