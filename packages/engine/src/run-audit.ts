@@ -5,27 +5,9 @@
  * idempotent: a repeat with the same id finds its own earlier effect and changes nothing.
  */
 import { EngineInputError } from './errors';
-import type { RunRecord } from './ports';
+import type { RunAction, RunRecord } from './run-record';
 
-/** What an operator did to a run. */
-export type RunActionKind = 'cancel' | 'cancel_tree' | 'retry' | 'skip_step';
-
-/** One operator action, as the run keeps it. */
-export interface RunAction {
-  /** Unique to the request (its Idempotency-Key, or a random id): a repeat finds this entry. */
-  id: string;
-  action: RunActionKind;
-  /** Who asked: an IAM principal, a user name, `anonymous` when nobody was named. */
-  actor: string;
-  /** When (epoch ms, the engine's clock). */
-  at: number;
-  /** The operation acted on (a retry's starting point, the skipped step). */
-  operationId?: string;
-  /** For a tree cancel, the run whose cancel reached this one (absent on the root). */
-  viaRunId?: string;
-  /** The status the run had before. */
-  fromStatus: RunRecord['status'];
-}
+export type { RunAction, RunActionKind } from './run-record';
 
 /** Who and which request, as callers of an operator action give it. */
 export interface ActionOrigin {

@@ -1,47 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { EngineError } from './engine-error';
-import type { RunPatch, RunRecord, WakeRequest } from './ports';
+import type { WakeRequest } from './ports';
+import type { RunMeter, RunMeterIncrement, RunPatch, RunRecord } from './run-record';
 
-/**
- * What a run consumed, summed over the invocations that recorded theirs: the quantities its bill
- * is made of. Every figure only grows: each invocation adds what it used with its last write (see
- * {@link InvocationMeter}), and stores add increments (DynamoDB `ADD`, an SQL transaction, `+=`),
- * so concurrent increments never lose counts.
- *
- * A figure a host does not measure is absent, not zero: locally (dev server, test runner) only
- * `invocations` and `billedMs` are counted, since there is no DynamoDB, Scheduler or SQS to count.
- *
- * Not counted anywhere: an invocation lost before its last write (a crash, a timeout: the run's
- * `lostInvocations` counts those), a duplicate wake-up that opened nothing, and writes made from
- * outside the run's invocations (a callback completed through the control API, an operator
- * action, the reconciler's reads).
- */
-export interface RunMeter {
-  /** Invocations whose consumption is recorded here (each adds one). */
-  invocations: number;
-  /** Billed duration, ms: each invocation's, from its start to its last write, rounded up to the ms. */
-  billedMs: number;
-  /**
-   * Billed duration times the function's memory, MB·ms (GB-seconds = `mbMs / 1024 / 1000`), so a
-   * function whose memory changed between invocations is priced right. Absent where memory is unknown.
-   */
-  mbMs?: number;
-  /** DynamoDB write request units, base table and indexes together. */
-  wru?: number;
-  /** DynamoDB read request units, base table and indexes together. */
-  rru?: number;
-  /** EventBridge Scheduler API requests (`CreateSchedule`, `DeleteSchedule`; not billed by AWS). */
-  schedulerRequests?: number;
-  /** EventBridge Scheduler invocations: schedules that fire (what Scheduler bills). */
-  schedulerInvocations?: number;
-  /** SQS requests (each wake-up message's send, and its receive and delete by Lambda's event source). */
-  sqsRequests?: number;
-  /** Asynchronous Lambda `Invoke` calls (immediate wake-ups, chained invokes, hand-overs). */
-  lambdaInvokes?: number;
-}
-
-/** An amount to add to a {@link RunMeter}: absent fields add nothing. */
-export type RunMeterIncrement = Partial<RunMeter>;
+export type { RunMeter, RunMeterIncrement } from './run-record';
 
 /** Every field of a {@link RunMeter}, in display order. */
 export const RUN_METER_FIELDS = [
