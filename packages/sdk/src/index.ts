@@ -21,6 +21,7 @@ export {
   DurableExecutionClientErrorScope,
   DurableOperationError,
   DurableRuntimeFault,
+  DurableSdkError,
   ErrorCode,
   type ErrorCodeValue,
   InvalidArgumentError,

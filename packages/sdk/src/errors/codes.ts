@@ -24,8 +24,12 @@ export const ErrorCode = {
   CONTEXT_MISUSE: 'context_misuse',
   /** A plugin named in `DURABLE_EXECUTION_PLUGINS` could not be loaded. */
   PLUGIN_LOAD_FAILED: 'plugin_load_failed',
+  /** The backend refused a checkpoint as invalid (the protocol's `checkpoint_rejected`): the run fails. */
+  CHECKPOINT_REJECTED: 'checkpoint_rejected',
+  /** A checkpoint failed for another reason: the invocation ends, the run resumes in a new one. */
+  INVOCATION_FAULTED: 'invocation_faulted',
 } as const;
-/** One of {@link ErrorCode}'s values, or a code carried by a user's own error. */
+/** One of {@link ErrorCode}'s values: the union of the SDK's own codes. */
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**

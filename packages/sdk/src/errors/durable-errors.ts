@@ -1,6 +1,7 @@
 import type { ErrorObject } from '@durable-lambda/protocol';
 import type { CompletionReason } from '../types/completion';
 import { ErrorCode, withCode } from './codes';
+import { DurableSdkError } from './sdk-error';
 
 /**
  * The errors durable operations throw into handler code, with AWS's names, constructors and
@@ -9,7 +10,7 @@ import { ErrorCode, withCode } from './codes';
  */
 
 /** Base class of every durable operation error (AWS's). */
-export abstract class DurableOperationError extends Error {
+export abstract class DurableOperationError extends DurableSdkError<string> {
   /** The class of the error, e.g. `StepError` (AWS's: the class, not the original error's type). */
   abstract readonly errorType: string;
   /** The original error, rebuilt from what was stored. */

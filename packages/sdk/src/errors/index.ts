@@ -30,4 +30,5 @@ export {
 } from './error-object';
 export { InvalidArgumentError } from './invalid-argument';
 export { AttemptFailure, DurableRuntimeFault } from './runtime-errors';
+export { DurableSdkError } from './sdk-error';
 export { NonRetriableError, RetryAfterError, StepInterruptedError } from './step-errors';

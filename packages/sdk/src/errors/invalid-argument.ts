@@ -1,7 +1,8 @@
 import { ErrorCode } from './codes';
+import { DurableSdkError } from './sdk-error';
 
 /** A call received bad arguments or configuration. `field` names the offending one. */
-export class InvalidArgumentError extends Error {
+export class InvalidArgumentError extends DurableSdkError<'invalid_argument'> {
   /** Stable code. */
   readonly code = ErrorCode.INVALID_ARGUMENT;
   constructor(

@@ -1,4 +1,5 @@
 import { ErrorCode } from './codes';
+import { DurableSdkError } from './sdk-error';
 
 /** What users see as the name of a runtime fault, by code; AWS reports a plain `Error` for misuse. */
 const FAULT_NAMES: Readonly<Record<string, string>> = {
@@ -12,7 +13,7 @@ const FAULT_NAMES: Readonly<Record<string, string>> = {
  * context used in the wrong place. It ends the invocation with an explicit result; handler
  * code never catches it.
  */
-export class DurableRuntimeFault extends Error {
+export class DurableRuntimeFault extends DurableSdkError<string> {
   constructor(
     /** Stable code. */
     readonly code: string,
@@ -31,7 +32,7 @@ const ATTEMPT_FAILURE_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** Internal failure of an attempt with a code of ours (timeout, serdes, size). */
-export class AttemptFailure extends Error {
+export class AttemptFailure extends DurableSdkError<string> {
   constructor(
     /** Stable code. */
     readonly code: string,

@@ -2,11 +2,12 @@ import { durationToMs } from '../duration';
 import type { Duration } from '../types/duration';
 import { ErrorCode } from './codes';
 import { InvalidArgumentError } from './invalid-argument';
+import { DurableSdkError } from './sdk-error';
 
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** Thrown inside a step: fail the step at once, whatever its retry strategy says. */
-export class NonRetriableError extends Error {
+export class NonRetriableError extends DurableSdkError<string> {
   /** Stable code. */
   readonly code: string = ErrorCode.NON_RETRIABLE;
   constructor(message: string, options?: { cause?: unknown }) {
@@ -19,7 +20,7 @@ export class NonRetriableError extends Error {
  * Thrown inside a step: retry after exactly `delay` (ms or a Duration, 0 to 24 h), e.g. the
  * `Retry-After` of an HTTP 429. The step's attempt budget still applies.
  */
-export class RetryAfterError extends Error {
+export class RetryAfterError extends DurableSdkError<string> {
   /** Stable code. */
   readonly code: string = ErrorCode.RETRY_AFTER;
   /** The requested delay before the next attempt, in ms. */

@@ -1,6 +1,7 @@
 import { describe, durationToMs, ONE_YEAR_MS } from '../duration';
 import { ErrorCode, withCode } from '../errors/codes';
 import { InvalidArgumentError } from '../errors/invalid-argument';
+import { DurableSdkError } from '../errors/sdk-error';
 import { applyJitter, isJitterStrategy, JitterStrategy } from '../retry/jitter';
 import { exponentialDelayMs } from '../retry/strategy';
 import type { WaitForConditionDecision, WaitStrategyConfig } from '../types/wait-condition';
@@ -37,7 +38,7 @@ const CONFIG_KEYS = [
  * waitForCondition fails with it as the cause (code `wait_for_condition_exhausted`). Used-up
  * `maxAttempts` throw AWS's plain `Error` instead, with the same code.
  */
-export class WaitForConditionExhaustedError extends Error {
+export class WaitForConditionExhaustedError extends DurableSdkError<string> {
   /** Stable code (non-enumerable, so the error compares equal to one without it). */
   declare readonly code: string;
   constructor(message: string) {
