@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 // Types only: erased from the JavaScript, and kept out of every exported declaration (the dist
 // .d.ts must type-check for consumers without @types/better-sqlite3).
 import type BetterSqlite3 from 'better-sqlite3';
-import type { OpenOptions, SqliteDatabase, SqliteStatement } from './sqlite-driver';
+import type { OpenOptions, SqliteDatabase, SqliteStatement } from './sqlite-connection';
 
 /** better-sqlite3's module (its `Database` class). */
 export type BetterSqlite3Module = typeof BetterSqlite3;

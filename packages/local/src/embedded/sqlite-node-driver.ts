@@ -1,4 +1,4 @@
-import type { OpenOptions, SqliteDatabase, SqliteStatement } from './sqlite-driver';
+import type { OpenOptions, SqliteDatabase, SqliteStatement } from './sqlite-connection';
 
 /** What the store uses of `node:sqlite`'s `StatementSync` (declared here: @types/node 20 has none). */
 interface NodeStatement {
