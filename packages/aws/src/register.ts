@@ -12,3 +12,6 @@ import { registeredBackend } from '@durable-lambda/sdk';
 import { registerProductionBackend } from './index';
 
 if (!registeredBackend()) registerProductionBackend();
+
+/** What this entry calls, for an entry that registers the backend again (e.g. with a wrapper). */
+export { registerProductionBackend };
