@@ -213,10 +213,15 @@ function deployedBundle(source: string): { file: string; bytes: number } {
   } finally {
     process.chdir(cwd);
   }
-  // The function's asset is the one with the backend shim next to the bundle (the other is the reconciler's).
+  // The function's asset is the one whose bundle registers its backend (backend-inject.ts calls
+  // registerProductionBackend; identifiers are kept): the other is the reconciler's.
   const asset = readdirSync(outdir)
     .map((name) => join(outdir, name))
-    .find((dir) => existsSync(join(dir, 'node_modules', '@durable-lambda', 'aws', 'package.json')));
+    .find(
+      (dir) =>
+        existsSync(join(dir, 'index.mjs')) &&
+        readFileSync(join(dir, 'index.mjs'), 'utf8').includes('registerProductionBackend('),
+    );
   if (asset === undefined) throw new Error(`no DurableFunction asset in ${outdir}`);
   const file = join(asset, 'index.mjs');
   return { file, bytes: statSync(file).size };
