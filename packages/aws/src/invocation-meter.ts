@@ -39,7 +39,7 @@ import {
 } from '@durable-lambda/engine';
 import type { DurableBackend } from '@durable-lambda/protocol';
 import type { ConsumedCapacity } from './consumed-capacity';
-import { estimateRunUpdateUnits } from './dynamodb/run-meter';
+import { estimateRunUpdateUnits } from './dynamodb/run-update-units';
 
 /** Options of an {@link InvocationTally}. */
 export interface InvocationTallyOptions {

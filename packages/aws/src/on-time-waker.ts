@@ -1,6 +1,7 @@
 import { type Clock, systemClock, type WakeRequest, type Waker } from '@durable-lambda/engine';
 import type { SchedulerWaker } from './scheduler-waker';
 import { SQS_MAX_DELAY_SECONDS, type SqsDelayWaker, type WakeHint } from './sqs-delay-waker';
+import type { WakeRoute, WakeRouter } from './wake-up-cost';
 
 /**
  * What stands behind an invocation's lease (the engine asks for a `lease` wake-up at the lease's
@@ -62,7 +63,7 @@ export interface OnTimeWakerOptions {
  * every wake-up is the scheduler waker's, as before the queue existed. Whatever is lost on the way
  * (a failed send, a message dead-lettered) leaves the run due in the store: the reconciler wakes it.
  */
-export class OnTimeWaker implements Waker {
+export class OnTimeWaker implements Waker, WakeRouter {
   private readonly scheduler: SchedulerWaker;
   private readonly queue: SqsDelayWaker | undefined;
   private readonly feeds: (functionName: string) => boolean;
@@ -90,7 +91,7 @@ export class OnTimeWaker implements Waker {
   }
 
   /** Which mechanism a wake-up asked for now goes by. */
-  route(request: WakeRequest): 'none' | 'immediate' | 'queue' | 'scheduler' | 'scheduler+hop' {
+  route(request: WakeRequest): WakeRoute {
     if (request.reason === 'lease') return this.lease === 'reconciler' ? 'none' : 'scheduler';
     const delay = request.at - this.clock.now();
     if (delay <= this.immediateWithinMs) return 'immediate';

@@ -5,7 +5,20 @@
  * the two must agree: each sender counts with the constants below.
  */
 import type { RunMeterIncrement, WakeRequest } from '@durable-lambda/engine';
-import type { OnTimeWaker } from './on-time-waker';
+
+/**
+ * How a wake-up is sent, as `OnTimeWaker.route` decides it: not at all (a lease's safety net left
+ * to the reconciler), an immediate Lambda invoke, an SQS delay message, a Scheduler schedule, or a
+ * schedule that hops to SQS for the last 15 minutes. Defined here, with what each costs, so the
+ * cost needs nothing of the waker (which sends through modules that count these costs).
+ */
+export type WakeRoute = 'none' | 'immediate' | 'queue' | 'scheduler' | 'scheduler+hop';
+
+/** What routes a wake-up (`OnTimeWaker`). */
+export interface WakeRouter {
+  /** Which mechanism a wake-up asked for now goes by. */
+  route(request: WakeRequest): WakeRoute;
+}
 
 /**
  * SQS requests one wake-up message costs: its `SendMessage`, and the `ReceiveMessage` and
@@ -34,7 +47,7 @@ export function scheduleCost(request: Pick<WakeRequest, 'reason'>): RunMeterIncr
 }
 
 /** What `request`, sent now by `waker`, will cost (by its route; nothing for one that sends nothing). */
-export function wakeUpCost(waker: Pick<OnTimeWaker, 'route'>, request: WakeRequest): RunMeterIncrement {
+export function wakeUpCost(waker: WakeRouter, request: WakeRequest): RunMeterIncrement {
   switch (waker.route(request)) {
     case 'none':
       return {};

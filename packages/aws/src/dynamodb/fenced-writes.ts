@@ -3,15 +3,14 @@ import { UpdateCommand } from './commands';
 import { failedConditionAt, isConditionFailure, retryConflicts } from './errors';
 import { cancelledItem, conditionFailureItem } from './returned-items';
 import type { StoreContext } from './store-context';
-import type { Item, TransactItem } from './table-access';
+import type { Item, RunEntry, TransactItem } from './table-access';
+
+export type { RunEntry } from './table-access';
 
 /** Operations per transaction besides the run item (DynamoDB allows 100 items). */
 const OPERATIONS_PER_TRANSACTION = 99;
 /** Bytes per transaction, under DynamoDB's 4 MB with room for the size estimate. */
 const TRANSACTION_BYTES = 3_500_000;
-
-/** The run item's part of one transaction: the update, or (before the last) a check or a smaller update. */
-export type RunEntry = Required<Pick<TransactItem, 'Update'>> | Required<Pick<TransactItem, 'ConditionCheck'>>;
 
 /**
  * Operation items split into transactions: at most 99 per transaction and under ~3.5 MB; one

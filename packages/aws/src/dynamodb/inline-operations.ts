@@ -10,11 +10,10 @@ import {
   utf8Bytes,
 } from './chunks';
 import { Expressions } from './expressions';
-import type { RunEntry } from './fenced-writes';
 import { decodeInline, encodeInline, type InlineEntry } from './inline-codec';
 import { chunkBytes, INFLIGHT, type ItemLimits, largeOperationFields, OP, refAttribute } from './items';
 import { operationSk, PK, runPk } from './layout';
-import type { Item, TableAccess } from './table-access';
+import type { Item, RunEntry, TableAccess } from './table-access';
 
 /**
  * Inline operations (layout 2): a run's operations live in its run item, in the map `inflight`

@@ -18,6 +18,9 @@ export type Item = Record<string, unknown>;
 /** One entry of a TransactWriteItems request. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** The run item's part of one transaction: the update, or (before the last) a check or a smaller update. */
+export type RunEntry = Required<Pick<TransactItem, 'Update'>> | Required<Pick<TransactItem, 'ConditionCheck'>>;
+
 /** Items per BatchWriteItem (DynamoDB's limit). */
 const ITEMS_PER_BATCH_WRITE = 25;
 /** Keys per BatchGetItem (DynamoDB's limit). */
