@@ -10,7 +10,7 @@ import type { PlainHandler } from './plain-function';
 import { type RecordedRun, recordedRunOf } from './recorded-run';
 import { type ReplayOptions, type ReplayReport, replayRecordedRun } from './replay-recorded';
 import type { DriverHandler } from './run-handler';
-import type { DurableTestRunner } from './runner-types';
+import type { DurableTestRunner, RunOptions } from './runner-types';
 import {
   environmentSkipsTime,
   type LocalDurableTestRunnerSetupParameters,
@@ -89,14 +89,7 @@ export type CallbackDeadlines = 'held' | 'real' | 'skip';
 /** AWS's name of {@link LocalDurableTestRunnerOptions}. */
 export type LocalDurableTestRunnerParameters<TResult = unknown> = LocalDurableTestRunnerOptions<TResult>;
 
-/** What to run (AWS's `InvokeRequest`). */
-export interface RunOptions {
-  /** The event the handler receives. Default `{}`, as AWS's runner hands it. */
-  payload?: unknown;
-}
-
-/** AWS's name of {@link RunOptions}. */
-export type InvokeRequest = RunOptions;
+export type { InvokeRequest, RunOptions } from './runner-types';
 
 const FUNCTION_NAME = 'handler';
 

@@ -1,6 +1,14 @@
-import type { InvokeRequest } from './local-durable-test-runner';
 import type { DurableOperation } from './operation-view';
 import type { DurableTestResult } from './test-result';
+
+/** What to run (AWS's `InvokeRequest`). */
+export interface RunOptions {
+  /** The event the handler receives. Default `{}`, as AWS's runner hands it. */
+  payload?: unknown;
+}
+
+/** AWS's name of {@link RunOptions}. */
+export type InvokeRequest = RunOptions;
 
 /** AWS's name of our result class: what `run()` resolves to. */
 export type TestResult<TResult = unknown> = DurableTestResult<TResult>;
