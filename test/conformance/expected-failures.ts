@@ -11,16 +11,8 @@ export type RunnerName = 'runner' | 'dynamodb';
 /** Why a requirement fails, per runner where it does. */
 export type ExpectedFailure = Partial<Record<RunnerName, string>>;
 
-/** A difference of design rather than a defect being fixed, said as it is: `what`. */
-const other = (what: string) => `by design: ${what}`;
-
-export const EXPECTED_FAILURES: Record<string, ExpectedFailure> = {
-  '10-22': {
-    runner: other(
-      "our execution ARN is the run's id (the SDK's durableExecutionArn everywhere: executionContext, serdes contexts, every plugin info; no Lambda ARN names a run here), so the change info's executionArn does not match /^arn:/; the rest of the record (the step's SUCCEEDED change with its times, attempt and full-map membership) matches",
-    ),
-    dynamodb: other(
-      "our execution ARN is the run's id (the SDK's durableExecutionArn everywhere: executionContext, serdes contexts, every plugin info; no Lambda ARN names a run here), so the change info's executionArn does not match /^arn:/; the rest of the record (the step's SUCCEEDED change with its times, attempt and full-map membership) matches",
-    ),
-  },
-};
+/**
+ * None today. An entry names the requirement and, per runner, what differs; a difference of design
+ * rather than a defect is said as such (`by design: …`).
+ */
+export const EXPECTED_FAILURES: Record<string, ExpectedFailure> = {};

@@ -1,4 +1,5 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
+import { executionArn } from '@durable-lambda/protocol';
 import {
   type DurableLogData,
   type DurableLogger,
@@ -53,8 +54,9 @@ describe('context.configureLogger (AWS’s)', () => {
     ]);
     const runId = result.getRunId();
     // AWS's keys: tenantId and operationId are there even when undefined.
+    // Lambda's ARN shape, as AWS's logger writes it, naming this run.
     expect(custom.lines[0]?.data).toStrictEqual({
-      executionArn: runId,
+      executionArn: executionArn('handler', runId),
       requestId: expect.any(String),
       tenantId: undefined,
       operationId: undefined,
@@ -66,7 +68,7 @@ describe('context.configureLogger (AWS’s)', () => {
       'tenantId',
     ]);
     expect(custom.lines[1]?.data).toMatchObject({
-      executionArn: runId,
+      executionArn: executionArn('handler', runId),
       operationId: '1',
       operationName: 'charge',
       attempt: 1,

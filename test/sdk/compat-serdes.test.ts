@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalDurableTestRunner } from '@durable-lambda/local';
+import { executionArn } from '@durable-lambda/protocol';
 import {
   buildPreview,
   createClassSerdes,
@@ -103,7 +104,8 @@ describe('createFileSystemSerdes (AWS’s)', () => {
     ]);
     const stored = JSON.parse(runner.getOperation('load').getOperationData()?.StepDetails?.Result ?? '{}');
     expect(stored.preview).toEqual({ id: 'o-1', email: '***' });
-    expect(stored.file).toBe(join(dir, encodeURIComponent(result.getRunId()), '1.json'));
+    // Named after the run's execution ARN, as AWS's serdes names it.
+    expect(stored.file).toBe(join(dir, encodeURIComponent(executionArn('handler', result.getRunId())), '1.json'));
     expect(JSON.parse(readFileSync(stored.file, 'utf8'))).toEqual({ id: 'o-1', email: 'a@b.c', lines: [1, 2] });
   });
 

@@ -6,7 +6,11 @@
  * token outlives neither its invocation nor a newer one taking the run; the store's fenced write
  * is the final guard.
  */
+import { executionOfArn as parseExecutionArn } from '@durable-lambda/protocol';
 import { AwsRouteError } from './aws-routes-wire';
+
+/** The execution ARN of a run (the protocol's, shared with our SDK and the AWS transport). */
+export { executionArn } from '@durable-lambda/protocol';
 
 /** What a checkpoint token says. */
 export interface CheckpointTokenClaims {
@@ -55,32 +59,19 @@ export function decodeCheckpointToken(token: unknown): CheckpointTokenClaims {
 }
 
 /**
- * The Lambda-style ARN of a run (the same our in-process transport answers to):
- * `…/durable-execution/<runId>`, and for a run with an incarnation (its id came from a key)
- * `…/durable-execution/<runId>/<incarnation>`, Lambda's `<name>/<id>`: as on Lambda, a name used
- * again after its execution expired names an execution with another ARN.
+ * The run an execution ARN names, and the incarnation when it names one (see the protocol's
+ * `executionArn`, the one form our SDK, the AWS transport and these routes share); a bare run id
+ * is accepted too.
  */
-export function executionArn(functionName: string, runId: string, incarnation?: string): string {
-  const execution = incarnation === undefined ? runId : `${runId}/${incarnation}`;
-  return `arn:aws:lambda:local:000000000000:function:${functionName}/durable-execution/${execution}`;
+export function executionOfArn(arn: string): { runId: string; incarnation?: string } {
+  const execution = arn.includes(ARN_MARK) ? parseExecutionArn(arn) : arn === '' ? undefined : { runId: arn };
+  if (!execution) {
+    throw new AwsRouteError(400, 'InvalidParameterValueException', 'DurableExecutionArn: names no execution');
+  }
+  return execution;
 }
 
 const ARN_MARK = '/durable-execution/';
-
-/**
- * The run an execution ARN names, and the incarnation when it names one (see
- * {@link executionArn}); a bare run id is accepted too.
- */
-export function executionOfArn(arn: string): { runId: string; incarnation?: string } {
-  const at = arn.indexOf(ARN_MARK);
-  const rest = at === -1 ? arn : arn.slice(at + ARN_MARK.length);
-  const slash = rest.indexOf('/');
-  const runId = slash === -1 ? rest : rest.slice(0, slash);
-  if (runId === '') {
-    throw new AwsRouteError(400, 'InvalidParameterValueException', 'DurableExecutionArn: names no execution');
-  }
-  return slash === -1 ? { runId } : { runId, incarnation: rest.slice(slash + 1) };
-}
 
 /** The run id an execution ARN names; a bare run id is accepted too. */
 export function runIdOfArn(arn: string): string {

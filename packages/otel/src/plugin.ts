@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { isTerminal, type OperationStatus } from '@durable-lambda/protocol';
+import { executionOfArn, incarnationIdOfArn, isTerminal, type OperationStatus } from '@durable-lambda/protocol';
 import type {
   AttemptInfo,
   DurableExecutionInvocationOutput,
@@ -69,7 +69,7 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
       before: info.operations,
       updated: info.updatedOperations ?? {},
       attemptStarts: new Map(),
-      traceId: runTraceId(info.executionArn, runStartOf(info)),
+      traceId: runTraceId(incarnationIdOfArn(info.executionArn), runStartOf(info)),
       links: xray?.spanId
         ? [
             {
@@ -184,14 +184,9 @@ export class OtelTracingPlugin implements DurableInstrumentationPlugin {
   }
 }
 
-/**
- * The run id and incarnation the SDK's execution ARN names (`<runId>.<incarnation>`; run ids and
- * incarnations use `[0-9a-z]` only), so the spans carry the run id the stored run has.
- */
+/** The run id and incarnation an execution ARN names, so the spans carry the stored run's id. */
 function runOf(executionArn: string): { runId: string; incarnation?: string } {
-  const dot = executionArn.lastIndexOf('.');
-  if (dot < 0 || !/^[0-9a-z]+$/.test(executionArn.slice(dot + 1))) return { runId: executionArn };
-  return { runId: executionArn.slice(0, dot), incarnation: executionArn.slice(dot + 1) };
+  return executionOfArn(executionArn) ?? { runId: executionArn };
 }
 
 /** When the run started, by its stored EXECUTION operation. */

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './execution-arn';
 export * from './invocation';
 export * from './operations';
 export * from './run-incarnation';

@@ -62,7 +62,7 @@ export function awsLogLine(entry: LogEntry): string {
     requestId: entry.requestId,
     timestamp: entry.timestamp,
     level: entry.level.toUpperCase(),
-    executionArn: entry.runId,
+    executionArn: entry.executionArn ?? entry.runId,
   };
   if (entry.operationId !== undefined) line.operationId = entry.operationId;
   if (entry.operationName !== undefined) line.operationName = entry.operationName;
@@ -142,7 +142,7 @@ function entryOf(
  */
 export function createLogger(
   sink: LogSink,
-  base: Pick<LogEntry, 'runId' | 'requestId' | 'operationId' | 'operationName' | 'attempt'>,
+  base: Pick<LogEntry, 'runId' | 'executionArn' | 'requestId' | 'operationId' | 'operationName' | 'attempt'>,
   enabled: () => boolean = () => true,
   context: () => Record<string, string | number | boolean> | undefined = () => undefined,
 ): DurableLogger & Required<Pick<DurableLogger, 'log'>> {

@@ -5,7 +5,13 @@
  * records, the comment says so and the closest value we know is used.
  */
 
-import { type ErrorObject, type FailedAttempt, isTerminal, type Operation } from '@durable-lambda/protocol';
+import {
+  type ErrorObject,
+  executionArn,
+  type FailedAttempt,
+  isTerminal,
+  type Operation,
+} from '@durable-lambda/protocol';
 import type { AwsEventError, AwsEventResult, AwsHistoryEvent, AwsRetryDetails } from './aws-history-shapes';
 import { toAwsError } from './aws-mapping';
 
@@ -33,11 +39,6 @@ export interface Draft {
  * as a `StepSucceeded` carrying the state checked.
  */
 const CONTINUE_CODE = 'wait_for_condition_continue';
-
-/** Lambda's execution ARN for a run, the same one our AWS transport hands AWS's SDK. */
-function executionArn(functionName: string | undefined, runId: string): string {
-  return `arn:aws:lambda:local:000000000000:function:${functionName ?? 'function'}/durable-execution/${runId}`;
-}
 
 /** Builds the events of operations, payloads left out when `withData` is false. */
 export class DraftBuilder {
@@ -285,7 +286,7 @@ export class DraftBuilder {
             // transport gives that run.
             ...(details?.ChildRunId === undefined
               ? {}
-              : { DurableExecutionArn: executionArn(details.FunctionName, details.ChildRunId) }),
+              : { DurableExecutionArn: executionArn(details.FunctionName ?? 'function', details.ChildRunId) }),
           },
         },
         at: op.StartTimestamp,

@@ -1,6 +1,7 @@
 import {
   CheckpointRejectedError,
   type DurableInvocation,
+  executionArn,
   FencedError,
   type Operation,
   type OperationUpdate,
@@ -104,10 +105,8 @@ export class EngineDurableExecutionClient implements AwsDurableExecutionClient {
     const size = options.pageSize ?? DEFAULT_PAGE;
     if (!Number.isInteger(size) || size < 1) throw new EngineInputError('pageSize', 'must be a positive integer');
     this.pageSize = size;
-    // Lambda's `<name>/<id>` for a run with an incarnation: unique to this creation of its id.
-    const execution =
-      invocation.incarnation === undefined ? invocation.runId : `${invocation.runId}/${invocation.incarnation}`;
-    this.durableExecutionArn = `arn:aws:lambda:local:000000000000:function:${invocation.functionName}/durable-execution/${execution}`;
+    // Unique to this creation of the run id, as our SDK names it too.
+    this.durableExecutionArn = executionArn(invocation.functionName, invocation.runId, invocation.incarnation);
     this.prefix = `dl1.${invocation.runId}.`;
     this.byTime = settledByTimeSource(invocation);
   }

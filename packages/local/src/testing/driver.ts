@@ -38,7 +38,11 @@ export interface TestDriverOptions {
   startTime?: number;
   /** More invocations than this (every run of the test together) stop the test as a runaway. Default 10,000. */
   maxInvocations?: number;
-  /** Also print log entries (they are always kept). Default false. */
+  /**
+   * Also hand each log entry to the function's own sink (its `logSink`; by default AWS-shaped JSON
+   * lines on stdout and stderr, filtered by `AWS_LAMBDA_LOG_LEVEL`), as on Lambda. They are always
+   * kept. Default false.
+   */
   printLogs?: boolean;
   /**
    * Builds the store runs live in, on the driver's virtual clock (use it as the store's clock,
@@ -342,6 +346,7 @@ export class TestDriver {
           awsRequestId: requestId,
         },
         this.overrides(),
+        this.options.printLogs ?? false,
       );
       const output = result.type === 'completed' ? result.output : undefined;
       endInvocation(record, this.clock.now(), output ? output.Status : 'STOPPED', output);
@@ -378,7 +383,6 @@ export class TestDriver {
       inProcessWaitMs: 0,
       logSink: (entry: LogEntry) => {
         this.logs.push(entry);
-        if (this.options.printLogs) process.stdout.write(`${JSON.stringify(entry)}\n`);
       },
     };
   }
@@ -407,6 +411,7 @@ export class TestDriver {
       session.invocation,
       { functionName: run.functionName, awsRequestId: requestId },
       this.overrides(),
+      this.options.printLogs ?? false,
     );
     const output = result.type === 'completed' ? result.output : undefined;
     endInvocation(record, this.clock.now(), output ? output.Status : 'STOPPED', output);

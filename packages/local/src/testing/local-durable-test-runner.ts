@@ -33,7 +33,12 @@ export interface LocalDurableTestRunnerOptions<TResult = unknown> {
   startTime?: number;
   /** A run taking more invocations than this (children included) is stopped as a runaway. Default 10,000. */
   maxInvocations?: number;
-  /** Also print log entries (they are always kept on the result). Default false. */
+  /**
+   * Log lines also reach the handler's own sink (its `logSink`; by default AWS-shaped JSON lines,
+   * info and debug on stdout, warnings and errors on stderr, filtered by `AWS_LAMBDA_LOG_LEVEL`),
+   * as on Lambda and as AWS's runner shows them. They are always kept on the result too. `false`
+   * keeps them on the result only. Default true.
+   */
   printLogs?: boolean;
   /**
    * Skip time (virtual clock: waits and backoffs take no real time) or not (they elapse on the
@@ -176,7 +181,7 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
     const driver = new TestDriver(this.functions, {
       startTime: this.options.startTime ?? Date.now(),
       maxInvocations: this.options.maxInvocations ?? 10_000,
-      printLogs: this.options.printLogs ?? false,
+      printLogs: this.options.printLogs ?? true,
       realTime: !skipTime,
       holds: this.callbackHolds(),
       ...(this.options.maxRealWaitMs === undefined ? {} : { maxRealWaitMs: this.options.maxRealWaitMs }),

@@ -210,6 +210,7 @@ class AttemptContext implements StepContext {
         scope.runtime.settings.logSink,
         {
           runId: scope.runtime.invocation.runId,
+          executionArn: executionArnOf(scope.runtime.invocation),
           ...requestIdOf(scope.lambdaContext),
           operationId: this.#id,
           ...(this.#name === undefined ? {} : { operationName: this.#name }),

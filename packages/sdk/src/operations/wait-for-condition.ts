@@ -170,6 +170,7 @@ async function runCheck<T>(
             runtime.settings.logSink,
             {
               runId: runtime.invocation.runId,
+              executionArn: executionArnOf(runtime.invocation),
               ...requestIdOf(scope.lambdaContext),
               operationId: id,
               ...(p.name === undefined ? {} : { operationName: p.name }),

@@ -16,6 +16,7 @@ import { NO_PLUGINS, type PluginRunner } from '../plugins/runner';
 import type { DurableLogger, LogSink } from '../types/logger';
 import { BusyProgress, SLEEP_MARGIN_MS } from './busy-progress';
 import { Checkpointer } from './checkpointer';
+import { executionArnOf } from './execution-arn';
 import { never, replayableIds, withUpdates } from './invocation-parts';
 import { verboseLog } from './verbose';
 import type { Demand, Waiter } from './waiters';
@@ -112,7 +113,11 @@ export class InvocationRuntime {
     );
     this.logger = createLogger(
       settings.logSink,
-      { runId: invocation.runId, ...(requestId === undefined ? {} : { requestId }) },
+      {
+        runId: invocation.runId,
+        executionArn: executionArnOf(invocation),
+        ...(requestId === undefined ? {} : { requestId }),
+      },
       () => true,
       () => plugin.enrichLogContext(),
     );

@@ -7,6 +7,8 @@ export interface LogEntry {
   message: string;
   timestamp: string;
   runId: string;
+  /** The run's execution ARN, as AWS's logger writes it (see `durableExecutionArn`). */
+  executionArn?: string;
   /** The Lambda request id of the invocation that logged, when the platform gave one. */
   requestId?: string;
   /** The operation whose code logged (a step, a check, a child context). */
