@@ -5,9 +5,10 @@
  * sdk (a process may load both). Without it, the invocation fails naming `config.backend` and the
  * entry to import. The packed tarballs' entries are loaded by pack-install.test.ts.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from './support';
 
@@ -86,6 +87,35 @@ describe('@durable-lambda/aws/register (built)', () => {
        ${INVOKE}`,
     );
     expect(outcome).toMatchObject(PRODUCTION_BACKEND_RAN);
+  });
+
+  it('is kept by a bundler that honours sideEffects (the side-effect import is the whole point)', async () => {
+    // Under the root's node_modules, where @durable-lambda/* link to the packages (their dist).
+    const dir = join(root, 'node_modules', '.cache', 'durable-lambda-tests', `register-bundle-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    try {
+      writeFileSync(
+        join(dir, 'entry.mjs'),
+        `import '@durable-lambda/aws/register';\nexport * as sdk from '@durable-lambda/sdk';\n`,
+      );
+      await build({
+        entryPoints: [join(dir, 'entry.mjs')],
+        outfile: join(dir, 'bundle.mjs'),
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        mainFields: ['module', 'main'],
+        external: ['@aws-sdk/*', '@smithy/*'],
+        logLevel: 'silent',
+      });
+      const outcome = await run(
+        'esm',
+        `const { sdk } = await import(${JSON.stringify(pathToFileURL(join(dir, 'bundle.mjs')).href)});\n${INVOKE}`,
+      );
+      expect(outcome).toMatchObject(PRODUCTION_BACKEND_RAN);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('without it, fails the invocation naming config.backend and the entry to import', async () => {
