@@ -8,50 +8,15 @@ import {
   type OperationUpdate,
 } from '@durable-lambda/protocol';
 import { HistoryCounter, withInvocation } from './history-order';
-import { type Clock, dueAtOf, type RunPatch, type RunRecord, type Store, type WakeRequest, type Waker } from './ports';
+import type { RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
-import { applyUpdate, type IdIssuer, nextDue, settleDue, type UpdateLimits } from './transitions';
+import type { SessionDeps } from './session-deps';
+import { SessionOperations } from './session-operations';
+import { bestEffort, releasePatch, startMissingChildren, wakeForLateEvents } from './session-release';
+import { applyUpdate, nextDue, settleDue } from './transitions';
 
-/** What a session tells the engine about, and asks of it. */
-export interface SessionHooks {
-  /** Whether a chained invoke may target this function (false: it fails at once). */
-  canInvoke(functionName: string): boolean;
-  /** A chained invoke started: start its child run. */
-  startChild(run: RunRecord, op: Operation): Promise<unknown>;
-  /** The run ended: tell a waiting parent. */
-  finished(run: RunRecord): Promise<void>;
-  /** Wake the run now. */
-  wake(run: RunRecord): Promise<void>;
-  /** The run passed its execution deadline: end it TIMED_OUT (this session is fenced by it). */
-  expire?(run: RunRecord): Promise<unknown>;
-}
-
-/** What a session needs from the engine that opened it. */
-export interface SessionDeps {
-  store: Store;
-  waker: Waker;
-  clock: Clock;
-  limits: UpdateLimits;
-  /** Retention after the run ends, ms. */
-  retentionMs: number | undefined;
-  /** Real ms the invocation may run (Lambda's remaining time). */
-  remainingTimeMs: () => number;
-  /**
-   * When the invocation asked for its lease (its `InvocationCompleted`'s start: an outside event
-   * written after it is one this invocation held the run for). Default: when the session opens.
-   */
-  leasedAt?: number;
-  /** Delay before retrying a run whose invocation faulted. */
-  faultRetryMs: number;
-  ids: IdIssuer;
-  hooks: SessionHooks;
-  /**
-   * Measures the invocation for the run's meter, asked when the last write is built; absent: the
-   * invocation records nothing (see {@link EngineSession.meterWith}).
-   */
-  meter?: InvocationMeter;
-}
+export type { SessionDeps, SessionHooks } from './session-deps';
 
 /**
  * One invocation's hold on a run: the operations as of its start, kept current as it
@@ -59,22 +24,12 @@ export interface SessionDeps {
  * speaks and ends with `close` (or `abort`).
  */
 export class EngineSession implements DurableInvocation, OpenedInvocation {
-  private readonly ops = new Map<string, Operation>();
+  /** The operations as the invocation sees them, indexed by what may change them. */
+  private readonly ops = new SessionOperations();
   /** Chained invokes whose child this session has invoked. */
   private readonly invokedChildren = new Set<string>();
   /** Operations changed by time alone (waits come due), written with the next commit. */
   private readonly settled = new Set<string>();
-  /** Ids of operations that time alone can change (started waits, pending retries). */
-  private readonly timeBound = new Set<string>();
-  /**
-   * Ids of the operations `close` looks at: those with a due time (`nextDue`'s: started waits,
-   * pending or ready retries, started callbacks) and those waiting outside (started callbacks and
-   * chained invokes). Kept as operations are stored, so a close is as cheap after 100,000
-   * completed operations as after ten (replay loads only the live ones; this is the invocation that
-   * ran them).
-   */
-  private readonly mayBeDue = new Set<string>();
-  private readonly waitingOutside = new Set<string>();
   /** Ids time changed since {@link takeSettledByTime} last looked (one per wait or retry, so small). */
   private settledByTime: string[] = [];
   private ended = false;
@@ -92,7 +47,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   ) {
     this.history = new HistoryCounter(run.historySeq);
     this.startedAt = deps.leasedAt ?? deps.clock.now();
-    for (const op of operations) this.put(op);
+    for (const op of operations) this.ops.put(op);
     this.settleDue();
     this.meter = deps.meter;
   }
@@ -132,7 +87,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
 
   /** The operations as of now; the store handed out copies, and the SDK never mutates them. */
   get operations(): readonly Operation[] {
-    return [...this.ops.values()];
+    return [...this.ops.byId.values()];
   }
 
   now(): number {
@@ -154,7 +109,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
     await this.deps.store.commit(this.run.runId, this.run.fence, this.writeOf(written));
     this.settled.clear();
-    for (const op of written) this.put(op);
+    for (const op of written) this.ops.put(op);
     if (invokes === undefined) return written;
     // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
     for (const op of invokes) {
@@ -173,7 +128,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     now: number,
   ): { written: Operation[]; invokes: Operation[] | undefined } {
     const changed = new Map<string, Operation>();
-    const lookup = (id: string) => changed.get(id) ?? this.ops.get(id);
+    const lookup = (id: string) => changed.get(id) ?? this.ops.byId.get(id);
     const parentExists = (id: string) => lookup(id) !== undefined;
     let invokes: Operation[] | undefined;
     for (const update of updates) {
@@ -203,7 +158,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       return [];
     }
     const { written } = this.applyAll(updates, now);
-    for (const op of written) this.put(op);
+    for (const op of written) this.ops.put(op);
     return written;
   }
 
@@ -219,7 +174,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.settledByTime = [];
     const ops: Operation[] = [];
     for (const id of ids) {
-      const op = this.ops.get(id);
+      const op = this.ops.byId.get(id);
       if (op) ops.push(op);
     }
     return ops;
@@ -231,7 +186,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    * context abandoned that is still running). Operations the session already holds are kept.
    */
   adopt(operations: readonly Operation[]): void {
-    for (const op of operations) if (!this.ops.has(op.Id)) this.put(op);
+    for (const op of operations) if (!this.ops.byId.has(op.Id)) this.ops.put(op);
   }
 
   async refresh(): Promise<readonly Operation[]> {
@@ -240,7 +195,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       if (this.settled.has(op.Id)) continue;
       // An outside event seen now stands where it was seen; the re-placed copy rides with the next write.
       const seen = this.history.seen(op);
-      this.put(seen ?? op);
+      this.ops.put(seen ?? op);
       if (seen) this.settled.add(op.Id);
     }
     this.settleDue();
@@ -280,8 +235,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     if (output.Status === 'PENDING') {
       // Before the lease is released: a child run that cannot be started now makes this run due
       // again soon, so its next invocation starts it (never a run waiting on a child that is not).
-      const childrenStarted = await this.ensureChildrenStarted();
-      const nextWork = endedUnseen ? now : nextDue(this.dueCandidates());
+      const childrenStarted = await startMissingChildren(this.run, this.ops, this.invokedChildren, this.deps);
+      const nextWork = endedUnseen ? now : nextDue(this.ops.dueCandidates());
       // The run comes back at its deadline at the latest, to end there if nothing else woke it.
       const deadline = this.run.deadlineAt;
       const waitDue = deadline === undefined ? nextWork : Math.min(nextWork ?? deadline, deadline);
@@ -289,19 +244,18 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
         ? waitDue
         : Math.min(waitDue ?? Number.POSITIVE_INFINITY, now + this.deps.faultRetryMs);
       const released = this.metered(
-        { ...this.released(due), ...this.invocationEnded(now) },
+        { ...releasePatch(this.run, this.now(), due), ...this.invocationEnded(now) },
         due === undefined ? undefined : { ...this.target(), at: due, reason: 'due' },
       );
       await this.commit(pending, released);
-      if (due !== undefined)
-        await this.bestEffort(this.deps.waker.wakeAt({ ...this.target(), at: due, reason: 'due' }));
+      if (due !== undefined) await bestEffort(this.deps.waker.wakeAt({ ...this.target(), at: due, reason: 'due' }));
       await this.cancelSafetyWakeUp();
-      await this.bestEffort(this.catchLateEvents());
+      await bestEffort(wakeForLateEvents(this.run, this.ops, this.deps));
       return { Status: 'PENDING' };
     }
     // Lambda ends the execution once its last invocation completed: that end first, then the execution's.
     const invocationEnd = this.invocationEnded(now);
-    const execution = this.ops.get('0');
+    const execution = this.ops.byId.get('0');
     const finished: Operation | undefined =
       execution && this.history.place(execution, { ...execution, Status: output.Status, EndTimestamp: now });
     const patch: RunPatch = this.metered({
@@ -320,7 +274,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     await this.cancelSafetyWakeUp();
     if (this.run.parent) {
       // Left to the reconciler when it fails: the run stays in the due index until it succeeds.
-      await this.bestEffort(
+      await bestEffort(
         (async () => {
           const ended = await this.deps.store.getRun(this.run.runId);
           if (ended) await this.deps.hooks.finished(ended);
@@ -328,21 +282,6 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       );
     }
     return output;
-  }
-
-  /**
-   * The patch that releases the lease with the run due at `due` (or waiting for outside events);
-   * `handled` says whether this invocation saw the events the run had when it opened.
-   */
-  private released(due: number | undefined, handled = true): RunPatch {
-    const handledEventSeq = handled ? this.run.eventSeq : this.run.handledEventSeq;
-    const after = { ...this.run, leaseExpiresAt: undefined, nextWakeAt: due, handledEventSeq, updatedAt: this.now() };
-    return {
-      leaseExpiresAt: null,
-      nextWakeAt: due ?? null,
-      ...(handled ? { handledEventSeq } : {}),
-      dueAt: dueAtOf(after) ?? null,
-    };
   }
 
   /** The patch recording this invocation's end in the run's history (nothing for a run that keeps no order). */
@@ -361,50 +300,11 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     return meter ? { ...patch, meter: meter.settle(wake, { run: this.run, patch }) } : patch;
   }
 
-  /** Awaits an outside call whose failure the due index already covers (left to the reconciler). */
-  private async bestEffort(call: Promise<unknown>): Promise<void> {
-    await call.catch(() => undefined);
-  }
-
   /** The lease's safety wake-up is moot once the lease is released cleanly. Best effort. */
   private async cancelSafetyWakeUp(): Promise<void> {
     const at = this.run.leaseExpiresAt;
     if (at === undefined || !this.deps.waker.cancel) return;
-    await this.bestEffort(this.deps.waker.cancel({ ...this.target(), at, reason: 'lease' }));
-  }
-
-  /**
-   * A chained invoke whose child run was never invoked (the invoke failed after the START was
-   * stored) would leave this run waiting forever: invoke it now. False when one could not be
-   * started (the run must then come back soon to try again).
-   */
-  private async ensureChildrenStarted(): Promise<boolean> {
-    let all = true;
-    for (const id of [...this.waitingOutside]) {
-      const op = this.ops.get(id);
-      if (op?.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED' || this.invokedChildren.has(op.Id)) continue;
-      try {
-        const childId = op.ChainedInvokeDetails?.ChildRunId;
-        const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
-        // A child that exists is in the due index itself until it runs: the reconciler wakes it.
-        if (!child) await this.deps.hooks.startChild(this.run, op);
-        else if (child.invocations === 0) await this.bestEffort(this.deps.hooks.startChild(this.run, op));
-      } catch {
-        all = false;
-      }
-    }
-    return all;
-  }
-
-  /**
-   * An outside event (a callback completed) may land while this invocation holds the lease; its
-   * own wake-up then finds the run busy. Having released the lease, look once more. (The store
-   * already made such a run due, so the reconciler covers this too; this only saves it time.)
-   */
-  private async catchLateEvents(): Promise<void> {
-    if (this.waitingOutside.size === 0) return;
-    const latest = await this.deps.store.getRun(this.run.runId);
-    if (latest?.status === 'RUNNING' && latest.eventSeq > this.run.eventSeq) await this.deps.hooks.wake(latest);
+    await bestEffort(this.deps.waker.cancel({ ...this.target(), at, reason: 'lease' }));
   }
 
   /** A new chained invoke to a function the invoker cannot reach fails at once. */
@@ -433,12 +333,12 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // wake-up, else the reconciler); if only the wake-up fails, it is due at `at` (reconciler).
     const at = this.now() + this.deps.faultRetryMs;
     try {
-      const released = { ...this.released(at, false), ...this.invocationEnded(this.now()) };
+      const released = { ...releasePatch(this.run, this.now(), at, false), ...this.invocationEnded(this.now()) };
       await this.commit([], this.metered(released, { ...this.target(), at, reason: 'due' }));
     } catch {
       return;
     }
-    await this.bestEffort(this.deps.waker.wakeAt({ ...this.target(), at, reason: 'due' }));
+    await bestEffort(this.deps.waker.wakeAt({ ...this.target(), at, reason: 'due' }));
     await this.cancelSafetyWakeUp();
   }
 
@@ -462,47 +362,16 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     if (this.ended) throw new Error(`invocation of run ${this.run.runId} already ended`);
   }
 
-  private put(op: Operation): void {
-    this.ops.set(op.Id, op);
-    const waitsOnTime =
-      (op.Type === 'WAIT' && op.Status === 'STARTED') || (op.Type === 'STEP' && op.Status === 'PENDING');
-    if (waitsOnTime) this.timeBound.add(op.Id);
-    else this.timeBound.delete(op.Id);
-    const outside = (op.Type === 'CALLBACK' || op.Type === 'CHAINED_INVOKE') && op.Status === 'STARTED';
-    if (outside) this.waitingOutside.add(op.Id);
-    else this.waitingOutside.delete(op.Id);
-    if (waitsOnTime || outside || (op.Type === 'STEP' && op.Status === 'READY')) this.mayBeDue.add(op.Id);
-    else this.mayBeDue.delete(op.Id);
-  }
-
-  /**
-   * What `nextDue` needs to answer as over every operation: the operations that may have a due
-   * time, with their ancestors (it leaves out those under a finished context).
-   */
-  private dueCandidates(): Map<string, Operation> {
-    const scope = new Map<string, Operation>();
-    for (const id of this.mayBeDue) {
-      for (
-        let op = this.ops.get(id);
-        op && !scope.has(op.Id);
-        op = op.ParentId ? this.ops.get(op.ParentId) : undefined
-      ) {
-        scope.set(op.Id, op);
-      }
-    }
-    return scope;
-  }
-
   /** Applies what time alone changes; only time-bound operations are looked at (hot path). */
   private settleDue(): void {
-    if (this.timeBound.size === 0) return;
+    if (this.ops.timeBound.size === 0) return;
     const now = this.now();
-    for (const id of [...this.timeBound]) {
-      const op = this.ops.get(id);
+    for (const id of [...this.ops.timeBound]) {
+      const op = this.ops.byId.get(id);
       const settled = op && settleDue(op, now);
       const next = settled && this.history.place(op, settled);
       if (next) {
-        this.put(next);
+        this.ops.put(next);
         this.settled.add(id);
         this.settledByTime.push(id);
       }
@@ -525,7 +394,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       const ids = new Set(operations.map((op) => op.Id));
       const carried: Operation[] = [];
       for (const id of this.settled) {
-        const op = this.ops.get(id);
+        const op = this.ops.byId.get(id);
         if (op && !ids.has(id)) carried.push(op);
       }
       all = [...carried, ...operations];

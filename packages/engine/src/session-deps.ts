@@ -1,0 +1,48 @@
+/**
+ * What an `EngineSession` is given by the engine that opens it: the ports and limits it writes
+ * through, and the hooks by which it asks the engine to start, wake, end or expire runs.
+ */
+import type { Operation } from '@durable-lambda/protocol';
+import type { Clock, RunRecord, Store, Waker } from './ports';
+import type { InvocationMeter } from './run-meter';
+import type { IdIssuer, UpdateLimits } from './transitions';
+
+/** What a session tells the engine about, and asks of it. */
+export interface SessionHooks {
+  /** Whether a chained invoke may target this function (false: it fails at once). */
+  canInvoke(functionName: string): boolean;
+  /** A chained invoke started: start its child run. */
+  startChild(run: RunRecord, op: Operation): Promise<unknown>;
+  /** The run ended: tell a waiting parent. */
+  finished(run: RunRecord): Promise<void>;
+  /** Wake the run now. */
+  wake(run: RunRecord): Promise<void>;
+  /** The run passed its execution deadline: end it TIMED_OUT (this session is fenced by it). */
+  expire?(run: RunRecord): Promise<unknown>;
+}
+
+/** What a session needs from the engine that opened it. */
+export interface SessionDeps {
+  store: Store;
+  waker: Waker;
+  clock: Clock;
+  limits: UpdateLimits;
+  /** Retention after the run ends, ms. */
+  retentionMs: number | undefined;
+  /** Real ms the invocation may run (Lambda's remaining time). */
+  remainingTimeMs: () => number;
+  /**
+   * When the invocation asked for its lease (its `InvocationCompleted`'s start: an outside event
+   * written after it is one this invocation held the run for). Default: when the session opens.
+   */
+  leasedAt?: number;
+  /** Delay before retrying a run whose invocation faulted. */
+  faultRetryMs: number;
+  ids: IdIssuer;
+  hooks: SessionHooks;
+  /**
+   * Measures the invocation for the run's meter, asked when the last write is built; absent: the
+   * invocation records nothing (see {@link EngineSession.meterWith}).
+   */
+  meter?: InvocationMeter;
+}

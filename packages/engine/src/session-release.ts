@@ -1,0 +1,73 @@
+/**
+ * What an `EngineSession` does as it lets go of its run: the patch that releases the lease, and
+ * the outside calls around that write (start a child run never invoked, look once more for an
+ * outside event that landed meanwhile), each of which the due index covers when it fails.
+ */
+import type { RunPatch, RunRecord } from './ports';
+import { dueAtOf } from './ports';
+import type { SessionDeps } from './session-deps';
+import type { SessionOperations } from './session-operations';
+
+/** Awaits an outside call whose failure the due index already covers (left to the reconciler). */
+export async function bestEffort(call: Promise<unknown>): Promise<void> {
+  await call.catch(() => undefined);
+}
+
+/**
+ * The patch that releases `run`'s lease at `now` with the run due at `due` (or waiting for outside
+ * events); `handled` says whether the invocation saw the events the run had when it opened.
+ */
+export function releasePatch(run: RunRecord, now: number, due: number | undefined, handled = true): RunPatch {
+  const handledEventSeq = handled ? run.eventSeq : run.handledEventSeq;
+  const after = { ...run, leaseExpiresAt: undefined, nextWakeAt: due, handledEventSeq, updatedAt: now };
+  return {
+    leaseExpiresAt: null,
+    nextWakeAt: due ?? null,
+    ...(handled ? { handledEventSeq } : {}),
+    dueAt: dueAtOf(after) ?? null,
+  };
+}
+
+/**
+ * A chained invoke whose child run was never invoked (the invoke failed after the START was
+ * stored) would leave the run waiting forever: invoke it now (`invoked`: those the session has
+ * invoked already). False when one could not be started (the run must then come back soon to try
+ * again).
+ */
+export async function startMissingChildren(
+  run: RunRecord,
+  ops: SessionOperations,
+  invoked: ReadonlySet<string>,
+  deps: Pick<SessionDeps, 'store' | 'hooks'>,
+): Promise<boolean> {
+  let all = true;
+  for (const id of [...ops.waitingOutside]) {
+    const op = ops.byId.get(id);
+    if (op?.Type !== 'CHAINED_INVOKE' || op.Status !== 'STARTED' || invoked.has(op.Id)) continue;
+    try {
+      const childId = op.ChainedInvokeDetails?.ChildRunId;
+      const child = childId === undefined ? undefined : await deps.store.getRun(childId);
+      // A child that exists is in the due index itself until it runs: the reconciler wakes it.
+      if (!child) await deps.hooks.startChild(run, op);
+      else if (child.invocations === 0) await bestEffort(deps.hooks.startChild(run, op));
+    } catch {
+      all = false;
+    }
+  }
+  return all;
+}
+
+/**
+ * An outside event (a callback completed) may land while the invocation holds the lease; its own
+ * wake-up then finds the run busy. Having released the lease, look once more. (The store already
+ * made such a run due, so the reconciler covers this too; this only saves it time.)
+ */
+export async function wakeForLateEvents(
+  run: RunRecord,
+  ops: SessionOperations,
+  deps: Pick<SessionDeps, 'store' | 'hooks'>,
+): Promise<void> {
+  if (ops.waitingOutside.size === 0) return;
+  const latest = await deps.store.getRun(run.runId);
+  if (latest?.status === 'RUNNING' && latest.eventSeq > run.eventSeq) await deps.hooks.wake(latest);
+}
