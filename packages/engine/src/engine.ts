@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lambda/protocol';
 import { issueCallbackId } from './callback-ids';
+import type { EngineOptions, StartRunRequest } from './engine-options';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { type ExecutionTimeoutSetting, executionTimeoutFor, expireRun, pastDeadline } from './execution-timeout';
-import { FIRST_HISTORY_ORDER } from './history-order';
 import { newLeaseToken } from './lease';
 import {
   type CancelOptions,
@@ -15,69 +15,20 @@ import {
 } from './operator-actions';
 import { childRunKey, OutsideEvents } from './outside-events';
 import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from './ports';
-import { dueAtOf, systemClock } from './ports';
+import { systemClock } from './ports';
 import { duePartitionsOf, type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
 import { loadReplayOperations } from './replay-scope';
-import { newIncarnation, runIdFor } from './run-ids';
+import { runIdFor } from './run-ids';
 import { wallClockMeter } from './run-meter';
 import { runQueryLimit } from './run-query';
+import { checkStartRequest, executionOf, newRunRecord } from './run-start';
 import { EngineSession } from './session';
 import { callbackTimeout, settleDue } from './transitions';
 import { isWakeEvent } from './wake-event';
 import { type WakeNowReport, wakeNow } from './wake-now';
 
-/** The id of every run's EXECUTION operation. */
-export const EXECUTION_OPERATION_ID = '0';
-
-/** Options of an {@link Engine}. */
-export interface EngineOptions {
-  store: Store;
-  waker: Waker;
-  /** Needed for chained invokes and resumes by outside events. */
-  invoker?: Invoker;
-  clock?: Clock;
-  /** Largest payload of one operation, bytes. Default 6 MiB (Lambda's response limit). */
-  maxPayloadBytes?: number;
-  /** How long a finished run is kept, ms; undefined keeps it forever. */
-  retentionMs?: number;
-  /** Added to an invocation's remaining time to get its lease's lifetime. Default 10 s. */
-  leaseGraceMs?: number;
-  /** Remaining time assumed when the caller gives none (not Lambda). Default 15 min. */
-  defaultInvocationMs?: number;
-  /** Delay before retrying a run whose invocation hit an infrastructure fault. Default 5 s. */
-  faultRetryMs?: number;
-  /**
-   * How long past due a run must be before {@link Engine.reconcile} wakes it, ms: its own wake-up
-   * gets this long to arrive first. Default 2 minutes (EventBridge Scheduler fires up to a minute
-   * late); local runtimes with precise timers use less.
-   */
-  reconcileGraceMs?: number;
-  /**
-   * The run-level execution timeout, seconds (AWS's `DurableConfig.ExecutionTimeout`: 1 s to
-   * 366 days), for every function or by function name; a run's own `executionTimeoutSeconds`
-   * wins. At the deadline the run ends TIMED_OUT (see `execution-timeout.ts`). Default: none.
-   */
-  executionTimeout?: ExecutionTimeoutSetting;
-}
-
-/** A request to start a run. */
-export interface StartRunRequest {
-  functionName: string;
-  /** The serialized input (JSON). */
-  input?: string;
-  /** Makes the start idempotent: the same key always names the same run. */
-  runKey?: string;
-  /** The run and chained-invoke operation that started this run, if any. */
-  parent?: { runId: string; operationId: string };
-  /** This run's execution timeout, seconds (1 s to 366 days); default: its function's. */
-  executionTimeoutSeconds?: number;
-  /**
-   * The invocation starting the run holds its first lease from the start: the run is created
-   * leased (fence 1, this lease), in the store's one write, instead of created and then leased.
-   * Used by {@link Engine.open} for a start event.
-   */
-  lease?: { leaseExpiresAt: number; leaseToken: string };
-}
+export type { EngineOptions, StartRunRequest } from './engine-options';
+export { EXECUTION_OPERATION_ID } from './run-start';
 
 /**
  * The server side of the checkpoint protocol. It starts runs (idempotent by key), hands
@@ -152,65 +103,14 @@ export class Engine implements DurableBackend {
    * or input is a {@link RunKeyConflictError}.
    */
   async startRun(request: StartRunRequest): Promise<{ run: RunRecord; created: boolean }> {
-    if (typeof request.functionName !== 'string' || request.functionName.length === 0) {
-      throw new EngineInputError('functionName', 'must be a non-empty string');
-    }
-    if (
-      request.runKey !== undefined &&
-      (typeof request.runKey !== 'string' || request.runKey.length === 0 || request.runKey.length > 256)
-    ) {
-      throw new EngineInputError('runKey', 'must be a string of 1-256 characters');
-    }
-    if (request.input !== undefined && typeof request.input !== 'string') {
-      throw new EngineInputError('input', 'must be serialized JSON (a string)');
-    }
+    checkStartRequest(request);
     const timeoutMs = executionTimeoutFor(this.executionTimeout, request.functionName, request.executionTimeoutSeconds);
     const now = this.clock.now();
-    const runId = runIdFor(request.runKey);
-    const run: RunRecord = {
-      runId,
-      functionName: request.functionName,
-      status: 'RUNNING',
-      createdAt: now,
-      updatedAt: now,
-      fence: 0,
-      nextWakeAt: now,
-      dueAt: now,
-      invocations: 0,
-      lostInvocations: 0,
-      eventSeq: 0,
-      handledEventSeq: 0,
-      // Its history is recorded as it happens: its first event, ExecutionStarted, is the first.
-      historySeq: FIRST_HISTORY_ORDER,
-      ...(request.parent ? { parent: request.parent } : {}),
-      // Its id names a new run again once this one expires: the incarnation tells the two apart.
-      ...(request.runKey === undefined ? {} : { runKey: request.runKey, incarnation: newIncarnation() }),
-      ...(request.input === undefined ? {} : { input: request.input }),
-      ...(timeoutMs === undefined ? {} : { deadlineAt: now + timeoutMs, executionTimeoutMs: timeoutMs }),
-      ...(request.lease
-        ? {
-            fence: 1,
-            invocations: 1,
-            leaseExpiresAt: request.lease.leaseExpiresAt,
-            leaseToken: request.lease.leaseToken,
-          }
-        : {}),
-    };
-    if (request.lease) {
-      const due = dueAtOf(run);
-      if (due !== undefined) run.dueAt = due;
-    }
-    const execution: Operation = {
-      Id: EXECUTION_OPERATION_ID,
-      Type: 'EXECUTION',
-      Status: 'STARTED',
-      StartTimestamp: now,
-      ExecutionDetails: request.input === undefined ? {} : { InputPayload: request.input },
-      HistoryOrder: [FIRST_HISTORY_ORDER],
-    };
+    const run = newRunRecord(request, runIdFor(request.runKey), now, timeoutMs);
+    const execution = executionOf(run);
     const result = await this.store.createRun(run, execution);
     if (!result.created && (result.run.functionName !== run.functionName || result.run.input !== run.input)) {
-      throw new RunKeyConflictError(request.runKey ?? '', runId);
+      throw new RunKeyConflictError(request.runKey ?? '', run.runId);
     }
     return result;
   }
@@ -254,18 +154,6 @@ export class Engine implements DurableBackend {
     if (run.deadlineAt !== undefined && run.deadlineAt < leaseExpiresAt) {
       await this.waker.wakeAt({ runId, functionName, at: run.deadlineAt, reason: 'due' }).catch(() => undefined);
     }
-  }
-
-  /** The EXECUTION operation of a run just created (as `startRun` wrote it). */
-  private executionOf(run: RunRecord): Operation {
-    return {
-      Id: EXECUTION_OPERATION_ID,
-      Type: 'EXECUTION',
-      Status: 'STARTED',
-      StartTimestamp: run.createdAt,
-      ExecutionDetails: run.input === undefined ? {} : { InputPayload: run.input },
-      ...(run.historySeq === undefined ? {} : { HistoryOrder: [FIRST_HISTORY_ORDER] }),
-    };
   }
 
   /** The session of an invocation holding `run`'s lease, over the operations it replays from. */
@@ -416,7 +304,7 @@ export class Engine implements DurableBackend {
         await this.armLease(started.run, lease.leaseExpiresAt);
         const opened = this.leasedSession(
           started.run,
-          [this.executionOf(started.run)],
+          [executionOf(started.run)],
           false,
           remaining,
           started.run.createdAt,
