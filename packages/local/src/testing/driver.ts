@@ -10,19 +10,22 @@ import {
 } from '@durable-lambda/engine';
 import type { ErrorObject, OpenedInvocation, Operation } from '@durable-lambda/protocol';
 import { finishOpened, getDurableEntry, type LogEntry } from '@durable-lambda/sdk';
-import type { FaultOptions, FaultRecord } from '../faults/fault-plan';
+import type { FaultRecord } from '../faults/fault-plan';
 import { isInjectedFault } from '../faults/injected-errors';
 import { VirtualClock } from '../virtual-clock';
 import { Activity } from './activity';
 import { type CallbackCompletions, CallbackSender } from './callback-sender';
+import type { DriverStartOptions, TestDriverOptions } from './driver-options';
 import { FaultRig } from './fault-rig';
 import { endInvocation, startInvocation, type TestInvocation } from './invocations';
 import { invokeWithOthersBeside } from './invocations-beside';
-import { type CallbackHolds, nextWake } from './next-wake';
+import { dueRun, skipToWakeBeside } from './memory-due-runs';
+import { nextWake } from './next-wake';
 import type { PlainHandler } from './plain-function';
 import { DEFAULT_MAX_REAL_WAIT_MS, sleepOrStop, waitOrStop } from './real-time-guard';
 import { type DriverHandler, type RegisteredFunction, runHandler } from './run-handler';
 
+export type { DriverStartOptions, TestDriverOptions } from './driver-options';
 export type { DriverHandler } from './run-handler';
 
 import { type InvocationFailure, QueuedLoop } from './queued-loop';
@@ -31,57 +34,6 @@ const INVOCATION_MS = 15 * 60_000;
 
 /** Turns of the event loop given to test code (sending callbacks) before time skips ahead. */
 const IDLE_TURNS = 3;
-
-/** Options of a {@link TestDriver}. */
-export interface TestDriverOptions {
-  /** Virtual start time, epoch ms. Default: the real time now. */
-  startTime?: number;
-  /** More invocations than this (every run of the test together) stop the test as a runaway. Default 10,000. */
-  maxInvocations?: number;
-  /**
-   * Also hand each log entry to the function's own sink (its `logSink`; by default AWS-shaped JSON
-   * lines on stdout and stderr, filtered by `AWS_LAMBDA_LOG_LEVEL`), as on Lambda. They are always
-   * kept. Default false.
-   */
-  printLogs?: boolean;
-  /**
-   * Builds the store runs live in, on the driver's virtual clock (use it as the store's clock,
-   * so timestamps and retention follow virtual time). Default: an in-memory store.
-   */
-  store?: (clock: VirtualClock) => Store;
-  /** Injects seeded faults; see {@link FaultOptions}. Default: none. */
-  faults?: FaultOptions;
-  /** With faults or a store given: virtual ms between passes of the reconciler when nothing else is due. Default 60,000. */
-  reconcileIntervalMs?: number;
-  /** With faults or a store given: how long past due a run must be before the reconciler wakes it. Default 120,000. */
-  reconcileGraceMs?: number;
-  /**
-   * Waits, backoffs and deadlines elapse in real time (AWS's `skipTime: false`): the clock follows
-   * the real one and the driver sleeps (node:timers, no faked globals) until the next due time.
-   * Only on the default in-memory path without faults. Default false (the virtual clock jumps).
-   */
-  realTime?: boolean;
-  /** Callbacks the test is handling: their deadlines are reached in real time, never jumped to. */
-  holds?: CallbackHolds;
-  /**
-   * The longest real time a run may wait on one thing (default 60,000): a wake-up further away in
-   * real time (`realTime`), or the test's heartbeat, completion or other outside event; past it
-   * the run is stopped with a `TestRunStoppedError` (`run_stuck`) instead of hanging.
-   */
-  maxRealWaitMs?: number;
-  /** Plain (non-durable) functions reachable by `context.invoke`, by name. */
-  plainFunctions?: ReadonlyMap<string, PlainHandler>;
-  /** How long a finished run is kept, virtual ms (the engine's `retentionMs`). Default: forever. */
-  retentionMs?: number;
-}
-
-/** Options of one {@link TestDriver.start}. */
-export interface DriverStartOptions {
-  /** The run's key: a start with the key of a live run finds it; after its retention, a new run. */
-  runKey?: string;
-  /** The run's execution timeout, seconds. */
-  executionTimeoutSeconds?: number;
-}
 
 /**
  * Drives every run of one test on the engine with a virtual clock: the run under test and the
@@ -254,14 +206,14 @@ export class TestDriver {
     for (;;) {
       const main = store.peekRun(runId);
       if (main?.status !== 'RUNNING') return main ?? (await this.missing(runId));
-      const due = this.dueRun(store, main);
+      const due = dueRun(store, this.known, this.clock.now(), main);
       if (due) {
         if (++this.total > this.maxInvocations) {
           throw new Error(`run ${runId} took more than ${this.maxInvocations} invocations; stopped as a runaway`);
         }
         await invokeWithOthersBeside(
           this.invokeDirect(due),
-          () => this.dueRun(store) ?? this.skipBeside(store, due.runId),
+          () => dueRun(store, this.known, this.clock.now()) ?? this.skipBeside(store, due.runId),
           (other) => {
             if (++this.total > this.maxInvocations) {
               throw new Error(`run ${runId} took more than ${this.maxInvocations} invocations; stopped as a runaway`);
@@ -419,40 +371,16 @@ export class TestDriver {
     list.push(record);
   }
 
-  /** The first known run with work due now; `fresh` is one just read (a copy saved: the loop is hot). */
-  private dueRun(store: MemoryStore, fresh?: RunRecord): RunRecord | undefined {
-    const now = this.clock.now();
-    for (const runId of this.known) {
-      const run = fresh?.runId === runId ? fresh : store.peekRun(runId);
-      if (run?.status !== 'RUNNING' || (run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now)) continue;
-      if ((run.nextWakeAt !== undefined && run.nextWakeAt <= now) || run.eventSeq > run.handledEventSeq) return run;
-    }
-    return undefined;
-  }
-
-  /**
-   * Beside a long invocation of `busyId` with nothing else due: skips the virtual clock to the
-   * next wake-up of another run (a child run's wait), when it comes well before the busy
-   * invocation's lease ends, and returns the run then due. Time skips for every run alike.
-   */
+  /** See {@link skipToWakeBeside} (never in real time: time does not skip). */
   private skipBeside(store: MemoryStore, busyId: string): RunRecord | undefined {
-    if (this.realTime) return undefined;
-    const next = nextWake(
-      store,
-      [...this.known].filter((id) => id !== busyId),
-      this.options.holds,
-    );
-    const lease = store.peekRun(busyId)?.leaseExpiresAt;
-    if (!next || next.real || lease === undefined || next.at >= lease - 60_000) return undefined;
-    this.clock.advanceTo(next.at);
-    return this.dueRun(store);
+    return this.realTime ? undefined : skipToWakeBeside(store, this.known, this.clock, busyId, this.options.holds);
   }
 
   /** Lets test code run for a few turns; true if it made something due. */
   private async idle(store: MemoryStore): Promise<boolean> {
     for (let i = 0; i < IDLE_TURNS; i++) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.dueRun(store)) return true;
+      if (dueRun(store, this.known, this.clock.now())) return true;
     }
     return false;
   }
