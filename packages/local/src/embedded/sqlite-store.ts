@@ -24,7 +24,7 @@ import type { SqliteDatabase, SqliteDriverName } from './sqlite-driver';
 import { SqliteIdempotency } from './sqlite-idempotency';
 import { operationPage, replayOperations } from './sqlite-operation-reads';
 import type { OwnerLock } from './sqlite-owner-lock';
-import { type LogLine, type RunJournalLimits, SqliteRunJournal } from './sqlite-run-journal';
+import { type LogLine, SqliteRunJournal } from './sqlite-run-journal';
 import { listRuns, searchRuns } from './sqlite-run-queries';
 import {
   immediately,
@@ -38,28 +38,12 @@ import {
 } from './sqlite-run-statements';
 import { migrate } from './sqlite-schema';
 import { openStoreFile } from './sqlite-store-file';
+import type { SqliteStoreOptions } from './sqlite-store-options';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
 import type { WalCheckpointer } from './sqlite-wal';
 import { DEFAULT_TURN_BUDGET_MS, TurnShare } from './turn-share';
 
-/** Options of a {@link SqliteStore}. */
-export interface SqliteStoreOptions {
-  /** The database file, created if missing; `':memory:'` for a private in-memory database. */
-  path: string;
-  /** The store's notion of now (retention, `updatedAt`, idempotency expiry). Default: system time. */
-  clock?: { now(): number };
-  /** Limits of each run's journal (log lines, invocations); see {@link SqliteStore.appendLog}. */
-  journal?: RunJournalLimits;
-  /**
-   * Event-loop time, ms, that invocations' commits (their checkpoints and their ends) and replays
-   * (see {@link SqliteStore.takeTurn}) may take back to back, with what they set off: past it, each
-   * further one waits for a later turn of the event loop (after Node has polled I/O), in the order
-   * they came. A burst of them (a restart taking up a thousand runs) then holds an HTTP request up
-   * for about this long, instead of until the burst ends. Other writes (starts, leases, callbacks,
-   * operator actions) never wait. Default 8; `Infinity`: nothing waits.
-   */
-  turnBudgetMs?: number;
-}
+export type { SqliteStoreOptions } from './sqlite-store-options';
 
 /**
  * The embedded {@link Store}: runs, operations, idempotency records and the timer waker's
