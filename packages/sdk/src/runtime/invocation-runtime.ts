@@ -13,33 +13,18 @@ import { toErrorObject } from '../errors/error-object';
 import { DurableRuntimeFault, nonDeterministicFault } from '../errors/runtime-errors';
 import { createLogger } from '../logger';
 import { NO_PLUGINS, type PluginRunner } from '../plugins/runner';
-import type { DurableLogger, LogSink } from '../types/logger';
-import { BusyProgress, SLEEP_MARGIN_MS } from './busy-progress';
+import type { DurableLogger } from '../types/logger';
+import { BusyProgress } from './busy-progress';
 import { Checkpointer } from './checkpointer';
 import { executionArnOf } from './execution-arn';
 import { never, replayableIds, withUpdates } from './invocation-parts';
+import type { InvocationResult, RuntimeSettings } from './invocation-result';
+import { awaitsOutside, decideWaits, type WaitDecision } from './suspend-decision';
 import { verboseLog } from './verbose';
 import type { Demand, Waiter } from './waiters';
 
+export type { InvocationResult, RuntimeSettings } from './invocation-result';
 export type { Demand } from './waiters';
-
-/** How an invocation ended, as the backend must handle it. */
-export type InvocationResult =
-  /** Record the output: the run finished, failed, or waits (PENDING). */
-  | { type: 'completed'; output: InvocationOutput }
-  /** A newer invocation owns the run: write nothing more, stop quietly. */
-  | { type: 'fenced' }
-  /** An infrastructure fault (e.g. the store is unreachable): the run must resume later. */
-  | { type: 'fault'; error: unknown };
-
-/** Runtime knobs after validation. */
-export interface RuntimeSettings {
-  inProcessWaitMs: number;
-  /** Undefined (the default): every step START is written before its code runs. */
-  lazyStartMs: number | undefined;
-  maxPayloadBytes: number;
-  logSink: LogSink;
-}
 
 /**
  * One invocation of a handler: the run's operations, the checkpoint queue, and the decision to
@@ -109,7 +94,7 @@ export class InvocationRuntime {
       () => this.settled,
       // Plugins are told the operations as the invocation leaves them (`onInvocationEnd`), so
       // with plugins every update is written, and seen, before the end: none rides with it.
-      () => !plugin.active && this.decide(true) === 'suspend' && !this.awaitsOutside(),
+      () => !plugin.active && this.decide(true) === 'suspend' && !awaitsOutside(this.ops),
     );
     this.logger = createLogger(
       settings.logSink,
@@ -121,19 +106,6 @@ export class InvocationRuntime {
       () => true,
       () => plugin.enrichLogContext(),
     );
-  }
-
-  /**
-   * True while a callback or a child run of this run is open: its completion from outside may land
-   * while this invocation still runs, and an update held for the end would then be stored after
-   * it, though made before (the history would show a submitter step ending after its callback).
-   * Updates are written as they come then; they ride with the end only when nothing can overtake.
-   */
-  private awaitsOutside(): boolean {
-    for (const op of this.ops.values()) {
-      if ((op.Type === 'CALLBACK' || op.Type === 'CHAINED_INVOKE') && !isTerminal(op.Status)) return true;
-    }
-    return false;
   }
 
   /** True once the invocation has ended; nothing may be written after. */
@@ -360,27 +332,12 @@ export class InvocationRuntime {
    * waits), sleep in-process until `earliest` (due soon), or suspend. `queueHeld`: asked by the
    * checkpointer about the batch it is about to send, as if that batch were held back.
    */
-  private decide(queueHeld = false): 'none' | { sleepMs: number } | 'suspend' {
+  private decide(queueHeld = false): WaitDecision {
     const checkpointing = !queueHeld && this.checkpointer.busy;
     if (this.settled || this.completing || this.active > 0 || checkpointing || this.waiters.size === 0) {
       return 'none';
     }
-    const now = this.invocation.now();
-    let earliest: number | undefined;
-    let waiting = false;
-    for (const w of this.waiters) {
-      if (w.demand && !w.demand.awaited) continue;
-      waiting = true;
-      if (w.dueAt !== undefined && (earliest === undefined || w.dueAt < earliest)) earliest = w.dueAt;
-    }
-    // Only waits nobody awaits: nothing to suspend for (the handler goes on, or returns).
-    if (!waiting) return 'none';
-    if (earliest !== undefined) {
-      const delay = Math.max(0, earliest - now);
-      const fits = delay === 0 || this.invocation.remainingTimeMs() - delay > SLEEP_MARGIN_MS;
-      if (delay <= this.settings.inProcessWaitMs && fits) return { sleepMs: delay };
-    }
-    return 'suspend';
+    return decideWaits(this.waiters, this.invocation, this.settings.inProcessWaitMs);
   }
 
   /** Nothing runs and something waits: sleep in-process if it is due soon, else suspend. */
