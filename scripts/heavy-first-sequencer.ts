@@ -35,7 +35,7 @@ const HEAVY_SECONDS: Readonly<Record<string, number>> = {
 const WAITING_FILES: ReadonlySet<string> = new Set([
   'test/local/embedded-faults.test.ts',
   'test/compat/dual/dual-run.test.ts',
-  'test/sdk/aws-behaviour-batch-invoke-callback.test.ts',
+  'test/compat/sdk/batches-invokes-and-callback-timeouts.test.ts',
   'test/browser/dashboard.test.ts',
   'test/compat/aws-history-signatures.own-modules.test.ts',
   'test/local/embedded-reconcile.test.ts',

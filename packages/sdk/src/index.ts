@@ -1,7 +1,7 @@
 /**
  * `@durable-lambda/sdk`: write durable handlers for AWS Lambda. A handler author imports from
  * here alone. Every export of AWS's `@aws/durable-execution-sdk-js` 2.4.0 is here with the same
- * name and shape (see test/sdk/aws-surface.test.ts for the comparison).
+ * name and shape (see test/compat/sdk/runtime-exports.test.ts for the comparison).
  */
 
 // Transports and invocation input (AWS's)

@@ -13,7 +13,7 @@ export type Side = 'aws' | 'ours';
 /**
  * What a case sees: an SDK and a testing package. Both are typed by AWS's declarations, since the
  * cases are written as a user of AWS's packages writes them; ours is claimed to be a drop-in, and this
- * suite checks that claim at run time (test/sdk/aws-surface.test.ts compares the declared shapes).
+ * suite checks that claim at run time (test/compat/sdk/runtime-exports.test.ts compares the declared shapes).
  */
 export interface DualModules {
   side: Side;

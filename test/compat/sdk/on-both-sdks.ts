@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { LocalDurableTestRunner as OurRunner } from '@durable-lambda/local/testing';
 import * as oursSdk from '@durable-lambda/sdk';
-import type * as AwsTestingTypes from '../../bench/node_modules/@aws/durable-execution-sdk-js-testing/dist-types/index';
-import { type AwsDurableSdk, importAwsSdk } from '../support/aws-sdk';
+import type * as AwsTestingTypes from '../../../bench/node_modules/@aws/durable-execution-sdk-js-testing/dist-types/index';
+import { type AwsDurableSdk, importAwsSdk } from '../../support/aws-sdk';
 
 /**
  * Runs one handler body twice: on AWS's SDK 2.4.0 under AWS's own LocalDurableTestRunner 1.1.4
@@ -44,7 +44,7 @@ export interface Outcome {
 }
 
 type AwsTesting = typeof AwsTestingTypes;
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 let testing: Promise<AwsTesting> | undefined;
 
 /** AWS's testing package, ESM entry from bench/node_modules (it shares AWS's SDK module with importAwsSdk). */

@@ -1,7 +1,7 @@
 import type { Operation } from '@durable-lambda/protocol';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { CountingStore, Harness } from '../support/harness';
+import { CountingStore, Harness } from '../../support/harness';
 
 /**
  * context.promise combinators are stored as AWS's are, CONTEXT operations of SubType

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Body, comparable, onBoth, runOnAws, runOnOurs, seen } from './aws-behaviour-harness';
+import { type Body, comparable, onBoth, runOnAws, runOnOurs, seen } from './on-both-sdks';
 
 /**
  * Handler bodies written once, run on AWS's SDK 2.4.0 under AWS's runner 1.1.4 and on ours

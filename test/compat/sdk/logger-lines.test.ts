@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { jsonLineSink, type LogEntry } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import type * as Powertools from '../../bench/node_modules/@aws-lambda-powertools/logger/lib/esm/index.js';
-import { type Body, runOnAws, runOnOurs } from './aws-behaviour-harness';
+import type * as Powertools from '../../../bench/node_modules/@aws-lambda-powertools/logger/lib/esm/index.js';
+import { type Body, runOnAws, runOnOurs } from './on-both-sdks';
 
 /**
  * Logging as on AWS: Powertools' Logger set with `context.configureLogger` (as AWS's docs show)
@@ -11,7 +11,7 @@ import { type Body, runOnAws, runOnOurs } from './aws-behaviour-harness';
  */
 
 // Powertools is a bench devDependency, loaded from there as AWS's SDK is.
-const { Logger } = createRequire(new URL('../../bench/package.json', import.meta.url))(
+const { Logger } = createRequire(new URL('../../../bench/package.json', import.meta.url))(
   '@aws-lambda-powertools/logger',
 ) as typeof Powertools;
 
@@ -105,7 +105,7 @@ describe('the default logger', () => {
     const { LocalDurableTestRunner } = await import('@durable-lambda/local/testing');
     const { withDurableExecution } = await import('@durable-lambda/sdk');
     const run = await new LocalDurableTestRunner({
-      handlerFunction: withDurableExecution(body((await import('./aws-behaviour-harness')).ours, 'ours') as never),
+      handlerFunction: withDurableExecution(body((await import('./on-both-sdks')).ours, 'ours') as never),
     }).run();
     entries.push(...(run.getLogs() as LogEntry[]));
     const ours = await output(async () => {

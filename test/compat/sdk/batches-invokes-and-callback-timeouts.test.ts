@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Body, comparable, type Outcome, onBoth, seen } from './aws-behaviour-harness';
+import { type Body, comparable, type Outcome, onBoth, seen } from './on-both-sdks';
 
 /**
  * map and parallel (completion configs, BatchResult methods), invoke and callback timeouts on

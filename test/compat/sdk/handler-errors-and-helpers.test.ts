@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
  * the same custom logger lines; and the same results from AWS's pure helpers.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const AWS_SDK = '@aws/durable-execution-sdk-js';
 const AWS_TESTING = '@aws/durable-execution-sdk-js-testing';
 

@@ -9,10 +9,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
  * AWS's `@aws/durable-execution-sdk-js` 2.4.0 next to ours: the same runtime exports (names and
  * kinds, enum values, class members) and the same error objects as `toEqual` sees them. The
  * deliberate differences are listed in DIFFERENCES and ADDED_ENTRIES; handler behaviour is
- * compared in aws-surface-behaviour.test.ts.
+ * compared in handler-errors-and-helpers.test.ts.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const AWS_SDK = '@aws/durable-execution-sdk-js';
 
 type Module = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import * as oursSdk from '@durable-lambda/sdk';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type AwsDurableSdk, importAwsSdk } from '../support/aws-sdk';
+import { type AwsDurableSdk, importAwsSdk } from '../../support/aws-sdk';
 
 /**
  * AWS's retry and wait strategies, called directly on both SDKs with the same errors, attempts
