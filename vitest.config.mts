@@ -14,6 +14,7 @@ const SHARED_DIRS = [
   'test/engine',
   'test/cdk',
   'test/api',
+  'test/cli',
   'test/aws',
   'test/store-conformance',
   'test/browser',
@@ -39,7 +40,7 @@ export default defineConfig({
     alias: [
       { find: exactly('@durable-lambda/local/testing'), replacement: source('local', 'testing-entry.ts') },
       { find: exactly('@durable-lambda/aws/register'), replacement: source('aws', 'register.ts') },
-      ...['protocol', 'sdk', 'engine', 'local', 'aws', 'api', 'cdk', 'otel'].map((pkg) => ({
+      ...['protocol', 'sdk', 'engine', 'local', 'aws', 'api', 'cli', 'cdk', 'otel'].map((pkg) => ({
         find: exactly(`@durable-lambda/${pkg}`),
         replacement: source(pkg),
       })),

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 import { emitPackageDeclarations, typecheck as runTypecheck } from './declaration-program.mjs';
 
-const ORDER = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cdk', 'otel'];
+const ORDER = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cli', 'cdk', 'otel'];
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 /**
  * Entries beyond src/index.ts, by package: dist/<name>.{js,cjs,d.ts,d.cts} from `file`. The other

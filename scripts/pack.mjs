@@ -12,13 +12,18 @@ import { withDependencies } from './stale-packages.mjs';
 import { ROOT } from './test-tools.mjs';
 
 /** The publishable packages (folder names under packages/), in dependency order. */
-export const PACKAGES = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cdk', 'otel'];
+export const PACKAGES = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cli', 'cdk', 'otel'];
 
 /** What a project installs, by purpose: the packages named and all they depend on. */
 export const PURPOSES = [
   {
-    purpose: 'write durable handlers and test them (the SDK, the test runner, the dev server and CLI)',
+    purpose: 'write durable handlers and test them (the SDK, the test runner and the dev server)',
     wants: ['sdk', 'local'],
+  },
+  {
+    purpose:
+      'run the `durable` CLI: `npx durable dev`, the console, runs of a deployment (with the SDK, the test runner and the AWS adapters)',
+    wants: ['sdk', 'cli'],
   },
   {
     purpose: 'deploy them on AWS with the CDK (add to a CDK app; aws-cdk-lib and constructs are its peers)',

@@ -1,9 +1,9 @@
 import { DurableClient, toNodeListener } from '@durable-lambda/api';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CommandLine } from '../../packages/api/src/cli/args';
-import { runApiCommand } from '../../packages/api/src/cli/commands';
 import { idempotencyRecordKey } from '../../packages/api/src/idempotency';
+import type { CommandLine } from '../../packages/cli/src/args';
+import { runApiCommand } from '../../packages/cli/src/commands';
 import { until } from '../support/harness';
 import { ApiFixture, durable, listen } from './support';
 

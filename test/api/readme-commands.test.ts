@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../packages/api/src/cli/args';
+import { parseCommandLine } from '../../packages/cli/src/args';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DOCS = [

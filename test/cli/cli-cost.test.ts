@@ -8,8 +8,8 @@ import { Engine, MemoryStore, type RunMeterIncrement, type RunRecord } from '@du
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIST_PRICES } from '../../packages/api/src/cost/list-prices';
 import { MONTH_MS } from '../../packages/api/src/cost/run-cost';
+import { listen } from '../api/support';
 import { runDurableCli } from '../support/durable-cli';
-import { listen } from './support';
 
 const HOUR = 3_600_000;
 const store = new MemoryStore();

@@ -10,16 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseInUseError, DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT } from '@durable-lambda/local';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../packages/api/src/cli/args';
-import { runDev } from '../../packages/api/src/cli/dev';
+import { parseCommandLine } from '../../packages/cli/src/args';
+import { runDev } from '../../packages/cli/src/dev';
 import {
   checkDevDatabase,
   checkDevPort,
   DEV_DEFAULTS,
   DevDatabaseBusyError,
   DevPortBusyError,
-} from '../../packages/api/src/cli/dev-precheck';
-import type { CliIo } from '../../packages/api/src/cli/io';
+} from '../../packages/cli/src/dev-precheck';
+import type { CliIo } from '../../packages/cli/src/io';
 import { PortInUseError } from '../../packages/local/src/dev-server/dev-server';
 import { OwnerLock } from '../../packages/local/src/embedded/sqlite-owner-lock';
 

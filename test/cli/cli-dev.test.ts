@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunWire } from '@durable-lambda/api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getJson, killAll, postJson, root, spawnNode, until } from './dev-server-process';
+import { getJson, killAll, postJson, root, spawnNode, until } from '../local/dev-server-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-cli-dev-'));
 // Entries written by the tests live in the repository (ignored by git), where tsx finds the sources.
@@ -37,7 +37,7 @@ function freePort(): Promise<number> {
 }
 
 function durableDev(args: string[], env: Record<string, string> = {}) {
-  return spawnNode(['packages/api/bin/durable.mjs', 'dev', ...args], { DURABLE_CLI_SOURCE: '1', ...env });
+  return spawnNode(['packages/cli/bin/durable.mjs', 'dev', ...args], { DURABLE_CLI_SOURCE: '1', ...env });
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatRun } from '../../packages/api/src/cli/format';
 import type { RunWire } from '../../packages/api/src/wire';
+import { formatRun } from '../../packages/cli/src/format';
 
 const NOW = Date.UTC(2026, 11, 3, 12, 0, 0);
 const run = (nextWakeAt: string): RunWire => ({

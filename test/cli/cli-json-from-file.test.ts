@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveBackend, listen } from '../api/support';
 import { runDurableCli, spawnDurableCli } from '../support/durable-cli';
-import { LiveBackend, listen } from './support';
 
 const backend = new LiveBackend();
 backend.register('measure', async (event: { blob: string }) => ({ length: event.blob.length }));

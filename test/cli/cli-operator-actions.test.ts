@@ -6,8 +6,8 @@
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import { NonRetriableError } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveBackend, listen } from '../api/support';
 import { type CliExit, runDurableCli } from '../support/durable-cli';
-import { LiveBackend, listen } from './support';
 
 /** Real time bounds for runs to settle (generous: the machine may be loaded). */
 const SETTLE_MS = 30_000;

@@ -10,7 +10,7 @@ import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../
 import { handlerCopy, removeHandlerCopies } from '../support/replay-handler-copies';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'packages/api/bin/durable.mjs');
+const bin = join(root, 'packages/cli/bin/durable.mjs');
 
 let endpoint = '';
 let tableName = '';

@@ -16,9 +16,9 @@ import { fakeApprovalServices, sampleRequest } from '../../examples/approval/fak
 import { createApprovalHandler } from '../../examples/approval/handler';
 import { fakeCheckoutServices, sampleOrder } from '../../examples/checkout/fakes';
 import { createCheckoutHandler } from '../../examples/checkout/handler';
+import { listen } from '../api/support';
 import { type CliExit, runDurableCli } from '../support/durable-cli';
 import { handlerCopy, removeHandlerCopies } from '../support/replay-handler-copies';
-import { listen } from './support';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const current = 'examples/checkout/handler.ts#handler';

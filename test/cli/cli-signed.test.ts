@@ -13,13 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { DurableClient } from '@durable-lambda/api';
 import { createSignedFetch, NoAwsCredentialsError } from '@durable-lambda/aws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../packages/api/src/cli/main';
-import { functionUrlRegion } from '../../packages/api/src/cli/signing';
+import { runCli } from '../../packages/cli/src/main';
+import { functionUrlRegion } from '../../packages/cli/src/signing';
 import { type SignedApiWorld, startSignedApiWorld, WORLD_REGION } from '../support/signed-api-world';
 import { TEST_CREDENTIALS } from '../support/sigv4-verifier';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'packages/api/bin/durable.mjs');
+const bin = join(root, 'packages/cli/bin/durable.mjs');
 let world: SignedApiWorld;
 let noAws: string;
 const runIds: string[] = [];

@@ -1,10 +1,10 @@
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import { NonRetriableError } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDev } from '../../packages/api/src/cli/dev';
-import { entryPath } from '../../packages/api/src/cli/dev-watch';
+import { runDev } from '../../packages/cli/src/dev';
+import { entryPath } from '../../packages/cli/src/dev-watch';
+import { deadUrl, LiveBackend, listen } from '../api/support';
 import { runDurableCli, spawnDurableCli } from '../support/durable-cli';
-import { deadUrl, LiveBackend, listen } from './support';
 
 /**
  * `durable <args>` in this process (runCli, what the binary calls); the tests at the end run the

@@ -6,7 +6,7 @@
  * fired schedules delivered back to the handlers, our control API and CLI for callbacks, and the
  * reconciler's Lambda handler for a lost wake-up.
  */
-import { runCli } from '@durable-lambda/api';
+import { runCli } from '@durable-lambda/cli';
 import { runIdFor } from '@durable-lambda/engine';
 import { describe, expect, it } from 'vitest';
 import { eventually, result, useLambdaWorld } from './aws-sdk-on-lambda.world';

@@ -55,7 +55,7 @@ export const approve = withDurableExecution(async (event: { doc: string }, ctx) 
     );
     const port = await freePort();
     const child = spawnNode(
-      ['packages/api/bin/durable.mjs', 'dev', entry, '--port', String(port), '--db', join(dir, 'dev.sqlite')],
+      ['packages/cli/bin/durable.mjs', 'dev', entry, '--port', String(port), '--db', join(dir, 'dev.sqlite')],
       { DURABLE_CLI_SOURCE: '1' },
     );
     const url = `http://127.0.0.1:${port}`;

@@ -183,6 +183,8 @@ beforeAll(async () => {
     writeFileSync(join(work, 'handlers-app', 'check.mjs'), HANDLERS_CHECK);
     results.set('handlers line runs', await run(process.execPath, ['check.mjs'], join(work, 'handlers-app')));
   }
+  // The binary a user runs, as they run it: npx finds it in the app's node_modules/.bin.
+  results.set('npx durable help', await run('npx', ['--no-install', 'durable', 'help'], app));
   const entries = entriesOf(packed);
   // The type programs import each entry's runtime exports by name: the probes' names.
   await loadEntries(entries);
@@ -299,6 +301,7 @@ describe('npm run pack: the install lines it prints', () => {
   it('prints a line per purpose, each naming every tarball its packages need (installed apart, a sibling is looked up on the registry)', () => {
     expect(installLines.map((line) => line.packages)).toEqual([
       ['protocol', 'sdk', 'engine', 'api', 'local'],
+      ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cli'],
       ['protocol', 'sdk', 'engine', 'api', 'aws', 'cdk'],
       ['protocol', 'sdk', 'otel'],
     ]);
@@ -319,6 +322,21 @@ describe('npm run pack: the install lines it prints', () => {
     const ran = results.get('handlers line runs');
     expect(ran?.status, describeRun(ran)).toBe(0);
     expect(JSON.parse(ran?.stdout ?? '{}')).toEqual({ status: 'SUCCEEDED', result: 42, invocations: 2 });
+  });
+});
+
+describe('the durable binary', () => {
+  it('ships in @durable-lambda/cli (not in @durable-lambda/api), and `npx durable` runs it from the installed package', () => {
+    expect(tarball('cli').manifest.bin).toEqual({ durable: './bin/durable.mjs' });
+    expect(tarball('cli').files).toContain('bin/durable.mjs');
+    expect(tarball('api').manifest.bin).toBeUndefined();
+    expect(tarball('api').files.filter((file) => file.startsWith('bin/'))).toEqual([]);
+    expect(realpathSync(join(app, 'node_modules', '.bin', 'durable'))).toBe(
+      join(installed('cli'), 'bin', 'durable.mjs'),
+    );
+    const help = results.get('npx durable help');
+    expect(help?.status, describeRun(help)).toBe(0);
+    expect(help?.stdout).toMatch(/^Usage: durable/);
   });
 });
 

@@ -69,9 +69,9 @@ describe('the durable CLI launcher', () => {
   it(
     'runs the built dist',
     async () => {
-      const dist = `${root}/packages/api/dist/index.js`;
+      const dist = `${root}/packages/cli/dist/index.js`;
       expect(existsSync(dist), 'run `npm run build` first').toBe(true);
-      const { stdout } = await run(process.execPath, [`${root}/packages/api/bin/durable.mjs`, 'help'], {
+      const { stdout } = await run(process.execPath, [`${root}/packages/cli/bin/durable.mjs`, 'help'], {
         cwd: root,
         env: { ...process.env, NODE_OPTIONS: '', DURABLE_CLI_SOURCE: '' },
       });

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 
 /** The publishable packages, in dependency order. */
-export const PACKAGES = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cdk', 'otel'] as const;
+export const PACKAGES = ['protocol', 'sdk', 'engine', 'api', 'local', 'aws', 'cli', 'cdk', 'otel'] as const;
 /** A publishable package's folder name under packages/. */
 export type Pkg = (typeof PACKAGES)[number];
 

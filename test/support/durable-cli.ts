@@ -1,7 +1,7 @@
 /**
  * Two ways for a test to run the `durable` CLI, with the same result shape.
  *
- * - `runDurableCli`: `runCli` (the function packages/api/bin/durable.mjs calls) in this process,
+ * - `runDurableCli`: `runCli` (the function packages/cli/bin/durable.mjs calls) in this process,
  *   writing into buffers. For tests about what a command does and prints, and its exit code.
  * - `spawnDurableCli`: the real binary in a child process, from the TypeScript sources through tsx.
  *   For tests about the process itself (its exit status, signals, what the launcher does).
@@ -13,10 +13,10 @@
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../../packages/api/src/cli/main';
+import { runCli } from '../../packages/cli/src/main';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = join(ROOT, 'packages/api/bin/durable.mjs');
+const BIN = join(ROOT, 'packages/cli/bin/durable.mjs');
 
 /** How a CLI run ended: its exit code and everything it wrote. */
 export interface CliExit {

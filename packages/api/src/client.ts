@@ -82,6 +82,9 @@ interface RawAnswer {
   value: unknown;
 }
 
+/** The API the `durable` CLI and the cloud test runner talk to when no URL is given (the dev server's). */
+export const DEFAULT_API_URL = 'http://localhost:3000';
+
 /**
  * A typed client of the control API. Every POST carries an `Idempotency-Key`; a `429`, a
  * `503`, a `409 idempotency_in_progress` or a network error is retried with the same key and

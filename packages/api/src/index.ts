@@ -1,6 +1,6 @@
 /**
  * `@durable-lambda/api`: the HTTP control API of durable-lambda (a framework-free handler with
- * `node:http` and Lambda adapters), its typed client and the `durable` CLI.
+ * `node:http` and Lambda adapters) and its typed client. The `durable` CLI is `@durable-lambda/cli`.
  */
 
 export type {
@@ -20,18 +20,13 @@ export {
   executionArn,
   openAwsInvocation,
 } from './aws-routes';
-export type { DevCommandOptions } from './cli/dev';
-export type { CliIo } from './cli/io';
-export { DEFAULT_API_URL, EXIT, runCli } from './cli/main';
-export { DEFAULT_REPLAY_LAST, REPLAY_DIVERGED_EXIT } from './cli/replay-command';
-export type { StopRequest, StopSignalOptions } from './cli/stop-signals';
-export { onStopSignals } from './cli/stop-signals';
-export { USAGE } from './cli/usage';
 export type { DurableClientOptions, ListRunsQuery, PostOptions, StartRunResult } from './client';
-export { DurableApiError, DurableClient, DurableConnectionError } from './client';
+export { DEFAULT_API_URL, DurableApiError, DurableClient, DurableConnectionError } from './client';
 export type { ControlApi, ControlApiOptions } from './control-api';
 export { createControlApi, DEFAULT_MAX_BODY_BYTES } from './control-api';
 export { decodeBatchResult, errorToWire, operationToWire, parsePayload, runToWire } from './convert';
+export type { CostEstimate, CostItem, CostOptions } from './cost/run-cost';
+export { CostEstimateError, estimateCost } from './cost/run-cost';
 export type { ControlEngine } from './deps';
 export { API_ERROR_STATUS, ApiError, ENGINE_ERROR_STATUS } from './errors';
 export type { ApiRequest, ApiResponse, MultiValue } from './http';
@@ -55,4 +50,6 @@ export type {
   RunLogEntry,
   RunSearcher,
 } from './run-journal';
+export type { StopRequest, StopSignalOptions } from './stop-signals';
+export { onStopSignals } from './stop-signals';
 export * from './wire';

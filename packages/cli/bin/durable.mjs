@@ -16,7 +16,7 @@ async function load() {
     [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
   } catch {
     process.stderr.write(
-      'durable: @durable-lambda/api is not built (no dist/index.js) and tsx is not installed to run its sources.\n' +
+      'durable: @durable-lambda/cli is not built (no dist/index.js) and tsx is not installed to run its sources.\n' +
         'Run `npm run build` (or `npm install`) in the repository first.\n',
     );
     process.exit(2);
@@ -29,7 +29,7 @@ async function load() {
   // The entries `durable dev` loads then import as they are, through the same hooks.
   esm.register(existsSync(tsconfig) ? { tsconfig } : {});
   cjs.register();
-  return import('../src/cli/main.ts');
+  return import('../src/main.ts');
 }
 
 const { runCli } = await load();

@@ -1,6 +1,4 @@
-import type { DurableClient } from '../client';
-import type { OperatorAnswerWire } from '../operator-routes';
-import type { RunStatusWire } from '../wire';
+import type { DurableClient, OperatorAnswerWire, RunStatusWire } from '@durable-lambda/api';
 import { type CommandLine, jsonOption, positionals, stringOption } from './args';
 import { formatActions, formatHistory, formatLogs, formatRun, formatRunList, formatWake } from './format';
 import type { CliIo } from './io';

@@ -1,8 +1,8 @@
+import { onStopSignals, type StopRequest } from '@durable-lambda/api';
+import * as local from '@durable-lambda/local';
 import { type CommandLine, stringOption } from './args';
-import { loadLocalPackage } from './dev';
 import type { CliIo } from './io';
 import { cliFetch, loadAwsPackage, signingWanted } from './signing';
-import { onStopSignals, type StopRequest } from './stop-signals';
 import { UsageError } from './usage';
 
 /** The port `durable console` listens on without `--port` or `$PORT`. */
@@ -47,7 +47,7 @@ export async function runConsole(
   const signed = await cliFetch(apiUrl, line, io, loaders.aws ?? loadAwsPackage);
   let mod: unknown;
   try {
-    mod = await (loaders.local ?? loadLocalPackage)();
+    mod = await (loaders.local ?? (async () => local))();
   } catch (error) {
     io.err(
       `durable console needs the package @durable-lambda/local (its dashboard), which could not be loaded (${(error as Error).message}): npm install @durable-lambda/local`,

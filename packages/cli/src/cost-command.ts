@@ -2,9 +2,8 @@
  * `durable cost <function> [--runs N] [--since WHEN] [--memory MB] [--runs-per-month N]`: what a
  * month of the function's runs costs at list prices, from the meters of its recent runs.
  */
-import type { DurableClient } from '../client';
-import { type CostEstimate, CostEstimateError, estimateCost } from '../cost/run-cost';
-import type { RunWire } from '../wire';
+import type { DurableClient, RunWire } from '@durable-lambda/api';
+import { type CostEstimate, CostEstimateError, estimateCost } from '@durable-lambda/api';
 import { type CommandLine, positionals, stringOption } from './args';
 import { table } from './format';
 import type { CliIo } from './io';

@@ -2,14 +2,14 @@ import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import type { DevCommandOptions } from './dev';
+import { DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT } from '@durable-lambda/local';
+import type { DevCommandOptions } from './dev-options';
 
 /**
  * The port, interface and SQLite file `startDevServer` of `@durable-lambda/local` uses when none
- * is given (its `DEFAULT_DEV_PORT`, `DEFAULT_DEV_HOST` and `DEFAULT_DEV_DB`; a test keeps them
- * equal). Repeated here because the checks below run before that package is loaded.
+ * is given: its `DEFAULT_DEV_PORT`, `DEFAULT_DEV_HOST` and `DEFAULT_DEV_DB`.
  */
-export const DEV_DEFAULTS = { port: 3000, host: '127.0.0.1', db: '.durable/dev.sqlite' } as const;
+export const DEV_DEFAULTS = { port: DEFAULT_DEV_PORT, host: DEFAULT_DEV_HOST, db: DEFAULT_DEV_DB } as const;
 
 /** The port is taken (code `port_in_use`, the message of `PortInUseError` of `@durable-lambda/local`). */
 export class DevPortBusyError extends Error {
@@ -25,8 +25,8 @@ export class DevPortBusyError extends Error {
 }
 
 /**
- * Whether the dev server's port is taken, found out before `@durable-lambda/local`, the SQLite
- * store and the entries are loaded (about a CPU-second): a busy port is said at once. Only a busy
+ * Whether the dev server's port is taken, found out before the dev server opens its SQLite store
+ * and loads the entries (about a CPU-second): a busy port is said at once. Only a busy
  * port counts; any other failure to listen (a privileged port, an unknown host) is left to the
  * server's own start to report, as before. The server still handles a port taken in between.
  */
@@ -60,7 +60,7 @@ export class DevDatabaseBusyError extends Error {
   }
 }
 
-/** What the check needs of better-sqlite3 (no type of it is named: the api package does not depend on it). */
+/** What the check needs of better-sqlite3 (no type of it is named: the cli package does not depend on it). */
 type LockFileDriver = new (
   path: string,
   options: { fileMustExist: boolean; timeout: number },
@@ -77,8 +77,7 @@ function sqliteDriver(): LockFileDriver | undefined {
 }
 
 /**
- * Whether another dev server owns the database file, found out before `@durable-lambda/local` is
- * loaded: the owner holds an exclusive SQLite transaction on `<real path of db>.lock` (`OwnerLock`
+ * Whether another dev server owns the database file, found out before the dev server starts: the owner holds an exclusive SQLite transaction on `<real path of db>.lock` (`OwnerLock`
  * there: named after the file, whatever name it is given by), so
  * one taken here at once, and let go, tells. No lock file (never owned) or no better-sqlite3
  * next to this package: nothing is said here, and the server's own start decides, as before.

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type Dirent, type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { onStopSignals } from '@durable-lambda/api';
 import type { CommandLine } from './args';
 import type { CliIo } from './io';
-import { onStopSignals } from './stop-signals';
 
 /** Folders never watched (nor hidden ones): dependencies, build output, the runs' database. */
 const IGNORED = new Set(['node_modules', '.git', '.durable', 'dist', 'cdk.out', '.artifacts']);

@@ -1,31 +1,11 @@
+import { onStopSignals, type StopRequest } from '@durable-lambda/api';
+import * as local from '@durable-lambda/local';
 import { type CommandLine, stringOption } from './args';
+import type { DevCommandOptions } from './dev-options';
 import { checkDevDatabase, checkDevPort } from './dev-precheck';
 import { runDevWatch } from './dev-watch';
 import type { CliIo } from './io';
-import { onStopSignals, type StopRequest } from './stop-signals';
 import { UsageError } from './usage';
-
-/** The options `durable dev` passes to `startDevServer` of `@durable-lambda/local`. */
-export interface DevCommandOptions {
-  /** Handler modules given as positional arguments. */
-  entries: string[];
-  port?: number;
-  host?: string;
-  /** The SQLite file the dev server keeps runs in. */
-  db?: string;
-  /** `short` when restarted by `--watch`: one line instead of the whole banner. */
-  banner?: 'full' | 'short';
-  /** `--faults <seed>`: seeded fault injection (see the README's "Fault injection"). */
-  faults?: { seed: number };
-  /** `--allowed-hosts a,b` (else `$DURABLE_ALLOWED_HOSTS`): host names answered besides localhost and IP addresses. */
-  allowedHosts?: string[];
-}
-
-/** Loads `@durable-lambda/local` (a variable specifier: the api package does not depend on it). */
-export function loadLocalPackage(): Promise<unknown> {
-  const specifier = '@durable-lambda/local';
-  return import(specifier);
-}
 
 interface StartedServer {
   url?: unknown;
@@ -102,14 +82,14 @@ export function devOptions(line: CommandLine, env: Record<string, string | undef
 }
 
 /**
- * What `durable dev` loads by default: `@durable-lambda/local`, once the database file is known
- * not to be owned by another dev server and the port to be free (either is said at once, without
- * loading the package, its store and the entries: about a CPU-second).
+ * What `durable dev` starts by default: `@durable-lambda/local`'s dev server, once the database
+ * file is known not to be owned by another dev server and the port to be free (either is said at
+ * once, before the server opens its store and loads the entries: about a CPU-second).
  */
 async function loadForDev(options: DevCommandOptions): Promise<unknown> {
   checkDevDatabase(options);
   await checkDevPort(options);
-  return loadLocalPackage();
+  return local;
 }
 
 /** A busy port, said in one line with what to do about it. */
@@ -143,7 +123,7 @@ export async function runDev(
     if (busy) throw busy;
     if ((error as { code?: unknown } | null)?.code === 'database_in_use') throw error;
     io.err(
-      `durable dev needs the package @durable-lambda/local, which could not be loaded (${(error as Error).message}).\nInstall it next to @durable-lambda/api: npm install @durable-lambda/local`,
+      `durable dev needs the package @durable-lambda/local, which could not be loaded (${(error as Error).message}).\nInstall it next to @durable-lambda/cli: npm install @durable-lambda/local`,
     );
     return 2;
   }

@@ -1,4 +1,4 @@
-import type { DurableClient } from '../client';
+import type { DurableClient } from '@durable-lambda/api';
 import { type CommandLine, positionals } from './args';
 import type { CliIo } from './io';
 import { openRunSource } from './replay-sources';

@@ -1,15 +1,15 @@
-import type { RunActionWire } from '../operator-routes';
 import type {
   ErrorWire,
   LogWire,
   OperationListWire,
   OperationWire,
+  RunActionWire,
   RunListWire,
   RunMeterWire,
   RunWire,
   WaitingForWire,
   WakeAnswerWire,
-} from '../wire';
+} from '@durable-lambda/api';
 
 /** Renders rows as a left-aligned text table with a header row. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -1,4 +1,4 @@
-import { DurableApiError, DurableClient, DurableConnectionError } from '../client';
+import { DEFAULT_API_URL, DurableApiError, DurableClient, DurableConnectionError } from '@durable-lambda/api';
 import { type CommandLine, parseCommandLine, stringOption } from './args';
 import { runApiCommand } from './commands';
 import { runConsole } from './console';
@@ -9,9 +9,6 @@ import { type CliIo, processIo } from './io';
 import { runReplayCommand } from './replay-command';
 import { cliFetch, SigningSetupError } from './signing';
 import { USAGE, UsageError } from './usage';
-
-/** The API the CLI talks to when neither `--url` nor `DURABLE_API_URL` is given. */
-export const DEFAULT_API_URL = 'http://localhost:3000';
 
 /** Exit codes of the `durable` CLI. */
 export const EXIT = { ok: 0, apiError: 1, usage: 2, unreachable: 3, diverged: 4 } as const;

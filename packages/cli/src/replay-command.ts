@@ -8,11 +8,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DurableApiError, type DurableClient } from '@durable-lambda/api';
 import type { RunStatus } from '@durable-lambda/engine';
-import { DurableApiError, type DurableClient } from '../client';
+import type { ReplayReport } from '@durable-lambda/local';
 import { type CommandLine, stringOption } from './args';
 import type { CliIo } from './io';
-import { loadReplayPackage, openRunSource, type ReplayReportLike, type RunSource } from './replay-sources';
+import { loadReplayPackage, openRunSource, type RunSource } from './replay-sources';
 import { UsageError } from './usage';
 
 /** The exit code of a replay that found a run not replaying cleanly. */
@@ -46,7 +47,7 @@ export async function runReplayCommand(
 
   const local = await loadReplayPackage();
   const handler = await loadHandler(spec);
-  const reports: ReplayReportLike[] = [];
+  const reports: ReplayReport[] = [];
   const replay = async (recorded: unknown) => reports.push(await local.replayRecordedRun(handler, recorded));
 
   let from: string;
@@ -74,7 +75,7 @@ export async function runReplayCommand(
     }
   }
 
-  const count = (outcome: ReplayReportLike['outcome']) => reports.filter((r) => r.outcome === outcome).length;
+  const count = (outcome: ReplayReport['outcome']) => reports.filter((r) => r.outcome === outcome).length;
   const totals = { clean: count('clean'), diverged: count('non_deterministic'), failed: count('failed') };
   if (line.options.json) {
     io.out(

@@ -3,18 +3,19 @@
  * straight from a table: the DynamoDB table of a deployment (`--table`, through
  * `@durable-lambda/aws`) or the dev server's SQLite file (`--db`, through `@durable-lambda/local`).
  *
- * The api package may import only the engine, so both packages are loaded lazily, by a variable
- * specifier, as `durable dev` loads the dev server: a project that never reads a table installs
- * neither. Reading a store goes through the engine's `Store` port only (`getRun`,
- * `loadOperations`, `listRuns`), so the same code serves both tables.
+ * Reading a store goes through the engine's `Store` port only (`getRun`, `loadOperations`,
+ * `listRuns`), so the same code serves both tables. The AWS SDK's DynamoDB clients are loaded only
+ * for `--table` (about a tenth of a CPU-second that no other command needs).
  */
+
+import type { DurableClient, RunListWire } from '@durable-lambda/api';
+import { exportRunFromApi } from '@durable-lambda/api';
+import { DynamoDbStore } from '@durable-lambda/aws';
 import type { RunPage, RunQuery, RunRecord, RunStatus } from '@durable-lambda/engine';
+import type { ReplayReport } from '@durable-lambda/local';
+import * as local from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
-import type { DurableClient } from '../client';
-import { exportRunFromApi } from '../run-export';
-import type { RunListWire } from '../wire';
 import { type CommandLine, stringOption } from './args';
-import { loadLocalPackage } from './dev';
 import type { CliIo } from './io';
 import { UsageError } from './usage';
 
@@ -43,39 +44,17 @@ export interface RunSource {
   close(): void;
 }
 
-/** What the CLI needs of `@durable-lambda/local` (loaded lazily). */
+/** What the CLI needs of `@durable-lambda/local`. */
 export interface LocalReplayPackage {
   SqliteStore: new (options: { path: string }) => ReadableStore & { close(): void };
   recordRunFromStore(store: ReadableStore, runId: string): Promise<unknown>;
-  replayRecordedRun(handler: unknown, recorded: unknown): Promise<ReplayReportLike>;
+  replayRecordedRun(handler: unknown, recorded: unknown): Promise<ReplayReport>;
   parseRecordedRun(value: unknown): { run: { runId: string; functionName: string; status: string } };
 }
 
-/** The report `replayRecordedRun` gives (see `ReplayReport` in `@durable-lambda/local`). */
-export interface ReplayReportLike {
-  runId: string;
-  functionName: string;
-  recordedStatus: string;
-  outcome: 'clean' | 'non_deterministic' | 'failed';
-  summary: string;
-  logs?: unknown[];
-  [field: string]: unknown;
-}
-
-/** Loads `@durable-lambda/local` and checks it has the replay (an older release does not). */
+/** `@durable-lambda/local`'s replay and recording (a dependency of this package). */
 export async function loadReplayPackage(): Promise<LocalReplayPackage> {
-  let loaded: Partial<LocalReplayPackage>;
-  try {
-    loaded = (await loadLocalPackage()) as Partial<LocalReplayPackage>;
-  } catch (error) {
-    throw new UsageError(
-      `replaying runs needs @durable-lambda/local (npm install --save-dev @durable-lambda/local): ${(error as Error).message}`,
-    );
-  }
-  if (typeof loaded.replayRecordedRun !== 'function' || typeof loaded.recordRunFromStore !== 'function') {
-    throw new UsageError('the installed @durable-lambda/local cannot replay recorded runs: upgrade it');
-  }
-  return loaded as LocalReplayPackage;
+  return local;
 }
 
 /** `--table` / `--db` / the API, as the command line says (`--table` and `--db` exclude each other). */
@@ -182,31 +161,17 @@ function apiSource(client: DurableClient, functionName: string | undefined): Run
   );
 }
 
-/** Dynamic imports by a variable specifier: the api package depends on none of these. */
-const load = (specifier: string): Promise<Record<string, unknown>> => import(specifier);
-
 /**
  * A DynamoDB table of a deployment, read with the default AWS credentials; the endpoint follows
  * the SDK's own settings (`AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local).
  */
 async function openDynamoTable(tableName: string, region: string | undefined): Promise<ReadableStore> {
-  let aws: Record<string, unknown>;
-  let dynamo: Record<string, unknown>;
-  let documents: Record<string, unknown>;
-  try {
-    aws = await load('@durable-lambda/aws');
-    dynamo = await load('@aws-sdk/client-dynamodb');
-    documents = await load('@aws-sdk/lib-dynamodb');
-  } catch (error) {
-    throw new UsageError(
-      `--table needs @durable-lambda/aws (npm install --save-dev @durable-lambda/aws): ${(error as Error).message}`,
-    );
-  }
-  const Client = dynamo.DynamoDBClient as new (config: { region?: string }) => unknown;
-  const Documents = documents.DynamoDBDocumentClient as { from(client: unknown, options: unknown): unknown };
-  const Store = aws.DynamoDbStore as new (options: { client: unknown; tableName: string }) => ReadableStore;
-  const client = Documents.from(new Client(region ? { region } : {}), {
+  const [{ DynamoDBClient }, { DynamoDBDocumentClient }] = await Promise.all([
+    import('@aws-sdk/client-dynamodb'),
+    import('@aws-sdk/lib-dynamodb'),
+  ]);
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(region ? { region } : {}), {
     marshallOptions: { removeUndefinedValues: true },
   });
-  return new Store({ client, tableName });
+  return new DynamoDbStore({ client, tableName });
 }

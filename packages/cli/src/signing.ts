@@ -1,3 +1,4 @@
+import * as awsPackage from '@durable-lambda/aws';
 import { type CommandLine, stringOption } from './args';
 import type { CliIo } from './io';
 import { UsageError } from './usage';
@@ -52,10 +53,9 @@ interface AwsSigning {
   defaultCredentials(): () => Promise<unknown>;
 }
 
-/** Loads `@durable-lambda/aws` (a variable specifier: the api package does not depend on it). */
-export function loadAwsPackage(): Promise<unknown> {
-  const specifier = '@durable-lambda/aws';
-  return import(specifier);
+/** `@durable-lambda/aws`, what signs (a dependency of this package; a test hands `cliFetch` another). */
+export async function loadAwsPackage(): Promise<unknown> {
+  return awsPackage;
 }
 
 /**
