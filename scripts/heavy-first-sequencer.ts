@@ -23,7 +23,7 @@ const HEAVY_SECONDS: Readonly<Record<string, number>> = {
   'test/chaos/chaos-deploys-dynamodb.test.ts': 25,
   'test/chaos/chaos-deploys-memory.test.ts': 12,
   'test/compat/aws-sdk-on-lambda.dynamodb.test.ts': 27,
-  'test/aws/dynamodb-store.conformance.test.ts': 25,
+  'test/store-conformance/dynamodb-store.conformance.test.ts': 25,
 };
 
 /**

@@ -6,9 +6,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDurableTable, DynamoDbStore, LightDynamoDbClient } from '@durable-lambda/aws';
 import { afterAll, beforeAll } from 'vitest';
-import { conformanceClock, describeStoreConformance } from '../store-conformance/conformance';
-import { describeControlConformance } from '../store-conformance/control-conformance';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { conformanceClock, describeStoreConformance } from './conformance';
+import { describeControlConformance } from './control-conformance';
+import { describePinRunConformance } from './pin-run-conformance';
 
 let sdk: DynamoDBDocumentClient;
 let light: LightDynamoDbClient;
@@ -38,3 +39,4 @@ async function setup() {
 
 describeStoreConformance('DynamoDbStore on the light client', setup);
 describeControlConformance('DynamoDbStore on the light client', setup);
+describePinRunConformance('DynamoDbStore on the light client', setup);

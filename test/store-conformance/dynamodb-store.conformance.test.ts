@@ -1,9 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDurableTable, DynamoDbStore } from '@durable-lambda/aws';
 import { afterAll, beforeAll } from 'vitest';
-import { conformanceClock, describeStoreConformance } from '../store-conformance/conformance';
-import { describeControlConformance } from '../store-conformance/control-conformance';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { conformanceClock, describeStoreConformance } from './conformance';
+import { describeControlConformance } from './control-conformance';
+import { describePinRunConformance } from './pin-run-conformance';
 
 let client: DynamoDBDocumentClient;
 
@@ -23,3 +24,4 @@ async function setup() {
 
 describeStoreConformance('DynamoDbStore', setup);
 describeControlConformance('DynamoDbStore', setup);
+describePinRunConformance('DynamoDbStore', setup);
