@@ -42,7 +42,7 @@ const WAITING_FILES: ReadonlySet<string> = new Set([
   'test/compat/aws-sdk-on-our-backend.local-runtime.test.ts',
   'test/api/aws-routes-cloud-runner.test.ts',
   'test/local/local-runtime.test.ts',
-  'test/sdk/step-timeout.test.ts',
+  'test/sdk/step/timeout.test.ts',
   'examples/test/report-job.test.ts',
 ]);
 

@@ -1,7 +1,8 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
-import { withDurableExecution } from '@durable-lambda/sdk';
+import type { OperationUpdate } from '@durable-lambda/protocol';
+import { finishOpened, getDurableEntry, StepSemantics, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness, sleep } from '../support/harness';
 
 /** A handler whose code changes between its first and later invocations, like a bad deploy. */
 function changingHandler(
@@ -91,5 +92,47 @@ describe('non-determinism', () => {
     });
     const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
     expect(result.getResult()).toBe(2);
+  });
+});
+
+describe('writes after a non-deterministic replay ended the invocation', () => {
+  it('sends no checkpoint once a non-deterministic replay has ended the invocation', async () => {
+    let changed = false;
+    const handler = withDurableExecution(async (_e, ctx) => {
+      if (!changed) {
+        await ctx.runInChildContext('c', async (child) => child.wait({ seconds: 10 }));
+        return 'old';
+      }
+      const inner = ctx.runInChildContext('c', async (child) => {
+        await Promise.resolve();
+        return child.step('changed', async () => 1); // recorded: a WAIT at 1-1
+      });
+      const eager = ctx.step('eager', async () => 2, { semantics: StepSemantics.AtMostOncePerRetry });
+      return Promise.all([inner, eager]);
+    });
+    const h = new Harness(handler);
+    await h.start();
+    await h.invoke();
+    changed = true;
+    const run = await h.engine.getRun(h.runId);
+    if (run?.nextWakeAt !== undefined) h.clock.advanceTo(run.nextWakeAt);
+    const session = await h.engine.openRun(h.runId, { remainingTimeMs: () => 60_000 });
+    if (!session) throw new Error('nothing to invoke');
+    let ended = false;
+    const late: unknown[] = [];
+    const watched = Object.create(session, {
+      checkpoint: {
+        value: (updates: readonly OperationUpdate[]) => {
+          if (ended) late.push(updates);
+          return session.checkpoint(updates);
+        },
+      },
+    });
+    const result = await getDurableEntry(handler).execute(watched, {}, { inProcessWaitMs: 0, logSink: () => {} });
+    ended = true;
+    expect(result).toMatchObject({ type: 'completed', output: { Status: 'FAILED' } });
+    await finishOpened(session, result);
+    await sleep(20);
+    expect(late).toEqual([]);
   });
 });

@@ -1,7 +1,19 @@
 import { Engine } from '@durable-lambda/engine';
-import { type DurableLambdaHandler, withDurableExecution } from '@durable-lambda/sdk';
+import { type DurableLambdaHandler, type Serdes, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
 import { CountingStore, Harness } from '../support/harness';
+
+/** A serdes that takes real time (e.g. one that offloads payloads to S3), as AWS's interface allows. */
+const slowSerdes: Serdes<unknown> = {
+  serialize: async (value) => {
+    await new Promise((r) => setTimeout(r, 5));
+    return value === undefined ? undefined : JSON.stringify(value);
+  },
+  deserialize: async (data) => {
+    await new Promise((r) => setTimeout(r, 5));
+    return data === undefined ? undefined : JSON.parse(data);
+  },
+};
 
 describe('suspension', () => {
   it('ends an invocation with an explicit PENDING result and the earliest due time as the wake-up', async () => {
@@ -88,5 +100,36 @@ describe('suspension', () => {
     expect((await h.run())?.nextWakeAt).toBe(t0 + 10_000);
     await h.invoke();
     expect((await h.run())?.result).toBe('2');
+  });
+
+  it('does not suspend while an async step serdes reads the stored result beside a pending callback', async () => {
+    const handler = withDurableExecution(async (_e, ctx) => {
+      const [callback, callbackId] = await ctx.createCallback('approval');
+      const order = await ctx.step('load', async () => ({ id: 7 }), { serdes: slowSerdes });
+      // The callback can only come once this step has sent its id.
+      await ctx.step('notify', async () => `sent ${callbackId} for ${(order as { id: number }).id}`);
+      return callback;
+    });
+    const h = new Harness(handler);
+    await h.start();
+    // Suspended before 'notify' ran, the run would wait forever for a callback nobody can send.
+    expect(await h.invoke()).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
+    expect((await h.op('3'))?.Status).toBe('SUCCEEDED');
+  });
+
+  it('does not suspend while an async child-context serdes runs beside a pending callback', async () => {
+    const handler = withDurableExecution(async (_e, ctx) => {
+      const [callback, callbackId] = await ctx.createCallback('approval');
+      const value = await ctx.runInChildContext('prepare', async (child) => child.step('inner', async () => 1), {
+        serdes: slowSerdes,
+      });
+      await ctx.step('notify', async () => `sent ${callbackId} (${String(value)})`);
+      return callback;
+    });
+    const h = new Harness(handler);
+    await h.start();
+    // Suspended before 'notify' ran, the run would wait forever for a callback nobody can send.
+    expect(await h.invoke()).toMatchObject({ type: 'completed', output: { Status: 'PENDING' } });
+    expect((await h.op('3'))?.Status).toBe('SUCCEEDED');
   });
 });

@@ -1,31 +1,10 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
 import { createRetryStrategy, JitterStrategy, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness } from '../../support/harness';
 
-describe('logger', () => {
-  it('is silent while replaying completed work and speaks once the handler reaches new work', async () => {
-    const handler = withDurableExecution(async (_e, ctx) => {
-      ctx.logger.info('before first step');
-      await ctx.step('one', async ({ logger }) => logger.info('inside one'));
-      ctx.logger.info('between');
-      await ctx.wait({ seconds: 5 });
-      ctx.logger.info('after wait');
-      return 'ok';
-    });
-    const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
-    expect(result.getLogs().map((l) => l.message)).toEqual([
-      'before first step',
-      'inside one',
-      'between',
-      'after wait',
-    ]);
-    const inside = result.getLogs().find((l) => l.message === 'inside one');
-    expect(inside).toMatchObject({ level: 'info', operationId: '1', attempt: 1, runId: result.getRunId() });
-  });
-});
-
-describe('step context', () => {
+/** A step's attempts: the key each one gets, the retry policy that applies, when retries run and end. */
+describe('step attempts and retries', () => {
   it('gives each attempt a distinct idempotency key <runId>:<stepId>:<attempt>', async () => {
     const keys: string[] = [];
     const handler = withDurableExecution(async (_e, ctx) => {
@@ -106,6 +85,31 @@ describe('step context', () => {
     expect((await h.run())?.result).toBe('4');
   });
 
+  it('resumes a step mid-retry in the next invocation with the attempt number the engine kept', async () => {
+    const attempts: number[] = [];
+    const handler = withDurableExecution(async (_e, ctx) =>
+      ctx.step(
+        'flaky',
+        async ({ attempt }) => {
+          attempts.push(attempt);
+          if (attempt < 3) throw new Error('not yet');
+          return attempt;
+        },
+        { retry: { initialMs: 2000, jitter: 'NONE' } },
+      ),
+    );
+    const h = new Harness(handler);
+    await h.start();
+    expect((await h.invoke()).type).toBe('completed');
+    expect((await h.op('1'))?.Status).toBe('PENDING');
+    expect((await h.op('1'))?.StepDetails?.Attempt).toBe(1);
+    await h.invoke();
+    expect((await h.op('1'))?.StepDetails?.Attempt).toBe(2);
+    await h.invoke();
+    expect((await h.run())?.result).toBe('3');
+    expect(attempts).toEqual([1, 2, 3]);
+  });
+
   it('fails a step at once on NonRetriableError, even as the cause of another error', async () => {
     const { NonRetriableError } = await import('@durable-lambda/sdk');
     let attempts = 0;
@@ -118,5 +122,24 @@ describe('step context', () => {
     const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
     expect(attempts).toBe(1);
     expect(result.getError()).toMatchObject({ code: 'non_retriable', errorMessage: 'wrapped' });
+  });
+
+  it('fails the run with the uncaught StepError of a step that used up its attempts', async () => {
+    const handler = withDurableExecution(async (_e, ctx) => {
+      await ctx.step(
+        'boom',
+        async () => {
+          throw new TypeError('bad');
+        },
+        { retry: { maxAttempts: 2, initialMs: 1000, jitter: 'NONE' } },
+      );
+    });
+    const runner = new LocalDurableTestRunner({ handlerFunction: handler });
+    const result = await runner.run();
+    expect(result.getStatus()).toBe('FAILED');
+    // As on AWS: the run's error is the uncaught StepError.
+    expect(result.getError()).toMatchObject({ errorType: 'StepError', errorMessage: 'bad', code: 'step_failed' });
+    expect(runner.getOperation('boom').getStepDetails()?.error).toMatchObject({ errorType: 'TypeError' });
+    expect(runner.getOperation('boom').getStepDetails()?.attempt).toBe(2);
   });
 });
