@@ -18,28 +18,12 @@ import {
 const stub = vi.hoisted(() => ({ stores: [] as Array<{ options: { client: unknown; tableName: string } }> }));
 vi.mock('../../packages/aws/src/dynamodb', async () => {
   const { MemoryStore } = await import('@durable-lambda/engine');
-  type Held = { functionName: string; leaseToken?: string; status: string };
   class DynamoDbStore extends MemoryStore {
     constructor(readonly options: { client: unknown; tableName: string }) {
       super();
       stub.stores.push(this);
     }
-
-    /** The pin write of `PinningStore` (its one request of its own): a conditional rename. */
-    protected get transport() {
-      const runs = (this as unknown as { runs: Map<string, Held> }).runs;
-      return {
-        send: async (command: { input: { ExpressionAttributeValues: Record<string, string> } }) => {
-          const { ':from': from, ':to': to, ':token': token } = command.input.ExpressionAttributeValues;
-          for (const run of runs.values()) {
-            if (run.functionName === from && run.leaseToken === token && run.status === 'RUNNING') {
-              run.functionName = to as string;
-            }
-          }
-          return {};
-        },
-      };
-    }
+    // The pin write (`pinRun`, a conditional rename) is the memory store's own.
   }
   return { DynamoDbStore };
 });

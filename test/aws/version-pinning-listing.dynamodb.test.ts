@@ -1,30 +1,33 @@
 /**
- * A run the pinning store re-records at its first lease (`orders` or `orders:live` becomes
- * `orders:7`) moves in the listing indexes with its name: on DynamoDB Local, it is listed once
- * under `orders`, under `orders:7`, and no longer under the name it started with.
+ * A run the engine pins at its first lease (Lambda's version policy: `orders` or `orders:live`
+ * becomes `orders:7`, written by the store's `pinRun`) moves in the listing indexes with its name:
+ * on DynamoDB Local, it is listed once under `orders`, under `orders:7`, and no longer under the
+ * name it started with.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDurableTable, parseFunctionArn } from '@durable-lambda/aws';
-import { type RunQuery, type RunRecord, systemClock } from '@durable-lambda/engine';
+import { createDurableTable, DynamoDbStore, LambdaVersionPolicy, parseFunctionArn } from '@durable-lambda/aws';
+import { Engine, type RunQuery, type RunRecord, systemClock } from '@durable-lambda/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runningCode } from '../../packages/aws/src/version-pinning';
-import { PinningStore } from '../../packages/aws/src/version-pinning-store';
 import { executionOp, runRecord } from '../store-conformance/fixtures';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
 
 const ALIAS_ARN = 'arn:aws:lambda:us-east-1:123456789012:function:orders:live';
 
 let client: DynamoDBDocumentClient;
-let store: PinningStore;
+let store: DynamoDbStore;
+let engine: Engine;
 
 beforeAll(async () => {
   client = localDocumentClient(await dynamoDbLocalEndpoint());
   const tableName = uniqueTableName('pin-listing');
   await createDurableTable(client, tableName);
-  store = new PinningStore({ client, tableName, clock: systemClock }, 'version');
+  store = new DynamoDbStore({ client, tableName, clock: systemClock });
   const own = parseFunctionArn(ALIAS_ARN);
   if (!own) throw new Error('not an ARN');
-  store.runningOn(runningCode(own, '7'));
+  const versions = new LambdaVersionPolicy({ pinning: 'version' });
+  versions.runningOn(runningCode(own, '7'));
+  engine = new Engine({ store, waker: { wakeAt: async () => {} }, versions });
 }, 120_000);
 
 afterAll(() => client?.destroy());
@@ -38,9 +41,11 @@ async function startAndLease(runId: string, functionName: string): Promise<RunRe
     runRecord(runId, { functionName, createdAt: now, updatedAt: now, nextWakeAt: now }),
     executionOp(),
   );
-  const grant = await store.acquireLease(runId, now, now + 60_000, `token-${runId}`);
-  if (!grant) throw new Error('lease not granted');
-  return grant.run;
+  const session = await engine.openRun(runId);
+  if (!session) throw new Error('lease not granted');
+  const run = await store.getRun(runId);
+  if (!run) throw new Error('run gone');
+  return run;
 }
 
 describe('listing runs the pinning store re-records', () => {

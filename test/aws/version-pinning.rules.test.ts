@@ -3,8 +3,8 @@
  * when it is first leased, which wake-ups an invocation must hand to another version, the
  * configuration's errors, and starts repeated after a run was pinned.
  */
-import { PinnedRunsEngine, parseFunctionArn, readPinningConfig } from '@durable-lambda/aws';
-import { MemoryStore, RunKeyConflictError } from '@durable-lambda/engine';
+import { LambdaVersionPolicy, parseFunctionArn, readPinningConfig } from '@durable-lambda/aws';
+import { Engine, MemoryStore, RunKeyConflictError } from '@durable-lambda/engine';
 import { describe, expect, it } from 'vitest';
 import { nameAtStart, namePinnedAtLease, runningCode, runsElsewhere } from '../../packages/aws/src/version-pinning';
 
@@ -89,7 +89,8 @@ describe('version pinning rules', () => {
 
   it('finds a run again by its key once it is pinned (a repeated start or invoke), and still refuses another input', async () => {
     const store = new MemoryStore();
-    const engine = new PinnedRunsEngine({ store, waker: { wakeAt: async () => {} } });
+    const versions = new LambdaVersionPolicy({ pinning: 'version' });
+    const engine = new Engine({ store, waker: { wakeAt: async () => {} }, versions });
     // The run as its first invocation left it: pinned to version 7.
     const first = await engine.startRun({ functionName: 'orders:7', runKey: 'k-1', input: '{"n":1}' });
     const again = await engine.startRun({ functionName: 'orders:live', runKey: 'k-1', input: '{"n":1}' });

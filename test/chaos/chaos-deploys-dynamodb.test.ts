@@ -7,8 +7,8 @@ import { DeployTotals } from './deploys/deploy-suite';
 import { envCount, seeds } from './harness';
 
 /**
- * The deploy world on DynamoDB Local: each container's store is the production `PinningStore`
- * (its pin write a real conditional update), the control API's and the reconciler's the
+ * The deploy world on DynamoDB Local: each container's store is the production `DynamoDbStore`
+ * (its pin write, `pinRun`, a real conditional update), the control API's and the reconciler's the
  * `DynamoDbStore`. DURABLE_CHAOS_DEPLOY_DYNAMODB_RUNS worlds (default 8), several at once
  * (DURABLE_CHAOS_DYNAMODB_CONCURRENCY, default 8), one table per worker; each world's function has
  * a name of its own and its own stretch of time, so worlds sharing a table never meet. 40 worlds

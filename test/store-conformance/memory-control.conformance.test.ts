@@ -1,8 +1,9 @@
 import { MemoryStore } from '@durable-lambda/engine';
 import { T0 } from './conformance';
 import { describeControlConformance } from './control-conformance';
+import { describePinRunConformance } from './pin-run-conformance';
 
-describeControlConformance('MemoryStore', async () => {
+async function setup() {
   let t = T0;
   const clock = {
     now: () => t,
@@ -11,4 +12,7 @@ describeControlConformance('MemoryStore', async () => {
     },
   };
   return { store: new MemoryStore(clock), clock };
-});
+}
+
+describeControlConformance('MemoryStore', setup);
+describePinRunConformance('MemoryStore', setup);

@@ -50,6 +50,7 @@ export {
 } from './invocation-meter';
 export { FunctionNotFoundError, LambdaInvoker, type LambdaInvokerOptions } from './lambda-invoker';
 export { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
+export { LambdaVersionPolicy, type LambdaVersionPolicyOptions } from './lambda-version-policy';
 export {
   AwsSdkLoadError,
   type LambdaCommand,
@@ -144,15 +145,15 @@ export {
 export {
   PINNING_ENV,
   type PinningConfig,
+  qualifiedRunName,
   type RunningCode,
   readPinningConfig,
   runningCode,
   runsElsewhere,
+  splitRunName,
   VERSION_PINNINGS,
   type VersionPinning,
 } from './version-pinning';
-export { PinnedRunsEngine, type PinnedRunsEngineOptions, type RunPlacement } from './version-pinning-engine';
-export { type PinnedRunStore, PinningStore, pinnedGrant } from './version-pinning-store';
 export {
   batchResponse,
   isSqsEvent,

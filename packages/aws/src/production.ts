@@ -3,18 +3,19 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   type Clock,
-  type Engine,
+  Engine,
   type Invoker,
   type RunMeterIncrement,
+  type Store,
   systemClock,
   type WakeRequest,
   type Waker,
-  wakeEvent,
 } from '@durable-lambda/engine';
 import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
 import { measureConsumedCapacity } from './consumed-capacity';
 import type { DynamoDbTransport } from './dynamodb/commands';
 import { LazyDocumentClientTransport } from './dynamodb/sdk-transport';
+import { DynamoDbStore } from './dynamodb';
 import {
   bareFunctionName,
   type ExecutionTimeoutMap,
@@ -24,6 +25,7 @@ import {
 import { currentTally, functionMemoryMb, meteredOpen } from './invocation-meter';
 import { LambdaInvoker } from './lambda-invoker';
 import { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
+import { LambdaVersionPolicy } from './lambda-version-policy';
 import {
   type LambdaCommand,
   type LazySdkClient,
@@ -46,17 +48,12 @@ import { SchedulerWaker } from './scheduler-waker';
 import { lazySqsClient, type SqsCommand, SqsDelayWaker } from './sqs-delay-waker';
 import {
   LATEST,
-  nameAtStart,
-  namePinnedAtLease,
   type PinningConfig,
   type RunningCode,
   readPinningConfig,
   runningCode,
-  runsElsewhere,
   splitRunName,
 } from './version-pinning';
-import { PinnedRunsEngine, type RunPlacement } from './version-pinning-engine';
-import { type PinnedRunStore, PinningStore } from './version-pinning-store';
 import { WakeQueueReceiver } from './wake-queue-receiver';
 import { wakeUpCost } from './wake-up-cost';
 
@@ -86,8 +83,8 @@ export interface ProductionParts {
   lambda?: SdkClientLike<LambdaCommand>;
   sqs?: SendsCommands<SqsCommand>;
   scheduler?: SdkClientLike<SchedulerCommand>;
-  /** Default: a {@link PinningStore} on the configured table. */
-  store?: PinnedRunStore;
+  /** Default: a `DynamoDbStore` on the configured table (it writes the version policy's pins). */
+  store?: Store;
 }
 
 /**
@@ -116,12 +113,13 @@ export class ProductionBackend implements DurableBackend {
   private readonly wakeUps: WakeQueueReceiver;
   /** Version pinning: the function's policy and the aliases runs start on. */
   readonly pinning: PinningConfig;
+  /** The engine's version policy: Lambda's, told the code each invocation runs ({@link bindInvokedArn}). */
+  readonly versions: LambdaVersionPolicy;
   private readonly invoker: Invoker;
-  private readonly store: PinnedRunStore;
+  private readonly store: Store;
   private ownArn: string | undefined;
   /** What a bare own name targets: the running version, alias or `$LATEST` (see {@link bindInvokedArn}). */
   private selfArn: string | undefined;
-  private code: RunningCode | undefined;
   /** The run meter's price of a wake-up (by `OnTimeWaker`'s route). */
   private readonly wakeCost: (wake: WakeRequest) => RunMeterIncrement;
 
@@ -194,46 +192,33 @@ export class ProductionBackend implements DurableBackend {
       // reconciler's gate) takes the request alone, rounded as a fixed-phase send.
       rearm: (request, hint) => (waker === onTime ? onTime.wakeAt(request, hint) : waker.wakeAt(request)),
       forward: (functionName, event) => invoker.invoke(functionName, event),
-      opensHere: (functionName) => this.isOwn(functionName) && this.runsElsewhere(functionName) === undefined,
-      ownName: () => this.code?.own.name ?? process.env.AWS_LAMBDA_FUNCTION_NAME ?? '',
+      opensHere: (functionName) => this.isOwn(functionName) && this.versions.runsElsewhere(functionName) === undefined,
+      ownName: () => this.versions.running?.own.name ?? process.env.AWS_LAMBDA_FUNCTION_NAME ?? '',
       now: () => clock.now(),
       sleep,
     });
     this.store =
       parts.store ??
-      new PinningStore(
-        {
-          client: this.dynamodb,
-          tableName: config.tableName,
-          ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
-        },
-        pinning.pinning,
-      );
+      new DynamoDbStore({
+        client: this.dynamodb,
+        tableName: config.tableName,
+        ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
+      });
     const executionTimeout = withExecutionTimeoutMap(
       executionTimeoutSetting(config, process.env.AWS_LAMBDA_FUNCTION_NAME),
       executionTimeouts,
     );
-    // Where runs may run: only on the qualifier they are recorded with (see `runsElsewhere`).
-    const placement: RunPlacement = {
-      elsewhere: (functionName) => this.runsElsewhere(functionName),
-      unpinned: (functionName) =>
-        this.code !== undefined && namePinnedAtLease(functionName, this.code, this.pinning.pinning) !== undefined,
-      handOver: (functionName, runId) => invoker.invoke(functionName, wakeEvent(runId)),
-    };
-    this.engine = new PinnedRunsEngine({
+    // Where runs may run: only on the qualifier they are recorded with (see `version-pinning.ts`).
+    this.versions = new LambdaVersionPolicy({ pinning: pinning.pinning });
+    this.engine = new Engine({
       store: this.store,
       waker,
       invoker,
       clock,
       retentionMs: config.retentionDays * DAY_MS,
       executionTimeout,
-      placement,
+      versions: this.versions,
     });
-  }
-
-  /** Where a run recorded as `functionName` must run when not on this invocation's code (see `runsElsewhere`). */
-  private runsElsewhere(functionName: string): string | undefined {
-    return this.code === undefined ? undefined : runsElsewhere(functionName, this.code, this.pinning.pinning);
   }
 
   /**
@@ -257,7 +242,7 @@ export class ProductionBackend implements DurableBackend {
    * `version-pinning.ts`), so every wake-up and resume, from any container, replays it on that
    * code. Any event that reaches a run recorded on other code (a wake-up through the alias or
    * the wake-up queue after a deploy, a start event delivered again, a wake-up of a `$LATEST`
-   * run) hands the run to that code unopened (`PinnedRunsEngine`): a run never replays
+   * run) hands the run to that code unopened (the engine, by {@link versions}): a run never replays
    * elsewhere. When that code is gone (a deleted version) the hand-over fails
    * `function_not_found`, and the run waits there (see the README's "Old versions").
    */
@@ -266,8 +251,9 @@ export class ProductionBackend implements DurableBackend {
     // An SQS batch of wake-ups, or a wake-up that says when it is due (found early: re-armed).
     const received = await this.wakeUps.receive(event, (wake) => this.open(wake, lambdaContext));
     if (received) return received;
-    const code = this.code as RunningCode;
-    return this.engine.open(event, { ...lambdaContext, functionName: nameAtStart(code, this.pinning.pinning) });
+    const code = this.versions.running as RunningCode;
+    // A run started here is recorded where it runs (the version policy's `nameAtStart`).
+    return this.engine.open(event, { ...lambdaContext, functionName: code.own.name });
   }
 
   /**
@@ -305,8 +291,7 @@ export class ProductionBackend implements DurableBackend {
         : this.pinning.pinning === 'version' && code.version !== undefined
           ? `${unqualified}:${code.version}`
           : arn;
-    this.code = code;
-    this.store.runningOn(code);
+    this.versions.runningOn(code);
     return own;
   }
 
@@ -336,7 +321,7 @@ export class ProductionBackend implements DurableBackend {
 
   /** Whether `functionName` (a run's recorded name, any qualifier) is this function. */
   private isOwn(functionName: string): boolean {
-    const own = this.code?.own.name;
+    const own = this.versions.running?.own.name;
     return own !== undefined && bareFunctionName(functionName) === own;
   }
 

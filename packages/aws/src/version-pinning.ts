@@ -11,7 +11,7 @@
  *
  * A run is pinned where it first runs: started by an invoke of the alias, it is recorded as
  * `name:<version>` at once (`lambdaContext.functionVersion`); started elsewhere (the control
- * API, a parent's `invoke`), its first invocation re-records it (see `PinningStore`). From then
+ * API, a parent's `invoke`), its first invocation re-records it (see `LambdaVersionPolicy`). From then
  * on it runs only on the qualifier it is recorded with: an invocation of other code that meets it
  * (a start event delivered again after a deploy, a wake-up through the alias or the wake-up
  * queue) hands it there unopened ({@link runsElsewhere}).
@@ -92,10 +92,18 @@ export function isVersion(qualifier: string | undefined): qualifier is string {
   return qualifier !== undefined && /^\d+$/.test(qualifier);
 }
 
-/** The name part and qualifier of a run's name (`orders:7` → `orders`, `7`). */
+/**
+ * The name part and qualifier of a run's name (`orders:7` → `orders`, `7`): with
+ * {@link qualifiedRunName}, the one place pinning reads and writes the stored shape.
+ */
 export function splitRunName(functionName: string): { name: string; qualifier?: string } {
   const at = functionName.indexOf(':');
   return at < 0 ? { name: functionName } : { name: functionName.slice(0, at), qualifier: functionName.slice(at + 1) };
+}
+
+/** A run's name for function `name` on `qualifier` (`orders`, `7` → `orders:7`; bare without one). */
+export function qualifiedRunName(name: string, qualifier?: string): string {
+  return qualifier === undefined ? name : `${name}:${qualifier}`;
 }
 
 /** Where the current invocation runs: its invoked ARN and the version of its code, if published. */
@@ -127,10 +135,10 @@ function invokedQualifier(own: FunctionArn): string {
  */
 export function nameAtStart(code: RunningCode, pinning: VersionPinning): string {
   const { own } = code;
-  if (pinning === 'version' && code.version !== undefined) return `${own.name}:${code.version}`;
+  if (pinning === 'version' && code.version !== undefined) return qualifiedRunName(own.name, code.version);
   const invoked = invokedQualifier(own);
-  if (invoked === LATEST) return pinning === 'latest' ? own.name : `${own.name}:${LATEST}`;
-  return `${own.name}:${invoked}`;
+  if (invoked === LATEST) return pinning === 'latest' ? own.name : qualifiedRunName(own.name, LATEST);
+  return qualifiedRunName(own.name, invoked);
 }
 
 /**
@@ -146,7 +154,7 @@ export function namePinnedAtLease(recorded: string, code: RunningCode, pinning: 
   if (name !== code.own.name) return undefined;
   if (qualifier === undefined) return pinning === 'latest' ? undefined : nameAtStart(code, pinning);
   const onThisAlias = qualifier === code.own.qualifier && !isVersion(qualifier) && qualifier !== LATEST;
-  if (pinning === 'version' && onThisAlias && code.version !== undefined) return `${name}:${code.version}`;
+  if (pinning === 'version' && onThisAlias && code.version !== undefined) return qualifiedRunName(name, code.version);
   return undefined;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { ExecutionTimeoutSetting } from './execution-timeout';
 import type { Clock, Invoker, Store, Waker } from './ports';
+import type { VersionPolicy } from './version-policy';
 
 /** Options of an {@link Engine}. */
 export interface EngineOptions {
@@ -34,6 +35,12 @@ export interface EngineOptions {
    * wins. At the deadline the run ends TIMED_OUT (see `execution-timeout.ts`). Default: none.
    */
   executionTimeout?: ExecutionTimeoutSetting;
+  /**
+   * Which code runs run on: the name a run starts under, whether an invocation may open a run
+   * recorded elsewhere (else it hands the run there), and the pin written at a run's first lease
+   * (see `version-policy.ts`). Default: no pinning (`noVersionPinning`).
+   */
+  versions?: VersionPolicy;
 }
 
 /** A request to start a run. */

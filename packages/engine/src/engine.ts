@@ -24,7 +24,8 @@ import { runQueryLimit } from './run-query';
 import { checkStartRequest, executionOf, newRunRecord } from './run-start';
 import { EngineSession } from './session';
 import { callbackTimeout, settleDue } from './transitions';
-import { isWakeEvent } from './wake-event';
+import { noVersionPinning, pinLeased, type RunStartOrigin, type VersionPolicy } from './version-policy';
+import { isWakeEvent, wakeEvent } from './wake-event';
 import { type WakeNowReport, wakeNow } from './wake-now';
 
 export type { EngineOptions, StartRunRequest } from './engine-options';
@@ -40,6 +41,8 @@ export class Engine implements DurableBackend {
   readonly waker: Waker;
   readonly invoker: Invoker | undefined;
   readonly clock: Clock;
+  /** Which code runs run on (see `version-policy.ts`). */
+  readonly versions: VersionPolicy;
   private readonly maxPayloadBytes: number;
   private readonly retentionMs: number | undefined;
   private readonly leaseGraceMs: number;
@@ -54,6 +57,7 @@ export class Engine implements DurableBackend {
     this.waker = options.waker;
     this.invoker = options.invoker;
     this.clock = options.clock ?? systemClock;
+    this.versions = options.versions ?? noVersionPinning;
     this.maxPayloadBytes = options.maxPayloadBytes ?? 6 * 1024 * 1024;
     this.retentionMs = options.retentionMs;
     this.leaseGraceMs = options.leaseGraceMs ?? 10_000;
@@ -100,16 +104,24 @@ export class Engine implements DurableBackend {
 
   /**
    * Starts a run, or finds the run its key already names. A key reused with another function
-   * or input is a {@link RunKeyConflictError}.
+   * or input is a {@link RunKeyConflictError}; a function that differs only in where the run was
+   * pinned since is the same (the version policy's `sameFunction`). The run is recorded under
+   * the name the version policy gives it (`nameAtStart`).
    */
-  async startRun(request: StartRunRequest): Promise<{ run: RunRecord; created: boolean }> {
+  startRun(request: StartRunRequest): Promise<{ run: RunRecord; created: boolean }> {
+    return this.start(request, 'request');
+  }
+
+  private async start(request: StartRunRequest, origin: RunStartOrigin): Promise<{ run: RunRecord; created: boolean }> {
     checkStartRequest(request);
-    const timeoutMs = executionTimeoutFor(this.executionTimeout, request.functionName, request.executionTimeoutSeconds);
+    const asked = { ...request, functionName: this.versions.nameAtStart(request.functionName, origin) };
+    const timeoutMs = executionTimeoutFor(this.executionTimeout, asked.functionName, asked.executionTimeoutSeconds);
     const now = this.clock.now();
-    const run = newRunRecord(request, runIdFor(request.runKey), now, timeoutMs);
+    const run = newRunRecord(asked, runIdFor(asked.runKey), now, timeoutMs);
     const execution = executionOf(run);
     const result = await this.store.createRun(run, execution);
-    if (!result.created && (result.run.functionName !== run.functionName || result.run.input !== run.input)) {
+    const same = this.versions.sameFunction(result.run.functionName, run.functionName);
+    if (!result.created && (!same || result.run.input !== run.input)) {
       throw new RunKeyConflictError(request.runKey ?? '', run.runId);
     }
     return result;
@@ -119,11 +131,48 @@ export class Engine implements DurableBackend {
    * Opens an invocation of a run: takes its lease and loads its operations. Undefined when there
    * is nothing to do: the run is gone or finished, another invocation holds it, or nothing is
    * due yet (a duplicate or early wake-up), so such wake-ups have no side effects.
+   *
+   * Opening a run is the one way code runs on it, so it is where the version policy is enforced
+   * (see `version-policy.ts`): a run recorded on other code is handed there unopened (judged on
+   * the read every open makes, so it costs nothing more), and a run just leased is pinned where it
+   * runs; one found elsewhere once leased (pinned by another invocation between the read and the
+   * lease) or left unpinned (its pin write failed) is released at once unrun, due again in a moment.
    */
   async openRun(runId: string, options: { remainingTimeMs?: () => number } = {}): Promise<EngineSession | undefined> {
     const now = this.clock.now();
     const run = await this.store.getRun(runId);
     if (run?.status !== 'RUNNING') return undefined;
+    const recordedElsewhere = this.versions.runsElsewhere(run.functionName);
+    if (recordedElsewhere !== undefined) {
+      await this.handOver(recordedElsewhere, runId);
+      return undefined;
+    }
+    const session = await this.leaseAndLoad(run, now, options);
+    if (!session) return undefined;
+    const leasedElsewhere = this.versions.runsElsewhere(session.functionName);
+    if (leasedElsewhere === undefined && this.versions.pinAtLease(session.functionName) === undefined) return session;
+    // Nothing ran: the lease is released with the run due in a moment (and its wake-up asked for).
+    await session.abort(new Error(`durable-lambda: run ${runId} (${session.functionName}) does not run here`));
+    if (leasedElsewhere !== undefined) await this.handOver(leasedElsewhere, runId);
+    return undefined;
+  }
+
+  /** Hands a run to the code it runs on: an asynchronous invoke of `functionName` with its wake-up event. */
+  private async handOver(functionName: string, runId: string): Promise<void> {
+    if (this.invoker) {
+      await this.invoker.invoke(functionName, wakeEvent(runId));
+      return;
+    }
+    await this.waker.wakeAt({ runId, functionName, at: this.clock.now(), reason: 'event' });
+  }
+
+  /** The lease of a RUNNING run read at `now`, pinned by the version policy, and its operations. */
+  private async leaseAndLoad(
+    run: RunRecord,
+    now: number,
+    options: { remainingTimeMs?: () => number },
+  ): Promise<EngineSession | undefined> {
+    const runId = run.runId;
     // Past its deadline nothing runs: the run ends TIMED_OUT, a live invocation is fenced.
     if (pastDeadline(run, now)) {
       await this.expire(runId);
@@ -134,8 +183,10 @@ export class Engine implements DurableBackend {
     if (!lapsed && !due) return undefined;
     const remainingTimeMs = options.remainingTimeMs ?? (() => this.defaultInvocationMs);
     const leaseExpiresAt = now + remainingTimeMs() + this.leaseGraceMs;
-    const grant = await this.store.acquireLease(runId, now, leaseExpiresAt, newLeaseToken());
-    if (!grant) return undefined;
+    const leaseToken = newLeaseToken();
+    const leased = await this.store.acquireLease(runId, now, leaseExpiresAt, leaseToken);
+    if (!leased) return undefined;
+    const grant = await pinLeased(this.store, this.versions, leased, leaseToken);
     await this.armLease(run, leaseExpiresAt);
     const loaded = grant.replay ? await grant.replay() : await loadReplayOperations(this.store, runId);
     const operations = await this.outside.settleOnOpen(grant.run, loaded);
@@ -291,12 +342,15 @@ export class Engine implements DurableBackend {
       const now = this.clock.now();
       const remaining = options.remainingTimeMs ?? (() => this.defaultInvocationMs);
       const lease = { leaseExpiresAt: now + remaining() + this.leaseGraceMs, leaseToken: newLeaseToken() };
-      const started = await this.startRun({
-        functionName,
-        ...(input === undefined ? {} : { input }),
-        ...(context.awsRequestId ? { runKey: context.awsRequestId } : {}),
-        lease,
-      });
+      const started = await this.start(
+        {
+          functionName,
+          ...(input === undefined ? {} : { input }),
+          ...(context.awsRequestId ? { runKey: context.awsRequestId } : {}),
+          lease,
+        },
+        'event',
+      );
       runId = started.run.runId;
       // Created with our lease: the invocation owns it already and its only operation is the
       // EXECUTION just written (a duplicate delivery finds the run and opens it as a wake-up).

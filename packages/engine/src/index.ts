@@ -1,6 +1,7 @@
 /**
  * `@durable-lambda/engine`: the server side of the checkpoint protocol, on three ports
- * (`Store`, `Waker`, `Invoker`) that adapters implement.
+ * (`Store`, `Waker`, `Invoker`) that adapters implement, and a version policy (`VersionPolicy`,
+ * which code runs run on) a backend with code versions gives it.
  */
 
 export type { AwsHandlerResult, RunAwsHandlerOptions } from './aws-protocol/aws-handler';
@@ -137,6 +138,8 @@ export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';
 export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';
+export type { RunStartOrigin, VersionPolicy } from './version-policy';
+export { noVersionPinning } from './version-policy';
 export type { WakeEvent } from './wake-event';
 export { isWakeEvent, wakeEvent } from './wake-event';
 export type { WakeNowReport, WokenOperation } from './wake-now';

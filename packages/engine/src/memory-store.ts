@@ -78,6 +78,16 @@ export class MemoryStore implements Store {
     return { run: copyData(run), previousLost: taken.previousLost };
   }
 
+  /** Re-records a run leased by `leaseToken` as `to` while it is `from` (a version policy's pin). */
+  async pinRun(runId: string, from: string, to: string, leaseToken: string): Promise<boolean> {
+    const run = this.live(runId);
+    if (run?.functionName === from && run.leaseToken === leaseToken && run.status === 'RUNNING') {
+      run.functionName = to;
+      this.changed();
+    }
+    return run?.functionName === to;
+  }
+
   async loadOperations(runId: string): Promise<Operation[]> {
     if (!this.live(runId)) return [];
     return [...(this.operations.get(runId)?.values() ?? [])].map((op) => copyOperation(op));

@@ -87,6 +87,14 @@ export interface Store {
    */
   acquireLease(runId: string, now: number, leaseExpiresAt: number, leaseToken: string): Promise<LeaseGrant | undefined>;
   /**
+   * Optional: re-records a RUNNING run's `functionName` from `from` to `to` (a version policy's pin,
+   * see `version-policy.ts`), only while it is still `from` and the lease is still `leaseToken`'s,
+   * in one conditional write that keeps the listings by function current. True once the run has
+   * the name `to` (also when a retried write finds its own earlier success), false when the
+   * condition failed otherwise. A store without it pins nothing (a policy that pins needs it).
+   */
+  pinRun?(runId: string, from: string, to: string, leaseToken: string): Promise<boolean>;
+  /**
    * The due index: runs whose `dueAt` is at or before `before`, in (`dueAt`, `runId`) order,
    * at most `limit`, starting after the entry `after` when given (a page's last entry, so a
    * caller pages past runs it could not help, never stuck behind them). Found without scanning

@@ -1,19 +1,12 @@
 /**
  * The stores of the deploy world. Every invocation (container) gets a store of its own, as a
- * Lambda container builds its backend: it pins the runs it leases where its code runs, and its
- * calls fail as the container's faults say (a throttled or lost call, a process killed between two
- * calls). They share one table: a `MemoryStore`, or a table of DynamoDB Local.
+ * Lambda container builds its backend: its calls fail as the container's faults say (a throttled
+ * or lost call, a process killed between two calls), its pin write (`Store.pinRun`, which the
+ * engine's version policy asks for at a run's first lease) too. They share one table: a
+ * `MemoryStore`, or a table of DynamoDB Local.
  */
-import {
-  DynamoDbStore,
-  type DynamoDbStoreOptions,
-  type PinnedRunStore,
-  PinningStore,
-  pinnedGrant,
-  type RunningCode,
-  type VersionPinning,
-} from '@durable-lambda/aws';
-import { type LeaseGrant, MemoryStore, type RunRecord, type Store } from '@durable-lambda/engine';
+import { DynamoDbStore, type DynamoDbStoreOptions } from '@durable-lambda/aws';
+import { MemoryStore, type Store } from '@durable-lambda/engine';
 import type { VirtualClock } from '@durable-lambda/local';
 import { ProcessKilled } from './sim-functions';
 
@@ -46,8 +39,8 @@ export const NO_FAULTS: ContainerFaults = {
 export interface StoreKit {
   /** The table as the control API and the checks read it (no faults, no pinning). */
   readonly shared: Store;
-  /** A container's store: pins with `pinning`, fails by `faults`. */
-  container(pinning: VersionPinning, faults: ContainerFaults): PinnedRunStore;
+  /** A container's store: its pin writes fail by `faults` (its other calls: see {@link faultyStore}). */
+  container(faults: ContainerFaults): Store;
 }
 
 const STORE_METHODS = new Set([
@@ -66,11 +59,10 @@ const STORE_METHODS = new Set([
   'releaseIdempotencyKey',
   'writeOutsideEvent',
   'commit',
-  'readAhead',
 ]);
 
 /** `store` with `faults` at its boundary (the engine's calls; the store's own inner calls are not). */
-export function faultyStore(store: PinnedRunStore, faults: ContainerFaults): PinnedRunStore {
+export function faultyStore(store: Store, faults: ContainerFaults): Store {
   return new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown;
@@ -91,68 +83,41 @@ export function faultyStore(store: PinnedRunStore, faults: ContainerFaults): Pin
   });
 }
 
-/** One `MemoryStore`; each container's view pins runs by renaming them in place, as DynamoDB's conditional write would. */
+/** One `MemoryStore`; each container's view fails its pin writes by the container's faults. */
 export function memoryKit(clock: VirtualClock): StoreKit {
   const shared = new MemoryStore(clock);
-  // The memory store keeps its records in a map and changes them in place; the rename is one
-  // synchronous check-and-set on the record, as atomic as DynamoDB's conditional update.
-  const records = (shared as unknown as { runs: Map<string, RunRecord> }).runs;
-  if (!(records instanceof Map)) throw new Error('memoryKit: MemoryStore no longer keeps its runs in `runs`');
   return {
     shared,
-    container(pinning, faults) {
-      let code: RunningCode | undefined;
-      let primed: RunRecord | undefined;
-      const rename = async (runId: string, from: string, to: string, token: string) => {
+    container(faults) {
+      // The memory store's pin is one synchronous check-and-set on the record, as atomic as
+      // DynamoDB's conditional update; a lost answer is the write done, its answer thrown away.
+      const pinRun = async (runId: string, from: string, to: string, token: string) => {
         const fault = faults.pinWriteFault();
         if (fault === 'throw') throw new InjectedStoreFault('pin write throttled');
-        const run = records.get(runId);
-        if (run?.functionName === from && run.leaseToken === token && run.status === 'RUNNING') run.functionName = to;
-        const renamed = records.get(runId)?.functionName === to;
+        const pinned = await shared.pinRun(runId, from, to, token);
         if (fault === 'lost') throw new InjectedStoreFault('pin write answer lost');
-        return renamed;
-      };
-      const own: Partial<PinnedRunStore> = {
-        runningOn(running: RunningCode) {
-          code = running;
-          primed = undefined;
-        },
-        async readAhead(runId: string) {
-          primed = await shared.getRun(runId);
-          return primed;
-        },
-        async getRun(runId: string) {
-          const read = primed;
-          primed = undefined;
-          return read?.runId === runId ? read : shared.getRun(runId);
-        },
-        async acquireLease(runId: string, now: number, leaseExpiresAt: number, leaseToken: string) {
-          primed = undefined;
-          const grant: LeaseGrant | undefined = await shared.acquireLease(runId, now, leaseExpiresAt, leaseToken);
-          if (!grant || !code) return grant;
-          return pinnedGrant(grant, leaseToken, code, pinning, rename);
-        },
+        return pinned;
       };
       return new Proxy(shared, {
         get(target, prop) {
-          if (typeof prop === 'string' && Object.hasOwn(own, prop)) return own[prop as keyof PinnedRunStore];
+          if (prop === 'pinRun') return pinRun;
           const value = Reflect.get(target, prop, target) as unknown;
           return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         },
-      }) as unknown as PinnedRunStore;
+      });
     },
   };
 }
 
 /**
- * One table of DynamoDB Local; each container's store is the production `PinningStore` (through
+ * One table of DynamoDB Local; each container's store is the production `DynamoDbStore` (through
  * `client`: the light client, as deployed, or the AWS SDK's document client), its pin write (the
- * rename of its first lease) failing by the container's faults.
+ * rename of a first lease, `pinRun`) failing by the container's faults.
  */
 export function dynamoDbKit(client: DynamoDbStoreOptions['client'], tableName: string, clock: VirtualClock): StoreKit {
   return {
     shared: new DynamoDbStore({ client, tableName, clock }),
-    container(pinning, faults) {
+    container(faults) {
       const faulty = new Proxy(client, {
         get(target, prop) {
           const value = Reflect.get(target, prop, target) as unknown;
@@ -171,7 +136,7 @@ export function dynamoDbKit(client: DynamoDbStoreOptions['client'], tableName: s
           };
         },
       });
-      return new PinningStore({ client: faulty, tableName, clock }, pinning);
+      return new DynamoDbStore({ client: faulty, tableName, clock });
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * One durable function deployed as AWS runs it, in virtual time: the production backend
- * (`ProductionBackend` with its pinning engine and store, its wakers and wake-up receiver) in a
+ * (`ProductionBackend` with its engine, Lambda's version policy and store, its wakers and wake-up receiver) in a
  * container per invocation, the control API (the `DurableApi` entry's engine and waker) and the
  * reconciler, on a simulated Lambda, SQS and Scheduler (`sim-cloud`). The random deploy world and
  * the scripted scenarios both drive it.
@@ -13,11 +13,11 @@
  */
 import { type ApiResponse, createControlApi } from '@durable-lambda/api';
 import { LambdaInvoker, ProductionBackend, readProductionConfig, type VersionPinning } from '@durable-lambda/aws';
-import { parseCallbackId, runIdFor } from '@durable-lambda/engine';
+import { type Engine, parseCallbackId, runIdFor } from '@durable-lambda/engine';
 import type { LambdaContextLike } from '@durable-lambda/protocol';
 import { type DurableContext, type RetryPolicy, type StepContext, withDurableExecution } from '@durable-lambda/sdk';
 import { functionTarget } from '../../../packages/cdk/src/runtime/control-api-config';
-import { AliasStartingEngine, immediateInvokeWaker } from '../../../packages/cdk/src/runtime/control-api-engine';
+import { controlApiEngine, immediateInvokeWaker } from '../../../packages/cdk/src/runtime/control-api-engine';
 import { type ContainerFaults, faultyStore, InjectedStoreFault, NO_FAULTS, type StoreKit } from './container-stores';
 import { SimCloud } from './sim-cloud';
 import { type CloudFaults, type Container, ProcessKilled, SimFunction, unqualifiedArn } from './sim-functions';
@@ -86,7 +86,7 @@ export class DeployRig {
   readonly functionName: string;
   /** Whether runs start on the alias (`live`), as the construct has it unless `latest`. */
   readonly startsOnAlias: boolean;
-  readonly apiEngine: AliasStartingEngine;
+  readonly apiEngine: Engine;
   readonly executions: StepExecution[] = [];
   /** Runs an operator cancelled through the control API (it answered 200, the run CANCELLED). */
   readonly cancelled = new Set<string>();
@@ -127,7 +127,7 @@ export class DeployRig {
           lambda: this.cloud.lambdaClient(faults.alive),
           sqs: this.cloud.sqsClient(faults.alive),
           scheduler: this.cloud.schedulerClient(faults.alive),
-          store: faultyStore(kit.container(policy, faults), faults),
+          store: faultyStore(kit.container(faults), faults),
         },
       );
       const handler = withDurableExecution(this.workflow(container), {
@@ -148,7 +148,7 @@ export class DeployRig {
       client: this.cloud.lambdaClient(),
       targetArn: (name) => functionTarget({ [functionName]: unqualifiedArn(functionName) }, name),
     });
-    this.apiEngine = new AliasStartingEngine({
+    this.apiEngine = controlApiEngine({
       aliases,
       store: kit.shared,
       clock: time.clock,
@@ -178,7 +178,7 @@ export class DeployRig {
         lambda: this.cloud.lambdaClient(),
         sqs: this.cloud.sqsClient(),
         scheduler: this.cloud.schedulerClient(),
-        store: kit.container('version', NO_FAULTS),
+        store: kit.container(NO_FAULTS),
       },
     );
     this.reconciler.bindInvokedArn(unqualifiedArn('durable-reconciler'));

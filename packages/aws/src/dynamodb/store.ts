@@ -25,6 +25,7 @@ import { loadReplayOperations } from './replay-reads';
 import { commit } from './run-commit';
 import { acquireLease } from './run-lease';
 import { listRuns } from './run-listing';
+import { pinRun } from './run-pin';
 import { createRun, reviseRun } from './run-writes';
 import { DocumentClientTransport } from './sdk-transport';
 import { StoreContext } from './store-context';
@@ -82,7 +83,7 @@ const DEFAULT_ITEM_TTL_CEILING_MS = 400 * 24 * 60 * 60 * 1000;
  *
  * The class only checks its options and delegates, one module per concern: `run-writes.ts`
  * (creating, revising), `run-lease.ts`, `run-commit.ts`, `fenced-writes.ts` (the transactions
- * behind a commit), `inline-starts.ts` (STARTs in the run item), `operation-reads.ts`,
+ * behind a commit), `run-pin.ts` (a version policy's pin), `inline-starts.ts` (STARTs in the run item), `operation-reads.ts`,
  * `outside-events.ts`, `run-listing.ts`, `due-index.ts` and `idempotency.ts`.
  */
 export class DynamoDbStore implements Store {
@@ -121,6 +122,12 @@ export class DynamoDbStore implements Store {
   ): Promise<LeaseGrant | undefined> {
     if (!runFits(runId)) return Promise.resolve(undefined);
     return acquireLease(this.ctx, runId, now, leaseExpiresAt, leaseToken);
+  }
+
+  /** Re-records a run leased by `leaseToken` as `to` while it is `from` (a version policy's pin, `run-pin.ts`). */
+  pinRun(runId: string, from: string, to: string, leaseToken: string): Promise<boolean> {
+    if (!runFits(runId)) return Promise.resolve(false);
+    return pinRun(this.ctx.access, runId, from, to, leaseToken, async (id) => (await this.getRun(id))?.functionName);
   }
 
   findDueRuns(before: number, limit: number, after?: DueRun, partition?: number): Promise<DueRun[]> {
@@ -200,11 +207,6 @@ export class DynamoDbStore implements Store {
 
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void> {
     return commit(this.ctx, runId, fence, write);
-  }
-
-  /** What this store's requests go through (a subclass's own requests too). */
-  protected get transport(): DynamoDbTransport {
-    return this.ctx.access.client;
   }
 }
 

@@ -2,12 +2,12 @@
  * The engine of the control API's Lambda entry (`control-api-entry.ts`), apart from the entry's
  * environment so the chaos suite's deploy world runs the very same one.
  */
-import { PinnedRunsEngine } from '@durable-lambda/aws';
+import { LambdaVersionPolicy } from '@durable-lambda/aws';
 import {
   type Clock,
+  Engine,
   type EngineOptions,
   type Invoker,
-  type StartRunRequest,
   systemClock,
   type WakeRequest,
   type Waker,
@@ -43,31 +43,20 @@ export function immediateInvokeWaker(
   };
 }
 
-/** Options of an {@link AliasStartingEngine}. */
-export interface AliasStartingEngineOptions extends EngineOptions {
+/** Options of {@link controlApiEngine}: the engine's, less its version policy, and the aliases. */
+export interface ControlApiEngineOptions extends Omit<EngineOptions, 'versions'> {
   /** Function name to the alias its runs start on (`DURABLE_API_ALIASES`). */
   aliases: Readonly<Record<string, string>>;
 }
 
 /**
- * Starts runs on their function's alias: a run started as `orders` is recorded as `orders:live`
- * (its first invocation, on the version the alias points at, pins it there). A run that opted
- * into `$LATEST` (`orders:$LATEST`) or names a qualifier is started as asked; a start repeated
- * after the run was pinned finds it (`PinnedRunsEngine`). It runs no code, so it has no placement.
+ * The control API's engine: it starts runs on their function's alias, so a run started as
+ * `orders` is recorded as `orders:live` (its first invocation, on the version the alias points
+ * at, pins it there). A run that opted into `$LATEST` (`orders:$LATEST`) or names a qualifier is
+ * started as asked; a start repeated after the run was pinned finds it. It runs no code, so its
+ * version policy hands nothing over and pins nothing (see `LambdaVersionPolicy`).
  */
-export class AliasStartingEngine extends PinnedRunsEngine {
-  private readonly aliases: Readonly<Record<string, string>>;
-
-  constructor(options: AliasStartingEngineOptions) {
-    const { aliases, ...engine } = options;
-    super(engine);
-    this.aliases = aliases;
-  }
-
-  override startRun(request: StartRunRequest): ReturnType<PinnedRunsEngine['startRun']> {
-    const alias = Object.hasOwn(this.aliases, request.functionName) ? this.aliases[request.functionName] : undefined;
-    return super.startRun(
-      alias === undefined ? request : { ...request, functionName: `${request.functionName}:${alias}` },
-    );
-  }
+export function controlApiEngine(options: ControlApiEngineOptions): Engine {
+  const { aliases, ...engine } = options;
+  return new Engine({ ...engine, versions: new LambdaVersionPolicy({ pinning: 'version', startOnAliases: aliases }) });
 }

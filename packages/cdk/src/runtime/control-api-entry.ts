@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createControlApi, toLambdaHandler } from '@durable-lambda/api';
 import { DynamoDbStore, LambdaInvoker, withExecutionTimeoutMap } from '@durable-lambda/aws';
 import { functionTarget, readControlApiConfig } from './control-api-config';
-import { AliasStartingEngine, immediateInvokeWaker } from './control-api-engine';
+import { controlApiEngine, immediateInvokeWaker } from './control-api-engine';
 
 const config = readControlApiConfig(process.env);
 const invoker = new LambdaInvoker({
@@ -19,7 +19,7 @@ const invoker = new LambdaInvoker({
 
 const waker = immediateInvokeWaker(invoker);
 
-const engine = new AliasStartingEngine({
+const engine = controlApiEngine({
   aliases: config.aliases,
   store: new DynamoDbStore({
     client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: config.region }), {
