@@ -5,8 +5,8 @@
 import * as ours from '@durable-lambda/local/testing';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { importAwsSdk } from '../support/aws-sdk';
-import { type AwsDurableTesting, importAwsTesting } from './dual/harness/load-aws-testing';
+import { importAwsSdk } from '../../support/aws-sdk';
+import { type AwsDurableTesting, importAwsTesting } from '../dual/harness/load-aws-testing';
 
 let aws: AwsDurableTesting;
 

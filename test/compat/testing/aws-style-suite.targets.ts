@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as ours from '@durable-lambda/local/testing';
 import { withDurableExecution } from '@durable-lambda/sdk';
-import { importAwsSdk } from '../support/aws-sdk';
+import { importAwsSdk } from '../../support/aws-sdk';
 
 /** The testing module a body runs against, typed as ours (AWS's must offer what the body uses). */
 export type TestingModule = Pick<
@@ -22,7 +22,7 @@ export interface Target {
   wrap(): Promise<Wrap>;
 }
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const NAME = '@aws/durable-execution-sdk-js-testing';
 let awsTesting: Promise<TestingModule> | undefined;
 

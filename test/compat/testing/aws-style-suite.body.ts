@@ -2,11 +2,11 @@
  * A test body written the way AWS's testing package is used (setupTestEnvironment with skipTime,
  * a shared runner reset before each test, getOperation + waitForData, callbacks completed with
  * AWS's shapes, getInvocations, getHistoryEvents, toEqual on getError). Declared once per target
- * by testing-aws-surface-style*.test.ts: only the imports differ between targets.
+ * by aws-style-suite.*.test.ts: only the imports differ between targets.
  */
 import type { DurableContext } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Target, TestingModule, Wrap } from './testing-aws-surface.support';
+import type { Target, TestingModule, Wrap } from './aws-style-suite.targets';
 
 type Runner = InstanceType<TestingModule['LocalDurableTestRunner']>;
 
