@@ -17,6 +17,10 @@ const SHARED_DIRS = [
   'test/cli',
   'test/aws',
   'test/store-conformance',
+  // AWS parity of our SDK and of our test runner (where AWS's runner runs too, only around its own
+  // runs, as it did in test/sdk and test/local); not the other compat folders, see below.
+  'test/compat/sdk',
+  'test/compat/testing',
   'test/browser',
   'test/chaos',
   'test/local',
