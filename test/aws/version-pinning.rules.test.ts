@@ -72,6 +72,25 @@ describe('version pinning rules', () => {
     expect(runsElsewhere('billing:3', v7, 'version')).toBeUndefined();
   });
 
+  it('targets the qualifier a run is recorded on; a bare own name the code running now', () => {
+    const policy = (pinning: 'version' | 'alias' | 'latest', running = code('live', '7')) => {
+      const versions = new LambdaVersionPolicy({ pinning, invokeAliases: { billing: 'live' } });
+      versions.runningOn(running);
+      return versions;
+    };
+    const version = policy('version');
+    expect(version.invokeTarget('orders:6')).toBe('orders:6');
+    expect(version.invokeTarget('orders:$LATEST')).toBe('orders');
+    expect(version.invokeTarget('orders')).toBe('orders:7');
+    expect(policy('alias').invokeTarget('orders')).toBe('orders:live');
+    expect(policy('alias', code(undefined, '$LATEST')).invokeTarget('orders')).toBe('orders');
+    expect(policy('latest').invokeTarget('orders')).toBe('orders');
+    // Another function's bare name: its alias when one is configured, else unqualified.
+    expect(version.invokeTarget('billing')).toBe('billing:live');
+    expect(version.invokeTarget('billing:3')).toBe('billing:3');
+    expect(version.invokeTarget('payments')).toBe('payments');
+  });
+
   it('reads its configuration, naming a malformed variable', () => {
     expect(readPinningConfig({})).toEqual({ pinning: 'version', aliases: {} });
     expect(

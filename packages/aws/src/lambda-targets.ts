@@ -20,6 +20,11 @@ export function parseFunctionArn(arn: string): FunctionArn | undefined {
   return { partition, region, account, name, ...(qualifier === undefined ? {} : { qualifier }) };
 }
 
+/** Whether `functionName` is a partial ARN (`<account>:function:<name>[:qualifier]`), as Lambda's Invoke takes. */
+export function isPartialFunctionArn(functionName: string): boolean {
+  return PARTIAL_ARN.test(functionName);
+}
+
 /**
  * The ARN a wake-up or invoke of `functionName` targets, seen from the function invoked as
  * `ownArn`. The function itself is targeted with the very ARN it was invoked with (alias or

@@ -1,5 +1,6 @@
 import type { RunStartOrigin, VersionPolicy } from '@durable-lambda/engine';
 import {
+  LATEST,
   nameAtStart,
   namePinnedAtLease,
   qualifiedRunName,
@@ -19,6 +20,12 @@ export interface LambdaVersionPolicyOptions {
    * its first invocation pins it). Default: none, a requested run is recorded as asked.
    */
   startOnAliases?: Readonly<Record<string, string>>;
+  /**
+   * Function name to the alias a run of another function recorded by its bare name is invoked
+   * through (`DURABLE_FUNCTION_ALIASES`: a child run `billing` is woken through `billing:live`,
+   * where its first invocation pins it). Default: none, such a run is invoked unqualified.
+   */
+  invokeAliases?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -31,6 +38,8 @@ export interface LambdaVersionPolicyOptions {
  * - A start that differs from the run its key names only in the qualifier finds it.
  * - An invocation meeting a run recorded on other code hands it there ({@link runsElsewhere}), and
  *   pins a run not pinned yet where it runs at its first lease ({@link namePinnedAtLease}).
+ * - A wake-up, resume or invoke of a recorded name reaches the qualifier {@link invokeTarget} says
+ *   (the production backend's invoker and wakers build the ARN from it).
  *
  * The last two need the code the invocation runs, which {@link runningOn} sets (the production
  * backend, once per invocation: a container runs one at a time). Without it (the control API and
@@ -39,11 +48,13 @@ export interface LambdaVersionPolicyOptions {
 export class LambdaVersionPolicy implements VersionPolicy {
   readonly pinning: VersionPinning;
   private readonly startOnAliases: Readonly<Record<string, string>>;
+  private readonly invokeAliases: Readonly<Record<string, string>>;
   private code: RunningCode | undefined;
 
   constructor(options: LambdaVersionPolicyOptions) {
     this.pinning = options.pinning;
     this.startOnAliases = options.startOnAliases ?? {};
+    this.invokeAliases = options.invokeAliases ?? {};
   }
 
   /** Sets the code the current invocation runs (its invoked ARN and version). */
@@ -73,5 +84,28 @@ export class LambdaVersionPolicy implements VersionPolicy {
 
   pinAtLease(recorded: string): string | undefined {
     return this.code === undefined ? undefined : namePinnedAtLease(recorded, this.code, this.pinning);
+  }
+
+  /**
+   * The function and qualifier a wake-up, resume or invoke of a run recorded as `recorded` (a run
+   * name, not an ARN) reaches, as a run name: `name` alone is the unqualified function (`$LATEST`).
+   * A qualified name reaches its qualifier (`orders:$LATEST` the unqualified function). This
+   * function's bare name reaches the code running now: its version under `version`, `$LATEST`
+   * under `latest`, else the qualifier it was invoked with. Another function's bare name reaches
+   * its alias when `invokeAliases` names one, else the unqualified function.
+   */
+  invokeTarget(recorded: string): string {
+    const { name, qualifier } = splitRunName(recorded);
+    if (qualifier === LATEST) return name;
+    if (qualifier !== undefined) return recorded;
+    const code = this.code;
+    if (code !== undefined && name === code.own.name) {
+      if (this.pinning === 'latest') return name;
+      if (this.pinning === 'version' && code.version !== undefined) return qualifiedRunName(name, code.version);
+      return qualifiedRunName(name, code.own.qualifier);
+    }
+    const aliases = this.invokeAliases;
+    const alias = Object.hasOwn(aliases, name) ? aliases[name] : undefined;
+    return qualifiedRunName(name, alias);
   }
 }

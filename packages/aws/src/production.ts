@@ -13,9 +13,9 @@ import {
 } from '@durable-lambda/engine';
 import type { DurableBackend, LambdaContextLike } from '@durable-lambda/protocol';
 import { measureConsumedCapacity } from './consumed-capacity';
+import { DynamoDbStore } from './dynamodb';
 import type { DynamoDbTransport } from './dynamodb/commands';
 import { LazyDocumentClientTransport } from './dynamodb/sdk-transport';
-import { DynamoDbStore } from './dynamodb';
 import {
   bareFunctionName,
   type ExecutionTimeoutMap,
@@ -24,7 +24,7 @@ import {
 } from './execution-timeout-map';
 import { currentTally, functionMemoryMb, meteredOpen } from './invocation-meter';
 import { LambdaInvoker } from './lambda-invoker';
-import { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
+import { type FunctionArn, isPartialFunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
 import { LambdaVersionPolicy } from './lambda-version-policy';
 import {
   type LambdaCommand,
@@ -46,14 +46,7 @@ import {
 } from './production-config';
 import { SchedulerWaker } from './scheduler-waker';
 import { lazySqsClient, type SqsCommand, SqsDelayWaker } from './sqs-delay-waker';
-import {
-  LATEST,
-  type PinningConfig,
-  type RunningCode,
-  readPinningConfig,
-  runningCode,
-  splitRunName,
-} from './version-pinning';
+import { type PinningConfig, type RunningCode, readPinningConfig, runningCode } from './version-pinning';
 import { WakeQueueReceiver } from './wake-queue-receiver';
 import { wakeUpCost } from './wake-up-cost';
 
@@ -118,8 +111,6 @@ export class ProductionBackend implements DurableBackend {
   private readonly invoker: Invoker;
   private readonly store: Store;
   private ownArn: string | undefined;
-  /** What a bare own name targets: the running version, alias or `$LATEST` (see {@link bindInvokedArn}). */
-  private selfArn: string | undefined;
   /** The run meter's price of a wake-up (by `OnTimeWaker`'s route). */
   private readonly wakeCost: (wake: WakeRequest) => RunMeterIncrement;
 
@@ -209,7 +200,7 @@ export class ProductionBackend implements DurableBackend {
       executionTimeouts,
     );
     // Where runs may run: only on the qualifier they are recorded with (see `version-pinning.ts`).
-    this.versions = new LambdaVersionPolicy({ pinning: pinning.pinning });
+    this.versions = new LambdaVersionPolicy({ pinning: pinning.pinning, invokeAliases: pinning.aliases });
     this.engine = new Engine({
       store: this.store,
       waker,
@@ -281,42 +272,29 @@ export class ProductionBackend implements DurableBackend {
       );
     }
     this.ownArn = arn;
-    const code = runningCode(own, functionVersion);
-    const unqualified = `arn:${own.partition}:lambda:${own.region}:${own.account}:function:${own.name}`;
-    // A bare own name (a run not pinned yet, or the `latest` policy's runs) targets the code
-    // running now, or `$LATEST` by policy; the alias otherwise.
-    this.selfArn =
-      this.pinning.pinning === 'latest'
-        ? unqualified
-        : this.pinning.pinning === 'version' && code.version !== undefined
-          ? `${unqualified}:${code.version}`
-          : arn;
-    this.versions.runningOn(code);
+    this.versions.runningOn(runningCode(own, functionVersion));
     return own;
   }
 
   /**
-   * The ARN a wake-up or invoke of `functionName` targets: for a qualified name (`orders:7`,
-   * `orders:live`) that qualifier (`$LATEST` is the unqualified ARN); for this function's bare
-   * name, the version it runs on (`pinning` `version`), the ARN it was invoked with (`alias`) or
-   * `$LATEST` (`latest`); for another function's bare name, its alias when `DURABLE_FUNCTION_ALIASES`
-   * names one (its runs start there and pin there), else
-   * `arn:<partition>:lambda:<region>:<account>:function:<name>`.
+   * The ARN a wake-up or invoke of `functionName` targets, in this function's partition, region and
+   * account: the qualifier the version policy says ({@link LambdaVersionPolicy.invokeTarget}: for a
+   * qualified name (`orders:7`, `orders:live`) that qualifier (`$LATEST` is the unqualified ARN);
+   * for this function's bare name, the version it runs on (`pinning` `version`), the qualifier it
+   * was invoked with (`alias`) or `$LATEST` (`latest`); for another function's bare name, its alias
+   * when `DURABLE_FUNCTION_ALIASES` names one (its runs start there and pin there), else
+   * `arn:<partition>:lambda:<region>:<account>:function:<name>`). An ARN is kept as given, a
+   * partial ARN completed.
    */
   targetArn(functionName: string): string {
-    if (this.ownArn === undefined || this.selfArn === undefined) {
+    if (this.ownArn === undefined) {
       if (functionName.startsWith('arn:')) return functionName;
       throw new Error(`durable-lambda: cannot target ${JSON.stringify(functionName)} before the first invocation`);
     }
-    if (functionName.startsWith('arn:')) return targetArnFrom(this.selfArn, functionName);
-    const { name, qualifier } = splitRunName(functionName);
-    if (qualifier === LATEST) return targetArnFrom(this.selfArn, `arn:${this.ownPrefix()}:function:${name}`);
-    const alias = Object.hasOwn(this.pinning.aliases, name) ? this.pinning.aliases[name] : undefined;
-    const own = parseFunctionArn(this.ownArn)?.name;
-    if (qualifier === undefined && name !== own && alias !== undefined) {
-      return targetArnFrom(this.selfArn, `${name}:${alias}`);
+    if (functionName.startsWith('arn:') || isPartialFunctionArn(functionName)) {
+      return targetArnFrom(this.ownArn, functionName);
     }
-    return targetArnFrom(this.selfArn, functionName);
+    return `arn:${this.ownPrefix()}:function:${this.versions.invokeTarget(functionName)}`;
   }
 
   /** Whether `functionName` (a run's recorded name, any qualifier) is this function. */
