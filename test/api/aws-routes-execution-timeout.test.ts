@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createControlApi, toNodeListener } from '@durable-lambda/api';
 import { Engine, MemoryStore } from '@durable-lambda/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AwsInvocationInputWire, openAwsInvocation } from '../../packages/api/src/aws-routes';
+import { type AwsInvocationInputWire, openAwsInvocation } from '../../packages/api/src/aws/aws-routes';
 import { type AwsDurableSdk, importAwsSdk } from '../support/aws-sdk';
 
 type LambdaModule = typeof import('@aws-sdk/client-lambda');

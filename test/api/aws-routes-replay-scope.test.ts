@@ -9,7 +9,7 @@ import {
   AwsCheckpointSessions,
   type AwsInvocationInputWire,
   openAwsInvocation,
-} from '../../packages/api/src/aws-routes';
+} from '../../packages/api/src/aws/aws-routes';
 import { type AwsDurableSdk, importAwsSdk } from '../support/aws-sdk';
 
 /**

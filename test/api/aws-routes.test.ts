@@ -10,7 +10,7 @@ import {
   decodeCheckpointToken,
   encodeCheckpointToken,
   openAwsInvocation,
-} from '../../packages/api/src/aws-routes';
+} from '../../packages/api/src/aws/aws-routes';
 import { type AwsDurableSdk, importAwsSdk } from '../support/aws-sdk';
 
 type LambdaModule = typeof import('@aws-sdk/client-lambda');

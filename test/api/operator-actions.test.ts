@@ -1,7 +1,7 @@
 import { DurableClient, toNodeListener } from '@durable-lambda/api';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
-import { idempotencyRecordKey } from '../../packages/api/src/idempotency';
+import { idempotencyRecordKey } from '../../packages/api/src/server/idempotency';
 import type { CommandLine } from '../../packages/cli/src/args';
 import { runApiCommand } from '../../packages/cli/src/commands';
 import { until } from '../support/harness';

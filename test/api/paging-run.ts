@@ -7,7 +7,7 @@
 import { type LambdaHttpResult, toLambdaHandler } from '@durable-lambda/api';
 import type { Engine, Store } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
-import { LAMBDA_RESPONSE_LIMIT_BYTES, PAGE_BUDGET_BYTES } from '../../packages/api/src/page-budget';
+import { LAMBDA_RESPONSE_LIMIT_BYTES, PAGE_BUDGET_BYTES } from '../../packages/api/src/server/page-budget';
 
 /** A store that counts its full reads of a run's operations (the paged routes must not make any). */
 export function countingFullReads(store: Store): { store: Store; fullReads: () => number } {

@@ -9,7 +9,7 @@
 import { type ControlApi, createControlApi, DurableClient } from '@durable-lambda/api';
 import { Engine, type Store } from '@durable-lambda/engine';
 import { describe, expect, it } from 'vitest';
-import { INLINE_PAYLOAD_BYTES, PAGE_BUDGET_BYTES } from '../../packages/api/src/page-budget';
+import { INLINE_PAYLOAD_BYTES, PAGE_BUDGET_BYTES } from '../../packages/api/src/server/page-budget';
 import { type BulkWrite, countingFullReads, lambdaGetter, readAllPages, writeMapRun } from './paging-run';
 
 export interface PagingWorld {

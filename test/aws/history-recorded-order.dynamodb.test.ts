@@ -12,8 +12,8 @@ import { type AwsHistoryEvent, Engine, wakeEvent } from '@durable-lambda/engine'
 import { VirtualClock } from '@durable-lambda/local';
 import { type DurableContext, withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executionArn } from '../../packages/api/src/aws-routes-token';
-import { AWS_ROUTE_PREFIX } from '../../packages/api/src/aws-routes-wire';
+import { executionArn } from '../../packages/api/src/aws/aws-routes-token';
+import { AWS_ROUTE_PREFIX } from '../../packages/api/src/aws/aws-routes-wire';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
 import {
   AWAITS_CALLBACK_ORDER,

@@ -9,7 +9,7 @@ export type {
   AwsSessionEngine,
   AwsSessionOptions,
   CheckpointTokenClaims,
-} from './aws-routes';
+} from './aws/aws-routes';
 export {
   AWS_ROUTE_PREFIX,
   AwsCheckpointSessions,
@@ -19,37 +19,42 @@ export {
   encodeCheckpointToken,
   executionArn,
   openAwsInvocation,
-} from './aws-routes';
-export type { DurableClientOptions, ListRunsQuery, PostOptions, StartRunResult } from './client';
-export { DEFAULT_API_URL, DurableApiError, DurableClient, DurableConnectionError } from './client';
-export type { ControlApi, ControlApiOptions } from './control-api';
-export { createControlApi, DEFAULT_MAX_BODY_BYTES } from './control-api';
-export { decodeBatchResult, errorToWire, operationToWire, parsePayload, runToWire } from './convert';
+} from './aws/aws-routes';
+export type { DurableClientOptions, ListRunsQuery, PostOptions, StartRunResult } from './client/client';
+export { DEFAULT_API_URL, DurableApiError, DurableClient, DurableConnectionError } from './client/client';
 export type { CostEstimate, CostItem, CostOptions } from './cost/run-cost';
 export { CostEstimateError, estimateCost } from './cost/run-cost';
-export type { ControlEngine } from './deps';
-export { API_ERROR_STATUS, ApiError, ENGINE_ERROR_STATUS } from './errors';
-export type { ApiRequest, ApiResponse, MultiValue } from './http';
+export type { ControlApi, ControlApiOptions } from './server/control-api';
+export { createControlApi, DEFAULT_MAX_BODY_BYTES } from './server/control-api';
+export { decodeBatchResult, errorToWire, operationToWire, parsePayload, runToWire } from './server/convert';
+export type { ControlEngine } from './server/deps';
+export { API_ERROR_STATUS, ApiError, ENGINE_ERROR_STATUS } from './server/errors';
+export type { ApiRequest, ApiResponse, MultiValue } from './server/http';
 export {
   DEFAULT_IDEMPOTENCY_TTL_MS,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
-} from './idempotency';
-export type { LambdaHttpEvent, LambdaHttpResult } from './lambda-adapter';
-export { toLambdaHandler } from './lambda-adapter';
-export { answerClientErrors, toNodeListener } from './node-adapter';
-export type { ApiRequestWithPrincipal, OperatorAnswerWire, RunActionsWire, RunActionWire } from './operator-routes';
-export { ACTOR_HEADER, actorOf } from './operator-routes';
-export type { OperationPage, RunExportClient, RunExportFile } from './run-export';
-export { exportRunFromApi, operationFromWire, RunExportError } from './run-export';
-export { historyToWire, waitingFor } from './run-history';
+} from './server/idempotency';
+export type { LambdaHttpEvent, LambdaHttpResult } from './server/lambda-adapter';
+export { toLambdaHandler } from './server/lambda-adapter';
+export { answerClientErrors, toNodeListener } from './server/node-adapter';
+export type {
+  ApiRequestWithPrincipal,
+  OperatorAnswerWire,
+  RunActionsWire,
+  RunActionWire,
+} from './server/operator-routes';
+export { ACTOR_HEADER, actorOf } from './server/operator-routes';
+export type { OperationPage, RunExportClient, RunExportFile } from './server/run-export';
+export { exportRunFromApi, operationFromWire, RunExportError } from './server/run-export';
+export { historyToWire, waitingFor } from './server/run-history';
 export type {
   RunInvocationEntry,
   RunJournal,
   RunJournalReader,
   RunLogEntry,
   RunSearcher,
-} from './run-journal';
-export type { StopRequest, StopSignalOptions } from './stop-signals';
-export { onStopSignals } from './stop-signals';
+} from './server/run-journal';
+export type { StopRequest, StopSignalOptions } from './server/stop-signals';
+export { onStopSignals } from './server/stop-signals';
 export * from './wire';

@@ -1,0 +1,388 @@
+import type { OperatorAnswerWire, RunActionsWire } from '../server/operator-routes';
+import type {
+  CallbackAckWire,
+  FunctionListWire,
+  OperationListWire,
+  OperationPayloadField,
+  OperationWire,
+  PayloadSliceWire,
+  RunListWire,
+  RunPayloadField,
+  RunStatusWire,
+  RunWire,
+  WakeAnswerWire,
+} from '../wire';
+import { DurableApiError, DurableConnectionError, errorCode, errorMessage, parseJson } from './client-errors';
+import { mergeHistoryPages } from './history-page-merge';
+
+export { DurableApiError, DurableConnectionError } from './client-errors';
+
+/** Options of a {@link DurableClient}. */
+export interface DurableClientOptions {
+  /** Where the control API is, for example `http://localhost:3000`. */
+  baseUrl: string;
+  /**
+   * The fetch to use. Default: the global `fetch`. For the deployed API (a Function URL with IAM
+   * auth), `createSignedFetch({ region })` of `@durable-lambda/aws` signs each request (each
+   * retry anew) with SigV4, its `Idempotency-Key` included.
+   */
+  fetch?: typeof fetch;
+  /** How many times a request is retried after a 429, a 503 or a network error. Default 3. */
+  retries?: number;
+  /** The first retry's delay, ms; it doubles at each retry (capped at 10 s). Default 200. */
+  backoffMs?: number;
+  /** Headers sent with every request (for example an authorization header). */
+  headers?: Record<string, string>;
+}
+
+/** Per-call options of the POST methods. */
+export interface PostOptions {
+  /** The `Idempotency-Key` to send. Default: a fresh `crypto.randomUUID()` per call. */
+  idempotencyKey?: string;
+  /**
+   * Who acts, sent as `x-durable-actor` and recorded with an operator action (retry, skip,
+   * cancel). Behind an IAM-auth Function URL the signing principal is recorded instead.
+   */
+  actor?: string;
+}
+
+/** A filter and page of {@link DurableClient.listRuns}. */
+export interface ListRunsQuery {
+  function?: string;
+  status?: RunStatusWire;
+  limit?: number;
+  cursor?: string;
+  createdAfter?: Date | string;
+  createdBefore?: Date | string;
+  /** A run id or run key (or part of one, on a store that can search): one page, no cursor. */
+  search?: string;
+  /**
+   * Text in a run's input, result or error (case-insensitive; not with `search`): the API reads
+   * up to 1,000 of the newest runs within the other filters per page; follow `nextCursor` for more.
+   */
+  contains?: string;
+  /** Also what each RUNNING run waits for (`waitingFor`). */
+  includeWaitingFor?: boolean;
+}
+
+/** What {@link DurableClient.startRun} returns. */
+export interface StartRunResult {
+  run: RunWire;
+  /** True when this call created the run (`201`), false when a run key found it (`200`). */
+  created: boolean;
+  /** True when the answer was replayed for a repeated `Idempotency-Key`. */
+  replayed: boolean;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  value: unknown;
+}
+
+/** The API the `durable` CLI and the cloud test runner talk to when no URL is given (the dev server's). */
+export const DEFAULT_API_URL = 'http://localhost:3000';
+
+/**
+ * A typed client of the control API. Every POST carries an `Idempotency-Key`; a `429`, a
+ * `503`, a `409 idempotency_in_progress` or a network error is retried with the same key and
+ * exponential backoff; other errors throw {@link DurableApiError}, and an API that stays
+ * unreachable throws {@link DurableConnectionError}.
+ */
+export class DurableClient {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+  private readonly headers: Record<string, string>;
+
+  constructor(options: DurableClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.retries = Math.max(0, Math.floor(options.retries ?? 3));
+    this.backoffMs = Math.max(0, options.backoffMs ?? 200);
+    this.headers = options.headers ?? {};
+  }
+
+  /** `GET /v1/functions`: the durable functions the API serves. */
+  async listFunctions(): Promise<FunctionListWire> {
+    return (await this.request('GET', '/v1/functions')).value as FunctionListWire;
+  }
+
+  /**
+   * `POST /v1/runs`: starts a run (or, with a known `runKey`, finds it). `latest: true` opts the
+   * run out of version pinning: it runs on `$LATEST` throughout (recorded as `name:$LATEST`).
+   */
+  async startRun(
+    request: { function: string; input?: unknown; runKey?: string; latest?: boolean },
+    options: PostOptions = {},
+  ): Promise<StartRunResult> {
+    const answer = await this.request('POST', '/v1/runs', { body: request, ...options });
+    return {
+      run: answer.value as RunWire,
+      created: answer.status === 201,
+      replayed: answer.headers.get('idempotent-replayed') === 'true',
+    };
+  }
+
+  /** `GET /v1/runs/{runId}`. */
+  async getRun(runId: string): Promise<RunWire> {
+    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`)).value as RunWire;
+  }
+
+  /** `GET /v1/runs`: runs newest first; pass `nextCursor` back as `cursor` for the next page. */
+  async listRuns(query: ListRunsQuery = {}): Promise<RunListWire> {
+    const params = new URLSearchParams();
+    const time = (value: Date | string) => (value instanceof Date ? value.toISOString() : value);
+    if (query.function !== undefined) params.set('function', query.function);
+    if (query.status !== undefined) params.set('status', query.status);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor !== undefined) params.set('cursor', query.cursor);
+    if (query.createdAfter !== undefined) params.set('createdAfter', time(query.createdAfter));
+    if (query.createdBefore !== undefined) params.set('createdBefore', time(query.createdBefore));
+    if (query.search !== undefined) params.set('search', query.search);
+    if (query.contains !== undefined) params.set('contains', query.contains);
+    if (query.includeWaitingFor) params.set('include', 'waitingFor');
+    const search = params.toString();
+    return (await this.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;
+  }
+
+  /**
+   * `GET /v1/runs/{runId}/operations`: one page of the run's history (pass `nextCursor` back as
+   * `cursor`); {@link DurableClient.history} reads every page, {@link DurableClient.operations}
+   * iterates them.
+   */
+  async getOperations(runId: string, page: { cursor?: string; limit?: number } = {}): Promise<OperationListWire> {
+    const params = new URLSearchParams();
+    if (page.limit !== undefined) params.set('limit', String(page.limit));
+    if (page.cursor !== undefined) params.set('cursor', page.cursor);
+    const search = params.toString();
+    const path = `/v1/runs/${encodeURIComponent(runId)}/operations${search ? `?${search}` : ''}`;
+    return (await this.request('GET', path)).value as OperationListWire;
+  }
+
+  /** Every page of the run's history, first to last (`limit`: operations per page). */
+  async *historyPages(runId: string, options: { limit?: number } = {}): AsyncGenerator<OperationListWire> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.getOperations(runId, { ...options, ...(cursor === undefined ? {} : { cursor }) });
+      yield page;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  }
+
+  /** Every operation of the run, in history order, page after page (payloads as the pages give them). */
+  async *operations(runId: string, options: { limit?: number } = {}): AsyncGenerator<OperationWire> {
+    for await (const page of this.historyPages(runId, options)) yield* page.operations;
+  }
+
+  /**
+   * The run's whole history as one answer: every page joined, batches' `items` counted across
+   * them; with `payloads`, each payload a page left out (see `omitted`) read on its own too.
+   */
+  async history(runId: string, options: { limit?: number; payloads?: boolean } = {}): Promise<OperationListWire> {
+    const pages: OperationListWire[] = [];
+    for await (const page of this.historyPages(runId, { ...(options.limit ? { limit: options.limit } : {}) })) {
+      pages.push(page);
+    }
+    const history = mergeHistoryPages(pages);
+    if (!options.payloads) return history;
+    const operations: OperationWire[] = [];
+    for (const op of history.operations) {
+      if (!op.omitted) {
+        operations.push(op);
+        continue;
+      }
+      const full: OperationWire = { ...op };
+      for (const field of Object.keys(op.omitted) as OperationPayloadField[]) {
+        (full as unknown as Record<string, unknown>)[field] = await this.getPayload(runId, field, op.id);
+      }
+      delete full.omitted;
+      operations.push(full);
+    }
+    return { ...history, operations };
+  }
+
+  /** `GET /v1/runs/{runId}/operations/{operationId}`: one operation, its payloads in (up to 4 MB). */
+  async getOperation(runId: string, operationId: string): Promise<OperationWire> {
+    const path = `/v1/runs/${encodeURIComponent(runId)}/operations/${encodeURIComponent(operationId)}`;
+    return (await this.request('GET', path)).value as OperationWire;
+  }
+
+  /**
+   * A payload an answer left out (`omitted`), read whole from its slices: a run's (`input`,
+   * `result`, `error`), or with `operationId` an operation's (`result`, `error`,
+   * `failedAttempts`, `logs`).
+   */
+  async getPayload(
+    runId: string,
+    field: RunPayloadField | OperationPayloadField,
+    operationId?: string,
+  ): Promise<unknown> {
+    const base =
+      operationId === undefined
+        ? `/v1/runs/${encodeURIComponent(runId)}`
+        : `/v1/runs/${encodeURIComponent(runId)}/operations/${encodeURIComponent(operationId)}`;
+    let text = '';
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const path = `${base}/payloads/${encodeURIComponent(field)}${offset > 0 ? `?offset=${offset}` : ''}`;
+      const slice = (await this.request('GET', path)).value as PayloadSliceWire;
+      text += slice.text;
+      offset = slice.nextOffset;
+    }
+    return JSON.parse(text) as unknown;
+  }
+
+  /** `POST /v1/runs/{runId}/cancel`; with `tree`, its child runs (and theirs) too. */
+  async cancelRun(runId: string, options: PostOptions & { tree?: boolean } = {}): Promise<OperatorAnswerWire> {
+    const { tree, ...post } = options;
+    const body = tree === undefined ? undefined : { tree };
+    return (
+      await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, {
+        ...(body === undefined ? {} : { body }),
+        ...post,
+      })
+    ).value as OperatorAnswerWire;
+  }
+
+  /** `POST /v1/runs/{runId}/retry`; with `fromOperation`, from that operation on. */
+  async retryRun(runId: string, options: PostOptions & { fromOperation?: string } = {}): Promise<OperatorAnswerWire> {
+    const { fromOperation, ...post } = options;
+    const body = fromOperation === undefined ? undefined : { fromOperation };
+    return (
+      await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, {
+        ...(body === undefined ? {} : { body }),
+        ...post,
+      })
+    ).value as OperatorAnswerWire;
+  }
+
+  /** `POST /v1/runs/{runId}/operations/{operationId}/skip`: `result` is any JSON value (or left out). */
+  async skipStep(
+    runId: string,
+    operationId: string,
+    result?: unknown,
+    options: PostOptions = {},
+  ): Promise<OperatorAnswerWire> {
+    const path = `/v1/runs/${encodeURIComponent(runId)}/operations/${encodeURIComponent(operationId)}/skip`;
+    return (await this.request('POST', path, { body: result === undefined ? {} : { result }, ...options }))
+      .value as OperatorAnswerWire;
+  }
+
+  /** `GET /v1/runs/{runId}/actions`: the operator actions recorded in the run's history. */
+  async getActions(runId: string): Promise<RunActionsWire> {
+    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/actions`)).value as RunActionsWire;
+  }
+
+  /**
+   * `POST /v1/runs/{runId}/wake`: "wake now", ending the run's pending waits and retry backoffs
+   * (or only `operationId`'s) and waking it. `409 nothing_to_wake` when nothing waits on time.
+   */
+  async wakeRun(runId: string, options: PostOptions & { operationId?: string } = {}): Promise<WakeAnswerWire> {
+    const { operationId, ...post } = options;
+    const body = operationId === undefined ? {} : { operationId };
+    return (await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/wake`, { body, ...post }))
+      .value as WakeAnswerWire;
+  }
+
+  /** `POST /v1/callbacks/{callbackId}/succeed`: `result` is any JSON value (or left out). */
+  async succeedCallback(callbackId: string, result?: unknown, options: PostOptions = {}): Promise<CallbackAckWire> {
+    const body = result === undefined ? {} : { result };
+    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/succeed`, { body, ...options }))
+      .value as CallbackAckWire;
+  }
+
+  /** `POST /v1/callbacks/{callbackId}/fail`: the waiter sees `type` and `data` as its error's ErrorType and ErrorData. */
+  async failCallback(
+    callbackId: string,
+    error: { message: string; code?: string; type?: string; data?: string },
+    options: PostOptions = {},
+  ): Promise<CallbackAckWire> {
+    const body = {
+      error: {
+        message: error.message,
+        ...(error.code === undefined ? {} : { code: error.code }),
+        ...(error.type === undefined ? {} : { type: error.type }),
+        ...(error.data === undefined ? {} : { data: error.data }),
+      },
+    };
+    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/fail`, { body, ...options }))
+      .value as CallbackAckWire;
+  }
+
+  /** `POST /v1/callbacks/{callbackId}/heartbeat`. */
+  async heartbeatCallback(callbackId: string, options: PostOptions = {}): Promise<CallbackAckWire> {
+    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/heartbeat`, options))
+      .value as CallbackAckWire;
+  }
+
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    options: { body?: unknown; idempotencyKey?: string; actor?: string } = {},
+  ): Promise<RawAnswer> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers };
+    if (options.actor !== undefined) headers['x-durable-actor'] = options.actor;
+    let body: string | undefined;
+    if (method === 'POST') {
+      headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+      // Every POST, a bodyless one too: the API refuses a state-changing request of any other type.
+      headers['content-type'] = 'application/json';
+      if (options.body !== undefined) body = JSON.stringify(options.body);
+    }
+    for (let attempt = 0; ; attempt++) {
+      let status: number;
+      let responseHeaders: Headers;
+      let text: string;
+      try {
+        const response = await this.fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }) });
+        status = response.status;
+        responseHeaders = response.headers;
+        text = await response.text();
+      } catch (error) {
+        // A signing fetch that found no credentials will not find them by retrying.
+        if ((error as { code?: unknown } | null)?.code === 'no_aws_credentials') throw error;
+        if (attempt < this.retries) {
+          await sleep(this.delay(attempt, undefined));
+          continue;
+        }
+        throw new DurableConnectionError(url, { cause: error });
+      }
+      const value = parseJson(text);
+      const code = errorCode(value);
+      const retryable = status === 429 || status === 503 || (status === 409 && code === 'idempotency_in_progress');
+      if (retryable && attempt < this.retries) {
+        await sleep(this.delay(attempt, responseHeaders.get('retry-after')));
+        continue;
+      }
+      if (status >= 200 && status < 300) {
+        if (value === undefined)
+          throw new DurableApiError(status, 'invalid_response', `${method} ${path}: the answer is not JSON`);
+        return { status, headers: responseHeaders, value };
+      }
+      throw new DurableApiError(
+        status,
+        code ?? `http_${status}`,
+        errorMessage(value) ?? (text.slice(0, 200) || `HTTP ${status}`),
+      );
+    }
+  }
+
+  /** Backoff before retry `attempt + 1`: doubling with jitter, at least a given `Retry-After`. */
+  private delay(attempt: number, retryAfter: string | null | undefined): number {
+    const base = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2 ** attempt);
+    const jittered = base / 2 + (Math.random() * base) / 2;
+    const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
+    return Number.isFinite(seconds) && seconds >= 0
+      ? Math.max(jittered, Math.min(seconds * 1000, MAX_BACKOFF_MS))
+      : jittered;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

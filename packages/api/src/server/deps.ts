@@ -1,0 +1,39 @@
+import type { Clock, Engine, Invoker } from '@durable-lambda/engine';
+import type { FunctionSampleWire } from '../wire';
+
+/** The parts of an {@link Engine} the control API uses (an `Engine` fits). */
+export type ControlEngine = Pick<
+  Engine,
+  | 'startRun'
+  | 'getRun'
+  | 'getOperations'
+  | 'listRuns'
+  | 'cancelRun'
+  | 'retryRun'
+  | 'skipStep'
+  | 'openRun'
+  | 'wakeRun'
+  | 'sendCallbackSuccess'
+  | 'sendCallbackFailure'
+  | 'sendCallbackHeartbeat'
+  | 'store'
+  | 'waker'
+  | 'invoker'
+  | 'clock'
+>;
+
+/** What the route handlers need. */
+export interface RouteDeps {
+  engine: ControlEngine;
+  /** The durable functions this API serves. */
+  functions(): readonly string[];
+  /** A function's sample inputs, offered by the dashboard's start form. */
+  samples(name: string): readonly FunctionSampleWire[] | undefined;
+  /** A function's execution timeout, seconds, when the API was told it (reported, not applied). */
+  executionTimeoutSeconds(name: string): number | undefined;
+  /** Invokes a function to start a new run (see `kickStartedRun`); undefined: the engine's waker wakes it instead. */
+  invoker: Invoker | undefined;
+  clock: Clock;
+  /** Told of errors that do not change the answer. */
+  report(error: unknown): void;
+}

@@ -1,0 +1,135 @@
+import { encodeRunCursor, type RunQuery, type RunRecord, runIdFor, runOfFunction } from '@durable-lambda/engine';
+import type { RunListWire, RunWire } from '../wire';
+import type { RouteDeps } from './deps';
+import { PAGE_BUDGET_BYTES, travelBytes } from './page-budget';
+import { runInList } from './payload-page-routes';
+import { waitingFor } from './run-history';
+import { searcherOf } from './run-journal';
+import type { RunListExtras } from './run-query';
+
+/** Running runs whose operations are read at once for `waitingFor`. */
+const READ_CONCURRENCY = 8;
+/** Most entries of one run's `waitingFor` (soonest first): a map of thousands waits on each. */
+const MAX_WAITING_FOR = 50;
+
+function matches(run: RunRecord, query: RunQuery): boolean {
+  return (
+    (query.functionName === undefined || runOfFunction(run.functionName, query.functionName)) &&
+    (query.status === undefined || run.status === query.status) &&
+    (query.createdAfter === undefined || run.createdAt >= query.createdAfter) &&
+    (query.createdBefore === undefined || run.createdAt < query.createdBefore)
+  );
+}
+
+/**
+ * Runs found by `search`, newest first, within the query's other filters: the run with that id,
+ * the run that key names (a run key gives its id), and, when the store can search, every run
+ * whose id or key contains the text. One page: a search has no cursor.
+ */
+async function searchRuns(deps: RouteDeps, query: RunQuery, search: string): Promise<RunRecord[]> {
+  const limit = query.limit ?? 20;
+  const found = new Map<string, RunRecord>();
+  for (const id of [search, runIdFor(search)]) {
+    const run = await deps.engine.getRun(id);
+    if (run) found.set(run.runId, run);
+  }
+  const searcher = searcherOf(deps.engine.store);
+  if (searcher) for (const run of await searcher.searchRuns(search, 100)) found.set(run.runId, run);
+  return [...found.values()]
+    .filter((run) => matches(run, query))
+    .sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? 1 : -1))
+    .slice(0, limit);
+}
+
+/** Runs one `contains` request reads at most (newest first, within the other filters). */
+export const CONTAINS_SCAN_LIMIT = 1000;
+/** Runs read per store page while scanning for `contains`. */
+const SCAN_PAGE = 100;
+
+/** Whether the run's input, result or error holds `needle` (already lower case). */
+function holds(run: RunRecord, needle: string): boolean {
+  const texts = [run.input, run.result, run.error?.ErrorType, run.error?.ErrorCode, run.error?.ErrorMessage];
+  const data = run.error?.ErrorData;
+  if (data !== undefined) texts.push(data);
+  return texts.some((text) => text?.toLowerCase().includes(needle) === true);
+}
+
+/**
+ * A page of the runs whose content holds `text`: the newest runs within the query's filters are
+ * read (at most {@link CONTAINS_SCAN_LIMIT} per call, the store's own pages) until the page is
+ * full. The cursor continues after the last run read, so a scan that found fewer keeps paging.
+ */
+async function runsContaining(deps: RouteDeps, query: RunQuery, text: string): Promise<RunPageSlice> {
+  const limit = query.limit ?? 20;
+  const needle = text.toLowerCase();
+  const found: RunRecord[] = [];
+  let cursor = query.cursor;
+  let scanned = 0;
+  while (scanned < CONTAINS_SCAN_LIMIT) {
+    const page = await deps.engine.listRuns({
+      ...query,
+      limit: SCAN_PAGE,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const run of page.runs) {
+      scanned += 1;
+      if (!holds(run, needle)) continue;
+      found.push(run);
+      // Full: the next page starts after this run (the rest of this store page is read again then).
+      if (found.length === limit) return { runs: found, cursor: encodeRunCursor(run) };
+    }
+    if (page.cursor === undefined) return { runs: found };
+    cursor = page.cursor;
+  }
+  return { runs: found, cursor };
+}
+
+interface RunPageSlice {
+  runs: RunRecord[];
+  cursor?: string | undefined;
+}
+
+/**
+ * `GET /v1/runs`: a page of runs, the runs a search finds, or those whose content holds a text,
+ * with what the running ones wait for.
+ */
+export async function listRuns(deps: RouteDeps, query: RunQuery, extras: RunListExtras): Promise<RunListWire> {
+  let runs: RunRecord[];
+  let cursor: string | undefined;
+  if (extras.search !== undefined) {
+    runs = await searchRuns(deps, query, extras.search);
+  } else if (extras.contains !== undefined) {
+    ({ runs, cursor } = await runsContaining(deps, query, extras.contains));
+  } else {
+    const page = await deps.engine.listRuns(query);
+    runs = page.runs;
+    cursor = page.cursor;
+  }
+  const wire: RunWire[] = runs.map(runInList);
+  if (extras.waitingFor) {
+    const now = deps.clock.now();
+    const running = runs.map((run, i) => [run, i] as const).filter(([run]) => run.status === 'RUNNING');
+    for (let start = 0; start < running.length; start += READ_CONCURRENCY) {
+      await Promise.all(
+        running.slice(start, start + READ_CONCURRENCY).map(async ([run, i]) => {
+          const ops = await deps.engine.getOperations(run.runId);
+          (wire[i] as RunWire).waitingFor = waitingFor(run, ops, now).slice(0, MAX_WAITING_FOR);
+        }),
+      );
+    }
+  }
+  // Cut short at the byte budget: the next page starts after the last run kept.
+  let used = 512;
+  let kept = 0;
+  for (const run of wire) {
+    const bytes = travelBytes(run) + 1;
+    if (kept > 0 && used + bytes > PAGE_BUDGET_BYTES) break;
+    used += bytes;
+    kept += 1;
+  }
+  if (kept < wire.length) {
+    const last = runs[kept - 1] as RunRecord;
+    return { runs: wire.slice(0, kept), ...(extras.search === undefined ? { nextCursor: encodeRunCursor(last) } : {}) };
+  }
+  return { runs: wire, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
+}
