@@ -18,7 +18,7 @@ const HEAVY_SECONDS: Readonly<Record<string, number>> = {
   'test/cdk/synth-cli.test.ts': 54,
   'test/packaging/pack-install.test.ts': 60,
   'test/packaging/dist-packages.test.ts': 1,
-  'test/bench/figures-table-smoke.test.ts': 20,
+  'test/bench/figures-table-shape.test.ts': 20,
   'test/chaos/chaos-memory.test.ts': 14,
   'test/chaos/chaos-deploys-dynamodb.test.ts': 25,
   'test/chaos/chaos-deploys-memory.test.ts': 12,
