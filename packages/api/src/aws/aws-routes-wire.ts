@@ -3,7 +3,7 @@
  * errors named by `x-amzn-errortype` (the names AWS's SDKs classify on), bodies without nulls.
  */
 import type { RouteDeps } from '../server/deps';
-import { ENGINE_ERROR_STATUS } from '../server/errors';
+import { callerErrorStatus } from '../server/errors';
 import type { ApiResponse } from '../server/http';
 import type { Route, RouteCall } from '../server/router';
 
@@ -83,7 +83,7 @@ export function toAwsRouteError(error: unknown): AwsRouteError | undefined {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return undefined;
   // Every stable code of the engine is the caller's error, never a 500: by name, else by status.
-  const status = ENGINE_ERROR_STATUS[code];
+  const status = callerErrorStatus(code);
   const known = BY_CODE[code] ?? (status === undefined ? undefined : ([status, BY_STATUS[status]] as const));
   return known?.[1] ? new AwsRouteError(known[0], known[1], error.message) : undefined;
 }

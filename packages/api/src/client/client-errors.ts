@@ -1,15 +1,27 @@
+import type { ControlApiErrorCode } from '../server/errors';
+
 /**
  * What the control API's client throws and how it reads an answer's body: kept apart from the
  * client's calls (client.ts), which use them on every request.
  */
+
+/**
+ * The code of a {@link DurableApiError}: one the control API answers with (each has its status in
+ * `API_ERROR_STATUS`), the client's own (`invalid_response`, `http_<status>` for an answer without
+ * a code), or a code this client does not know yet (a newer server's), kept as it came.
+ */
+export type DurableApiErrorCode = ControlApiErrorCode | 'invalid_response' | `http_${number}` | (string & {});
 
 /** The API answered with an error status. */
 export class DurableApiError extends Error {
   constructor(
     /** The HTTP status. */
     readonly status: number,
-    /** The stable error code (`run_not_found`, …); `http_<status>` when the answer had none. */
-    readonly code: string,
+    /**
+     * The stable error code (`run_not_found`, …); `http_<status>` when the answer had none.
+     * `isControlApiErrorCode(error.code)` narrows it to the codes the API declares.
+     */
+    readonly code: DurableApiErrorCode,
     message: string,
   ) {
     super(message);

@@ -1,12 +1,51 @@
+import { ENGINE_ERROR_CODES, type EngineErrorCode } from '@durable-lambda/engine';
+import { PROTOCOL_ERROR_CODES, type ProtocolErrorCode } from '@durable-lambda/protocol';
 import { type ApiResponse, errorResponse } from './http';
 
+/**
+ * The control API's own codes: what it answers about a request itself (its body, its route, its
+ * idempotency key, its transport), beside the engine's and the protocol's codes it passes on.
+ */
+export const API_ERROR_CODES = [
+  'invalid_json',
+  'bad_request',
+  'not_found',
+  'method_not_allowed',
+  'unsupported_media_type',
+  'request_headers_too_large',
+  'payload_not_found',
+  'idempotency_in_progress',
+  'idempotency_key_reused',
+  'export_incomplete',
+  'internal_error',
+] as const;
+
+/** One of {@link API_ERROR_CODES}. */
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/**
+ * Every code the control API can answer with: its own, the engine's and the protocol's. Each has
+ * a status in {@link API_ERROR_STATUS}, checked by the type-checker.
+ */
+export type ControlApiErrorCode = ApiErrorCode | EngineErrorCode | ProtocolErrorCode;
+
+/** Every {@link ControlApiErrorCode}, each once. */
+export const CONTROL_API_ERROR_CODES: readonly ControlApiErrorCode[] = [
+  ...new Set<ControlApiErrorCode>([...API_ERROR_CODES, ...ENGINE_ERROR_CODES, ...PROTOCOL_ERROR_CODES]),
+];
+
+/** Whether `code` is one the control API answers with. */
+export function isControlApiErrorCode(code: unknown): code is ControlApiErrorCode {
+  return typeof code === 'string' && (CONTROL_API_ERROR_CODES as readonly string[]).includes(code);
+}
+
 /** An error the control API answers as `{ error: { code, message } }` with an HTTP status. */
-export class ApiError extends Error {
+export class ApiError<C extends ControlApiErrorCode = ControlApiErrorCode> extends Error {
   constructor(
     /** The HTTP status. */
     readonly status: number,
     /** The stable, machine-readable code. */
-    readonly code: string,
+    readonly code: C,
     message: string,
     /** Extra response headers (for example `allow` or `retry-after`). */
     readonly headers: Record<string, string> = {},
@@ -22,12 +61,22 @@ export class ApiError extends Error {
 }
 
 /** Bad input: `400 invalid_argument`, the message starting with the field. */
-export function invalidArgument(field: string, message: string): ApiError {
+export function invalidArgument(field: string, message: string): ApiError<'invalid_argument'> {
   return new ApiError(400, 'invalid_argument', `${field}: ${message}`);
 }
 
-/** HTTP status of each stable engine error code the API passes on. */
-export const ENGINE_ERROR_STATUS: Readonly<Record<string, number>> = {
+/**
+ * The status of an engine or protocol code that is never the caller's doing (a store's fault, a
+ * meter a backend got wrong, the AWS transport's own codes): such an error answers
+ * `500 internal_error`, its message kept from the caller.
+ */
+const INTERNAL = 500;
+
+/**
+ * HTTP status of each stable engine and protocol error code. Typed against their unions: a code
+ * added to the engine or the protocol without a status here fails the type-check.
+ */
+export const ENGINE_ERROR_STATUS: Readonly<Record<EngineErrorCode | ProtocolErrorCode, number>> = {
   invalid_argument: 400,
   invalid_callback_id: 400,
   run_not_found: 404,
@@ -41,14 +90,15 @@ export const ENGINE_ERROR_STATUS: Readonly<Record<string, number>> = {
   operation_state_conflict: 409,
   run_busy: 409,
   payload_too_large: 413,
+  invalid_meter: INTERNAL,
+  stale_checkpoint_token: INTERNAL,
+  checkpoint_rejected: INTERNAL,
+  backend_fault: INTERNAL,
+  fenced: INTERNAL,
 };
 
-/**
- * Every error code the control API answers, with its HTTP status: the engine's codes it passes
- * on and its own. A code never changes its meaning or status.
- */
-export const API_ERROR_STATUS: Readonly<Record<string, number>> = {
-  ...ENGINE_ERROR_STATUS,
+/** HTTP status of each of the control API's own codes. */
+const OWN_ERROR_STATUS: Readonly<Record<ApiErrorCode, number>> = {
   invalid_json: 400,
   bad_request: 400,
   payload_not_found: 404,
@@ -58,18 +108,40 @@ export const API_ERROR_STATUS: Readonly<Record<string, number>> = {
   unsupported_media_type: 415,
   idempotency_in_progress: 409,
   idempotency_key_reused: 422,
+  export_incomplete: 422,
   internal_error: 500,
 };
 
 /**
- * The {@link ApiError} for a thrown error: itself, or an engine error mapped by its stable
- * `code`. Undefined for anything else (an internal error).
+ * Every error code the control API answers, with its HTTP status: the engine's and the protocol's
+ * codes it passes on and its own. A code never changes its meaning or status. Typed against
+ * {@link ControlApiErrorCode}, so every code of every layer the API serves has one; looked up by
+ * a code read off the wire, it is undefined for a code the API does not know.
+ */
+export const API_ERROR_STATUS: Readonly<Record<ControlApiErrorCode, number>> &
+  Readonly<Partial<Record<string, number>>> = { ...ENGINE_ERROR_STATUS, ...OWN_ERROR_STATUS };
+
+/**
+ * The {@link ApiError} for a thrown error: itself, or an engine or protocol error mapped by its
+ * stable `code`. Undefined for anything else, and for a code that is never the caller's (both
+ * answer `500 internal_error`).
  */
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return undefined;
-  const status = ENGINE_ERROR_STATUS[code];
-  return status === undefined ? undefined : new ApiError(status, code, error.message);
+  const status = callerErrorStatus(code);
+  return status === undefined
+    ? undefined
+    : new ApiError(status, code as EngineErrorCode | ProtocolErrorCode, error.message);
+}
+
+/**
+ * The status of an engine or protocol code that is the caller's doing (a 4xx); undefined for any
+ * other value, and for a code that answers `500 internal_error`.
+ */
+export function callerErrorStatus(code: unknown): number | undefined {
+  if (typeof code !== 'string' || !Object.hasOwn(ENGINE_ERROR_STATUS, code)) return undefined;
+  const status = ENGINE_ERROR_STATUS[code as EngineErrorCode | ProtocolErrorCode];
+  return status >= INTERNAL ? undefined : status;
 }

@@ -49,6 +49,7 @@ export interface RunExportClient {
 
 /** An export that cannot be made whole (code `export_incomplete`): what is missing, and where. */
 export class RunExportError extends Error {
+  /** Stable code: the control API answers it `422` (see `API_ERROR_STATUS`). */
   readonly code = 'export_incomplete';
   constructor(message: string) {
     super(message);

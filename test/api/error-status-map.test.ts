@@ -1,0 +1,110 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  API_ERROR_CODES,
+  API_ERROR_STATUS,
+  ApiError,
+  CONTROL_API_ERROR_CODES,
+  type ControlApiErrorCode,
+  DurableApiError,
+  DurableClient,
+  ENGINE_ERROR_STATUS,
+  isControlApiErrorCode,
+} from '@durable-lambda/api';
+import {
+  ENGINE_ERROR_CODES,
+  type EngineErrorCode,
+  FunctionNotFoundError,
+  RunBusyError,
+  RunNotFoundError,
+} from '@durable-lambda/engine';
+import { CheckpointRejectedError, FencedError, PROTOCOL_ERROR_CODES } from '@durable-lambda/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toApiError } from '../../packages/api/src/server/errors';
+
+// Type-level proofs, checked by `tsc -p tsconfig.json` (which includes test/): the status map
+// must name every code of every layer the API serves, and nothing else.
+type StatusMap = Readonly<Record<ControlApiErrorCode, number>>;
+const { run_busy: _runBusy, ...withoutRunBusy } = API_ERROR_STATUS;
+// @ts-expect-error a map that forgets a code (here the engine's run_busy) is not a status map
+const forgetful: StatusMap = withoutRunBusy;
+// A code added to the engine's union without a status fails the same way:
+type EngineWithANewCode = EngineErrorCode | 'brand_new_engine_code';
+// @ts-expect-error the engine's map has no status for the new code
+const outdated: Readonly<Record<EngineWithANewCode, number>> = ENGINE_ERROR_STATUS;
+// @ts-expect-error ApiError takes only codes some layer declares
+const undeclared = new ApiError(418, 'made_up_code', 'no such code');
+
+describe('the control API status map', () => {
+  it('gives every code of the engine, the protocol and the API an HTTP error status', () => {
+    const codes: readonly ControlApiErrorCode[] = [...ENGINE_ERROR_CODES, ...PROTOCOL_ERROR_CODES, ...API_ERROR_CODES];
+    for (const code of codes) {
+      const status = API_ERROR_STATUS[code];
+      expect(Number.isInteger(status) && status >= 400 && status <= 599, `${code}: ${status}`).toBe(true);
+      expect(CONTROL_API_ERROR_CODES).toContain(code);
+      expect(isControlApiErrorCode(code)).toBe(true);
+    }
+    expect([...CONTROL_API_ERROR_CODES].sort()).toEqual([...new Set(codes)].sort());
+    expect(Object.keys(API_ERROR_STATUS).sort()).toEqual([...new Set(codes)].sort());
+    // The type-level proofs above are values too: keep them referenced.
+    expect([forgetful, outdated, undeclared]).toHaveLength(3);
+  });
+
+  it('keeps the statuses users rely on', () => {
+    expect(API_ERROR_STATUS.run_not_found).toBe(404);
+    expect(API_ERROR_STATUS.function_not_found).toBe(404);
+    expect(API_ERROR_STATUS.run_busy).toBe(409);
+    expect(API_ERROR_STATUS.payload_too_large).toBe(413);
+    expect(API_ERROR_STATUS.idempotency_key_reused).toBe(422);
+    expect(API_ERROR_STATUS.export_incomplete).toBe(422);
+    expect(API_ERROR_STATUS.internal_error).toBe(500);
+  });
+
+  it("maps an engine error to an ApiError by its code; a code that is never the caller's stays internal", () => {
+    const mapped = toApiError(new RunNotFoundError('r1'));
+    expect(mapped).toBeInstanceOf(ApiError);
+    expect(mapped).toMatchObject({ status: 404, code: 'run_not_found', message: 'run r1 not found' });
+    expect(toApiError(new FunctionNotFoundError('orders'))).toMatchObject({ status: 404, code: 'function_not_found' });
+    expect(toApiError(new RunBusyError('r1'))).toMatchObject({ status: 409, code: 'run_busy' });
+    expect(toApiError(new FencedError())).toBeUndefined();
+    expect(toApiError(new CheckpointRejectedError('refused', 'op1'))).toBeUndefined();
+    expect(toApiError(Object.assign(new Error('odd'), { code: 'constructor' }))).toBeUndefined();
+  });
+});
+
+describe('the client', () => {
+  let server: Server;
+  let answer: ControlApiErrorCode = 'internal_error';
+  let baseUrl = '';
+
+  beforeAll(async () => {
+    // Answers every request with the current code, through the API's own error answer.
+    server = createServer((_req, res) => {
+      const response = new ApiError(API_ERROR_STATUS[answer], answer, `answered ${answer}`).toResponse();
+      res.writeHead(response.status, response.headers);
+      res.end(response.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('turns every answered code back into a DurableApiError with its code and status', async () => {
+    const client = new DurableClient({ baseUrl, retries: 0 });
+    for (const code of CONTROL_API_ERROR_CODES) {
+      answer = code;
+      const error = await client.getRun('r1').then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error, code).toBeInstanceOf(DurableApiError);
+      const apiError = error as DurableApiError;
+      expect(apiError.code).toBe(code);
+      expect(apiError.status).toBe(API_ERROR_STATUS[code]);
+      expect(apiError.message).toBe(`answered ${code}`);
+      expect(isControlApiErrorCode(apiError.code)).toBe(true);
+    }
+  });
+});
