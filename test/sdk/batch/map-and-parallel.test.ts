@@ -13,7 +13,7 @@ import {
   withDurableExecution,
 } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness } from '../../support/harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,7 +1,7 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness } from '../../support/harness';
 
 describe('map with items that suspend', () => {
   it('completes a map of 50 items, each waiting for its own callback, as the callbacks arrive in any order', async () => {

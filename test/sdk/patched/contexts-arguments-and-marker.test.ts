@@ -6,7 +6,7 @@ import { LocalDurableTestRunner } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
 import { type DurableContext, PATCH_SUBTYPE, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness } from '../../support/harness';
 
 type Code = (event: unknown, ctx: DurableContext) => Promise<unknown>;
 

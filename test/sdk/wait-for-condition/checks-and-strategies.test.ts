@@ -7,7 +7,7 @@ import {
   withDurableExecution,
 } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness } from '../../support/harness';
 
 /** Seconds from the first invocation's start to each invocation's, on the virtual clock. */
 function offsets(invocations: readonly { startedAt: Date }[]): number[] {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvalidArgumentError } from '../../packages/sdk/src/errors';
-import { DEFAULT_RETRY_STRATEGY, type RetryStrategy, retryPresets } from '../../packages/sdk/src/retry';
+import { InvalidArgumentError } from '../../../packages/sdk/src/errors';
+import { DEFAULT_RETRY_STRATEGY, type RetryStrategy, retryPresets } from '../../../packages/sdk/src/retry';
 
 /** Delays in seconds for attempts 1..n, or 'stop' where the strategy gives up. */
 function delays(strategy: RetryStrategy, attempts: number): (number | 'stop')[] {

@@ -7,7 +7,7 @@ import {
   withDurableExecution,
 } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness } from '../../support/harness';
 
 describe('createCallback', () => {
   it('suspends until the callback is completed from outside, then returns its payload', async () => {

@@ -1,7 +1,7 @@
 import { LocalDurableTestRunner } from '@durable-lambda/local';
 import { type InvokeError, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
-import { Harness } from '../support/harness';
+import { Harness } from '../../support/harness';
 
 describe('invoke', () => {
   it('starts a run of another durable function and returns its result, starting it only once', async () => {

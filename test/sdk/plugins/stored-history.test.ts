@@ -9,8 +9,8 @@ import {
   withDurableExecution,
 } from '@durable-lambda/sdk';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { rememberLeftState, updatedOperationIds } from '../../packages/sdk/src/plugins/updated-operations';
-import type { AwsSdk } from '../support/aws-sdk';
+import { rememberLeftState, updatedOperationIds } from '../../../packages/sdk/src/plugins/updated-operations';
+import type { AwsSdk } from '../../support/aws-sdk';
 
 const START = Date.UTC(2025, 5, 2, 12, 0, 0);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, NonRetriableError, RetryAfterError } from '../../packages/sdk/src/errors';
+import { InvalidArgumentError, NonRetriableError, RetryAfterError } from '../../../packages/sdk/src/errors';
 import {
   createRetryStrategy,
   JitterStrategy,
@@ -8,8 +8,8 @@ import {
   type RetrySettings,
   type RetryStrategy,
   resolveRetry,
-} from '../../packages/sdk/src/retry';
-import { mulberry32 } from '../support/seeded-random';
+} from '../../../packages/sdk/src/retry';
+import { mulberry32 } from '../../support/seeded-random';
 
 /** The InvalidArgumentError that `fn` throws. */
 function invalid(fn: () => unknown): InvalidArgumentError {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, NonRetriableError, RetryAfterError } from '../../packages/sdk/src/errors';
+import { InvalidArgumentError, NonRetriableError, RetryAfterError } from '../../../packages/sdk/src/errors';
 import {
   createLinearRetryStrategy,
   createRetryStrategy,
   JitterStrategy,
   type RetryStrategy,
-} from '../../packages/sdk/src/retry';
-import { applyJitter } from '../../packages/sdk/src/retry/jitter';
-import { mulberry32 } from '../support/seeded-random';
+} from '../../../packages/sdk/src/retry';
+import { applyJitter } from '../../../packages/sdk/src/retry/jitter';
+import { mulberry32 } from '../../support/seeded-random';
 
 /** The field of the InvalidArgumentError that `fn` throws. */
 function invalidField(fn: () => unknown): string {
