@@ -3,7 +3,7 @@
  * client retries writes (DynamoDB's SDK does) must take the retry for its own earlier success;
  * these tests make the same call twice, as the retry does, and hold every store to the answer.
  * (The lease's own-token recognition is DynamoDB's alone: a store that never retries refuses a
- * second acquire; its test with real lost responses is `test/aws/dynamodb-lost-responses.test.ts`.)
+ * second acquire; its test with real lost responses is `test/aws/dynamodb/lost-responses.test.ts`.)
  * Called by `describeStoreConformance`.
  */
 import type { IdempotencyRecord, Store } from '@durable-lambda/engine';

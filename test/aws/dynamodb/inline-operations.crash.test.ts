@@ -11,8 +11,8 @@ import { VirtualClock } from '@durable-lambda/local';
 import type { DurableBackend, Operation } from '@durable-lambda/protocol';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
-import { until } from '../support/harness';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
+import { until } from '../../support/harness';
 
 let client: DynamoDBDocumentClient;
 

@@ -11,8 +11,8 @@ import { TestDriver } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
 import { type DurableContext, withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextOp, executionOp, payload, runRecord, stepOp, T0 } from '../store-conformance/conformance';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { contextOp, executionOp, payload, runRecord, stepOp, T0 } from '../../store-conformance/conformance';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
 
 /** What the store's client read while counting: requests by command, and the sort keys of the items returned. */
 interface Reads {

@@ -5,7 +5,7 @@
 import type { Operation } from '@durable-lambda/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeInline, encodeInline } from '../../packages/aws/src/dynamodb/inline-codec';
+import { decodeInline, encodeInline } from '../../../packages/aws/src/dynamodb/inline-codec';
 
 const step: Operation = {
   Id: '3',

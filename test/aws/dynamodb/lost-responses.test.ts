@@ -11,8 +11,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDurableTable, DynamoDbStore } from '@durable-lambda/aws';
 import type { Operation } from '@durable-lambda/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callbackOp, executionOp, runRecord, stepOp, T0 } from '../store-conformance/conformance';
-import { dynamoDbLocalEndpoint, localClient, uniqueTableName } from '../support/dynamodb-local';
+import { callbackOp, executionOp, runRecord, stepOp, T0 } from '../../store-conformance/conformance';
+import { dynamoDbLocalEndpoint, localClient, uniqueTableName } from '../../support/dynamodb-local';
 
 let client: DynamoDBDocumentClient;
 /**

@@ -4,7 +4,7 @@ import { Engine, type WakeRequest, wakeEvent } from '@durable-lambda/engine';
 import { VirtualClock } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
 
 let client: DynamoDBDocumentClient;
 

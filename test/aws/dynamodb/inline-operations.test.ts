@@ -8,8 +8,8 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } fro
 import { createDurableTable, DynamoDbStore, operationSk, runPk } from '@durable-lambda/aws';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { executionOp, payload, runRecord, T0 } from '../store-conformance/conformance';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { executionOp, payload, runRecord, T0 } from '../../store-conformance/conformance';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
 
 let client: DynamoDBDocumentClient;
 /** Every command sent, by name, since the last reset. */

@@ -12,8 +12,8 @@ import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // Not (yet) exported by the package's entry point; the store's own module says them.
-import { callbackOp, executionOp, runRecord, stepOp, T0 } from '../store-conformance/conformance';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { callbackOp, executionOp, runRecord, stepOp, T0 } from '../../store-conformance/conformance';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
 
 let client: DynamoDBDocumentClient;
 let sent: string[] = [];

@@ -8,10 +8,10 @@ import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk
 import { createDurableTable, DynamoDbStore, runPk } from '@durable-lambda/aws';
 import { FencedError } from '@durable-lambda/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationItem } from '../../packages/aws/src/dynamodb/items';
-import { RUN_SK } from '../../packages/aws/src/dynamodb/layout';
-import { conformanceClock, executionOp, leaseToken, runRecord, stepOp, T0 } from '../store-conformance/conformance';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { operationItem } from '../../../packages/aws/src/dynamodb/items';
+import { RUN_SK } from '../../../packages/aws/src/dynamodb/layout';
+import { conformanceClock, executionOp, leaseToken, runRecord, stepOp, T0 } from '../../store-conformance/conformance';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
 
 let client: DynamoDBDocumentClient;
 

@@ -16,8 +16,8 @@ import {
 } from '@durable-lambda/aws';
 import type { Operation } from '@durable-lambda/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callbackOp, executionOp, payload, runRecord, stepOp, T0 } from '../store-conformance/conformance';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { callbackOp, executionOp, payload, runRecord, stepOp, T0 } from '../../store-conformance/conformance';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
 
 const MB = 1024 * 1024;
 

@@ -7,7 +7,7 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromWire, toWire } from '../../packages/aws/src/light-dynamodb/attribute-values';
+import { fromWire, toWire } from '../../../packages/aws/src/light-dynamodb/attribute-values';
 
 /** The SDK's attribute value with binary as the JSON protocol sends it (base64), as ours are. */
 function sdkWire(value: unknown): unknown {

@@ -20,9 +20,9 @@ import {
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
-} from '../../packages/aws/src/dynamodb/commands';
-import { cancelledItem, conditionFailureItem } from '../../packages/aws/src/dynamodb/returned-items';
-import { LightDynamoDbClient } from '../../packages/aws/src/light-dynamodb/client';
+} from '../../../packages/aws/src/dynamodb/commands';
+import { cancelledItem, conditionFailureItem } from '../../../packages/aws/src/dynamodb/returned-items';
+import { LightDynamoDbClient } from '../../../packages/aws/src/light-dynamodb/client';
 
 interface Received {
   target: string;

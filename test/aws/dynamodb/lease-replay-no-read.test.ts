@@ -7,7 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDurableTable, DynamoDbStore } from '@durable-lambda/aws';
 import { Engine } from '@durable-lambda/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
 
 let client: DynamoDBDocumentClient;
 let sent: string[] = [];
