@@ -20,6 +20,7 @@ import {
 } from '@durable-lambda/engine';
 import { CheckpointRejectedError, FencedError, PROTOCOL_ERROR_CODES } from '@durable-lambda/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toAwsRouteError } from '../../packages/api/src/aws/aws-routes-wire';
 import { toApiError } from '../../packages/api/src/server/errors';
 
 // Type-level proofs, checked by `tsc -p tsconfig.json` (which includes test/): the status map
@@ -69,6 +70,21 @@ describe('the control API status map', () => {
     expect(toApiError(new FencedError())).toBeUndefined();
     expect(toApiError(new CheckpointRejectedError('refused', 'op1'))).toBeUndefined();
     expect(toApiError(Object.assign(new Error('odd'), { code: 'constructor' }))).toBeUndefined();
+  });
+});
+
+describe("the Lambda-shaped routes' errors", () => {
+  it("answer every engine and protocol code that is the caller's doing with its status and a Lambda exception", () => {
+    for (const code of [...ENGINE_ERROR_CODES, ...PROTOCOL_ERROR_CODES]) {
+      const status = API_ERROR_STATUS[code];
+      const mapped = toAwsRouteError(Object.assign(new Error(`failed with ${code}`), { code }));
+      if (status >= 500) {
+        expect(mapped, code).toBeUndefined();
+        continue;
+      }
+      expect(mapped?.status, code).toBe(status);
+      expect(mapped?.name, code).toMatch(/Exception$/);
+    }
   });
 });
 

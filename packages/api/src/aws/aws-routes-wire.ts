@@ -3,7 +3,7 @@
  * errors named by `x-amzn-errortype` (the names AWS's SDKs classify on), bodies without nulls.
  */
 import type { RouteDeps } from '../server/deps';
-import { callerErrorStatus } from '../server/errors';
+import { type ControlApiErrorCode, callerErrorStatus } from '../server/errors';
 import type { ApiResponse } from '../server/http';
 import type { Route, RouteCall } from '../server/router';
 
@@ -51,7 +51,7 @@ export function awsErrorResponse(error: AwsRouteError): ApiResponse {
 }
 
 /** Our engine's and API's stable error codes as Lambda's exception names and statuses. */
-const BY_CODE: Readonly<Record<string, [number, string]>> = {
+const BY_CODE: Readonly<Partial<Record<ControlApiErrorCode, [number, string]>>> = {
   invalid_argument: [400, 'InvalidParameterValueException'],
   invalid_callback_id: [400, 'InvalidParameterValueException'],
   invalid_json: [400, 'InvalidRequestContentException'],
@@ -82,9 +82,12 @@ export function toAwsRouteError(error: unknown): AwsRouteError | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return undefined;
-  // Every stable code of the engine is the caller's error, never a 500: by name, else by status.
+  // A stable code that is the caller's doing answers as Lambda's would: by name, else by status.
+  // The engine's codes that are never the caller's (status 500 in the map) stay unexpected here.
   const status = callerErrorStatus(code);
-  const known = BY_CODE[code] ?? (status === undefined ? undefined : ([status, BY_STATUS[status]] as const));
+  const known =
+    (Object.hasOwn(BY_CODE, code) ? BY_CODE[code as ControlApiErrorCode] : undefined) ??
+    (status === undefined ? undefined : ([status, BY_STATUS[status]] as const));
   return known?.[1] ? new AwsRouteError(known[0], known[1], error.message) : undefined;
 }
 
