@@ -24,19 +24,13 @@ export type { DurableClientOptions, ListRunsQuery, PostOptions, StartRunResult }
 export { DEFAULT_API_URL, DurableApiError, DurableClient, DurableConnectionError } from './client/client';
 export type { CostEstimate, CostItem, CostOptions } from './cost/run-cost';
 export { CostEstimateError, estimateCost } from './cost/run-cost';
+export type { ApiErrorCode, ControlApiErrorCode } from './error-codes';
+export { API_ERROR_CODES, CONTROL_API_ERROR_CODES, isControlApiErrorCode } from './error-codes';
 export type { ControlApi, ControlApiOptions } from './server/control-api';
 export { createControlApi, DEFAULT_MAX_BODY_BYTES } from './server/control-api';
 export { decodeBatchResult, errorToWire, operationToWire, parsePayload, runToWire } from './server/convert';
 export type { ControlEngine } from './server/deps';
-export type { ApiErrorCode, ControlApiErrorCode } from './server/errors';
-export {
-  API_ERROR_CODES,
-  API_ERROR_STATUS,
-  ApiError,
-  CONTROL_API_ERROR_CODES,
-  ENGINE_ERROR_STATUS,
-  isControlApiErrorCode,
-} from './server/errors';
+export { API_ERROR_STATUS, ApiError, ENGINE_ERROR_STATUS } from './server/errors';
 export type { ApiRequest, ApiResponse, MultiValue } from './server/http';
 export {
   DEFAULT_IDEMPOTENCY_TTL_MS,

@@ -2,8 +2,10 @@
  * Lambda's REST-JSON conventions for the Lambda-shaped routes: timestamps as epoch seconds,
  * errors named by `x-amzn-errortype` (the names AWS's SDKs classify on), bodies without nulls.
  */
+
+import type { ControlApiErrorCode } from '../error-codes';
 import type { RouteDeps } from '../server/deps';
-import { type ControlApiErrorCode, callerErrorStatus } from '../server/errors';
+import { callerErrorStatus } from '../server/errors';
 import type { ApiResponse } from '../server/http';
 import type { Route, RouteCall } from '../server/router';
 

@@ -1,4 +1,4 @@
-import type { ControlApiErrorCode } from '../server/errors';
+import type { ControlApiErrorCode } from '../error-codes';
 
 /**
  * What the control API's client throws and how it reads an answer's body: kept apart from the
