@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunWire } from '@durable-lambda/api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getJson, killAll, postJson, root, spawnNode, until } from '../local/dev-server-process';
+import { getJson, killAll, postJson, root, spawnNode, until } from '../local/dev-server/process';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-cli-dev-'));
 // Entries written by the tests live in the repository (ignored by git), where tsx finds the sources.

@@ -5,8 +5,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadEntryModules, parseEntrySpec } from '../../packages/local/src/dev-server/entries';
-import { root } from './dev-server-process';
+import { loadEntryModules, parseEntrySpec } from '../../../packages/local/src/dev-server/entries';
+import { root } from './process';
 
 mkdirSync(join(root, '.artifacts'), { recursive: true });
 const dir = mkdtempSync(join(root, '.artifacts', 'dev-entries-named-'));

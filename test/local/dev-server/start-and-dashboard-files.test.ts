@@ -7,9 +7,9 @@ import type { OperationListWire, RunWire } from '@durable-lambda/api';
 import { type DevServer, startDevServer } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardAnswer, locateDashboard } from '../../packages/local/src/dev-server/dashboard';
+import { dashboardAnswer, locateDashboard } from '../../../packages/local/src/dev-server/dashboard';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(join(tmpdir(), 'durable-dev-server-'));
 const quiet = { logSink: () => {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

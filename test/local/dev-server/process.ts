@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Children still running, killed by {@link killAll}. */
 const children = new Set<ChildProcess>();

@@ -4,7 +4,7 @@
  * process (`node:sqlite` or better-sqlite3, see `DURABLE_SQLITE_DRIVER`): two copies of SQLite in
  * one process would not see each other's locks.
  */
-import { openDatabase, type SqliteDatabase } from '../../packages/local/src/embedded/sqlite-driver';
+import { openDatabase, type SqliteDatabase } from '../../../packages/local/src/embedded/sqlite-driver';
 
 export type { SqliteDatabase };
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OperationListWire, OperationWire, RunWire } from '@durable-lambda/api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getJson, killAll, postJson, SERVER_URL, sleep, spawnNode, until } from './dev-server-process';
+import { getJson, killAll, postJson, SERVER_URL, sleep, spawnNode, until } from './process';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-dev-restart-'));
 afterAll(killAll);

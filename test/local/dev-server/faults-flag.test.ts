@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { startDevServer } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../packages/cli/src/args';
-import { devOptions } from '../../packages/cli/src/dev';
+import { parseCommandLine } from '../../../packages/cli/src/args';
+import { devOptions } from '../../../packages/cli/src/dev';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-dev-faults-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

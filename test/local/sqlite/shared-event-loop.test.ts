@@ -20,8 +20,8 @@ import { LocalRuntime, SqliteStore } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { WalCheckpointer } from '../../packages/local/src/embedded/sqlite-wal';
-import { TurnShare } from '../../packages/local/src/embedded/turn-share';
+import { WalCheckpointer } from '../../../packages/local/src/embedded/sqlite-wal';
+import { TurnShare } from '../../../packages/local/src/embedded/turn-share';
 import { pragmaValue, rawDatabase } from './raw-sqlite';
 
 const T0 = 1_700_000_000_000;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { OperationListWire, RunWire } from '@durable-lambda/api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getJson, killAll, postJson, root, spawnNode, until } from './dev-server-process';
+import { getJson, killAll, postJson, root, spawnNode, until } from './process';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-cli-dev-aws-'));
 mkdirSync(join(root, '.artifacts'), { recursive: true });

@@ -12,8 +12,8 @@ import { DurableClient, type RunWire } from '@durable-lambda/api';
 import { type DevServer, startDevServer } from '@durable-lambda/local';
 import { withDurableExecution as ours } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAwsDurableHandler, isDurableHandler } from '../../packages/local/src/dev-server/entries';
-import { type AwsDurableSdk, importAwsSdk } from '../support/aws-sdk';
+import { isAwsDurableHandler, isDurableHandler } from '../../../packages/local/src/dev-server/entries';
+import { type AwsDurableSdk, importAwsSdk } from '../../support/aws-sdk';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-dev-aws-'));
 let aws: AwsDurableSdk;
@@ -25,7 +25,7 @@ const lines: string[] = [];
 function awsSdkEntryFile(): string {
   const pkgDir = join(
     dirname(fileURLToPath(import.meta.url)),
-    '../../bench/node_modules/@aws/durable-execution-sdk-js',
+    '../../../bench/node_modules/@aws/durable-execution-sdk-js',
   );
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
     exports?: { '.'?: { import?: string } };

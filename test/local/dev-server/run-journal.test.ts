@@ -21,7 +21,7 @@ import {
   withDurableExecution,
 } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawDatabase } from './raw-sqlite';
+import { rawDatabase } from '../sqlite/raw-sqlite';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

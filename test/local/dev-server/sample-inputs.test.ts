@@ -9,7 +9,7 @@ import type { FunctionListWire } from '@durable-lambda/api';
 import { startDevServer } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
-import { root } from './dev-server-process';
+import { root } from './process';
 
 mkdirSync(join(root, '.artifacts'), { recursive: true });
 const dir = mkdtempSync(join(root, '.artifacts', 'samples-'));

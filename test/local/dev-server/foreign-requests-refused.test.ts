@@ -21,8 +21,8 @@ import { DurableClient, type RunListWire } from '@durable-lambda/api';
 import { type DevServer, startDevServer } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../packages/cli/src/args';
-import { devOptions } from '../../packages/cli/src/dev';
+import { parseCommandLine } from '../../../packages/cli/src/args';
+import { devOptions } from '../../../packages/cli/src/dev';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-dev-foreign-'));
 let server: DevServer;

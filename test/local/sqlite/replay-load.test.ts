@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { SqliteStore } from '@durable-lambda/local';
 import type { Operation } from '@durable-lambda/protocol';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { contextOp, executionOp, runRecord, stepOp, T0 } from '../store-conformance/conformance';
+import { contextOp, executionOp, runRecord, stepOp, T0 } from '../../store-conformance/conformance';
 import { rawDatabase } from './raw-sqlite';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-sqlite-replay-'));

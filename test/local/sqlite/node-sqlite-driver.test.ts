@@ -15,25 +15,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../packages/local/src/embedded/sqlite-store';
-import { node22Binary } from '../../scripts/node22.mjs';
+import { SqliteStore } from '../../../packages/local/src/embedded/sqlite-store';
+import { node22Binary } from '../../../scripts/node22.mjs';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PROBE = fileURLToPath(new URL('./fixtures/sqlite-driver-probe.mts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const PROBE = fileURLToPath(new URL('../fixtures/sqlite-driver-probe.mts', import.meta.url));
 /** The SQLite store's suites: the conformance suite (file and :memory:) and the dev server's SQLite tests. */
 const SUITES = [
   'test/store-conformance/sqlite-store.conformance.test.ts',
-  'test/local/embedded-sqlite-store.test.ts',
-  'test/local/embedded-sqlite-event-loop.test.ts',
-  'test/local/embedded-sqlite-replay-load.test.ts',
+  'test/local/sqlite/store.test.ts',
+  'test/local/sqlite/shared-event-loop.test.ts',
+  'test/local/sqlite/replay-load.test.ts',
   'test/local/owner-lock-file-identity.test.ts',
-  'test/local/dev-server-journal.test.ts',
+  'test/local/dev-server/run-journal.test.ts',
 ];
 
 const node22 = node22Binary();
 if (!node22) {
   console.log(
-    'sqlite-node22.test.ts: skipped, no Node 22 (set DURABLE_NODE22 to a Node 22.13+ binary, or run `node scripts/check-tools.mjs node22` on Linux x64)',
+    'sqlite/node-sqlite-driver.test.ts: skipped, no Node 22 (set DURABLE_NODE22 to a Node 22.13+ binary, or run `node scripts/check-tools.mjs node22` on Linux x64)',
   );
 }
 
