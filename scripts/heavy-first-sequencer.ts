@@ -14,7 +14,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const HEAVY_SECONDS: Readonly<Record<string, number>> = {
   'test/chaos/chaos-dynamodb.test.ts': 30,
-  'test/local/cli-dev.test.ts': 30,
+  'test/cli/cli-dev.test.ts': 30,
   'test/cdk/synth-cli.test.ts': 54,
   'test/packaging/pack-install.test.ts': 60,
   'test/packaging/dist-packages.test.ts': 1,
