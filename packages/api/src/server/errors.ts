@@ -38,9 +38,11 @@ const INTERNAL = 500;
 
 /**
  * HTTP status of each stable engine and protocol error code. Typed against their unions: a code
- * added to the engine or the protocol without a status here fails the type-check.
+ * added to the engine or the protocol without a status here fails the type-check. Looked up by a
+ * string read off an error, it is undefined for a code neither declares.
  */
-export const ENGINE_ERROR_STATUS: Readonly<Record<EngineErrorCode | ProtocolErrorCode, number>> = {
+export const ENGINE_ERROR_STATUS: Readonly<Record<EngineErrorCode | ProtocolErrorCode, number>> &
+  Readonly<Partial<Record<string, number>>> = {
   invalid_argument: 400,
   invalid_callback_id: 400,
   run_not_found: 404,
