@@ -8,7 +8,13 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseInUseError, DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT } from '@durable-lambda/local';
+import {
+  DatabaseInUseError,
+  DEFAULT_DEV_DB,
+  DEFAULT_DEV_HOST,
+  DEFAULT_DEV_PORT,
+  LocalError,
+} from '@durable-lambda/local';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../packages/cli/src/args';
 import { runDev } from '../../packages/cli/src/dev';
@@ -45,6 +51,9 @@ describe('durable dev: the port checked before the dev server is loaded', () => 
     expect(DEV_DEFAULTS).toEqual({ port: DEFAULT_DEV_PORT, host: DEFAULT_DEV_HOST, db: DEFAULT_DEV_DB });
     expect(new DevPortBusyError(4100, '127.0.0.1').message).toBe(new PortInUseError(4100, '127.0.0.1').message);
     expect(new DevDatabaseBusyError('/x/dev.sqlite').message).toBe(new DatabaseInUseError('/x/dev.sqlite').message);
+    // The dev server's own errors' base and codes: one LocalError for the port or file taken, before or at start.
+    expect(new DevPortBusyError(4100, '127.0.0.1')).toBeInstanceOf(LocalError);
+    expect(new DevDatabaseBusyError('/x/dev.sqlite')).toBeInstanceOf(LocalError);
   });
 
   it('rejects a busy port with code port_in_use, and passes a free one (left free) or port 0', async () => {

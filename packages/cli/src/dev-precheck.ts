@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT } from '@durable-lambda/local';
+import { DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT, LocalError } from '@durable-lambda/local';
 import type { DevCommandOptions } from './dev-options';
 
 /**
@@ -12,7 +12,7 @@ import type { DevCommandOptions } from './dev-options';
 export const DEV_DEFAULTS = { port: DEFAULT_DEV_PORT, host: DEFAULT_DEV_HOST, db: DEFAULT_DEV_DB } as const;
 
 /** The port is taken (code `port_in_use`, the message of `PortInUseError` of `@durable-lambda/local`). */
-export class DevPortBusyError extends Error {
+export class DevPortBusyError extends LocalError<'port_in_use'> {
   /** Stable code, the same as the dev server's own. */
   readonly code = 'port_in_use';
   constructor(
@@ -45,7 +45,7 @@ export function checkDevPort(options: Pick<DevCommandOptions, 'port' | 'host'>):
 }
 
 /** The database is owned by another dev server (code `database_in_use`, the message of `DatabaseInUseError`). */
-export class DevDatabaseBusyError extends Error {
+export class DevDatabaseBusyError extends LocalError<'database_in_use'> {
   /** Stable code, the same as the dev server's own. */
   readonly code = 'database_in_use';
   constructor(
