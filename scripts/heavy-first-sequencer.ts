@@ -33,15 +33,15 @@ const HEAVY_SECONDS: Readonly<Record<string, number>> = {
  * vitest workers are left, a worker waiting there leaves a core idle.
  */
 const WAITING_FILES: ReadonlySet<string> = new Set([
-  'test/local/embedded-faults.test.ts',
+  'test/local/runtime/seeded-faults.test.ts',
   'test/compat/dual/dual-run.test.ts',
   'test/compat/sdk/batches-invokes-and-callback-timeouts.test.ts',
   'test/browser/dashboard.test.ts',
   'test/compat/aws-history-signatures.own-modules.test.ts',
-  'test/local/embedded-reconcile.test.ts',
+  'test/local/runtime/reconciler.test.ts',
   'test/compat/aws-sdk-on-our-backend.local-runtime.test.ts',
   'test/api/aws-routes-cloud-runner.test.ts',
-  'test/local/local-runtime.test.ts',
+  'test/local/runtime/local-runtime-and-invoker.test.ts',
   'test/sdk/step/timeout.test.ts',
   'examples/test/report-job.test.ts',
 ]);

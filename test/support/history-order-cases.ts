@@ -1,6 +1,6 @@
 /**
  * The issue 23 examples of a history whose order was inferred wrong, as handlers of our SDK and
- * the order each must have: run on the test runner (`test/local/history-recorded-order.test.ts`)
+ * the order each must have: run on the test runner (`test/local/test-runner/history-recorded-order.test.ts`)
  * and on DynamoDB Local through the Lambda-shaped history route
  * (`test/aws/history-recorded-order.dynamodb.test.ts`). Each event is written `Type` or
  * `Type name`.

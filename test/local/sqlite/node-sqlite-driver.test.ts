@@ -26,7 +26,7 @@ const SUITES = [
   'test/local/sqlite/store.test.ts',
   'test/local/sqlite/shared-event-loop.test.ts',
   'test/local/sqlite/replay-load.test.ts',
-  'test/local/owner-lock-file-identity.test.ts',
+  'test/local/runtime/owner-lock-file-identity.test.ts',
   'test/local/dev-server/run-journal.test.ts',
 ];
 

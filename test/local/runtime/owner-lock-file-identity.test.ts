@@ -13,7 +13,7 @@ import type { OperationListWire, RunWire } from '@durable-lambda/api';
 import { LocalRuntime, SqliteStore } from '@durable-lambda/local';
 import { type DurableLambdaHandler, withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { getJson, killAll, postJson, SERVER_URL, spawnNode } from './dev-server/process';
+import { getJson, killAll, postJson, SERVER_URL, spawnNode } from '../dev-server/process';
 
 const root = mkdtempSync(join(tmpdir(), 'durable-owner-lock-'));
 let worlds = 0;

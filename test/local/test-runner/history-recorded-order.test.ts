@@ -14,7 +14,7 @@ import {
   mapOneAtATime,
   STEPS_SIDE_BY_SIDE_ORDER,
   stepsSideBySide,
-} from '../support/history-order-cases';
+} from '../../support/history-order-cases';
 
 describe('the test runner lists history events in the order they were recorded', () => {
   it('a callback completed after its invocation suspended comes after that invocation ends', async () => {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { DurableApiError, DurableClient } from '@durable-lambda/api';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CloudDurableTestRunner } from '../../packages/local/src/cloud/cloud-durable-test-runner';
-import { type DevServer, startDevServer } from '../../packages/local/src/dev-server/dev-server';
+import { CloudDurableTestRunner } from '../../../packages/local/src/cloud/cloud-durable-test-runner';
+import { type DevServer, startDevServer } from '../../../packages/local/src/dev-server/dev-server';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-cloud-runner-'));
 // Every wait suspends the invocation, so the run goes through the dev server's timer waker.
