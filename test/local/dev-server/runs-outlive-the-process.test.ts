@@ -3,7 +3,7 @@
  * with SIGTERM) during its durable wait, and completes once the server is started again on the
  * same SQLite file; killed during a step, the run resumes at once after the restart (the dead
  * process's lease is reclaimed) with that attempt counted as lost. (`npm start`'s script booting
- * with every example is checked by dev-server-signals.test.ts, on the process it stops.)
+ * with every example is checked by npm-start.test.ts, on the process it stops.)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
