@@ -6,7 +6,7 @@
 
 import type { RouteDeps } from '../server/deps';
 import { headerValue } from '../server/http';
-import { kickStartedRun } from '../server/kick';
+import { startRunGoing } from '../server/kick';
 import type { Route } from '../server/router';
 import { executionArn } from './aws-routes-token';
 import { AwsRouteError, awsRoute } from './aws-routes-wire';
@@ -64,9 +64,8 @@ export function awsInvokeRoute(deps: RouteDeps): Route {
         'X-Amz-Durable-Execution-Name: 1 to 256 characters',
       );
     }
-    const { run } = await deps.engine.startRun({ functionName, input, ...(runKey === undefined ? {} : { runKey }) });
     // A run never invoked (new, or found again after its first start failed) is started now.
-    await kickStartedRun(deps, run);
+    const { run } = await startRunGoing(deps, { functionName, input, ...(runKey === undefined ? {} : { runKey }) });
     return {
       status: type === 'Event' ? 202 : 200,
       headers: {

@@ -31,7 +31,7 @@ export interface RouteDeps {
   samples(name: string): readonly FunctionSampleWire[] | undefined;
   /** A function's execution timeout, seconds, when the API was told it (reported, not applied). */
   executionTimeoutSeconds(name: string): number | undefined;
-  /** Invokes a function to start a new run (see `kickStartedRun`); undefined: the engine's waker wakes it instead. */
+  /** Invokes a function to start a new run (see `startRunGoing`); undefined: the engine's waker wakes it instead. */
   invoker: Invoker | undefined;
   clock: Clock;
   /** Told of errors that do not change the answer. */

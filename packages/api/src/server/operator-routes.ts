@@ -142,7 +142,7 @@ export function operatorRoutes(deps: RouteDeps): Route[] {
             ...(fromOperationId === undefined ? {} : { fromOperationId }),
           }),
         );
-        // retryRun made the run due and woke it, once (see `kickStartedRun`).
+        // retryRun made the run due and woke it, once (see `startRunGoing`).
         return jsonResponse(200, answer(retried, actionId));
       },
     },

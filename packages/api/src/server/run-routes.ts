@@ -5,7 +5,7 @@ import { ApiError } from './errors';
 import { exportRoute } from './export-route';
 import { historyPage, parseHistoryQuery } from './history-page';
 import { jsonResponse } from './http';
-import { kickStartedRun } from './kick';
+import { startRunGoing } from './kick';
 import { operatorRoutes, parseExecutionTimeoutField } from './operator-routes';
 import { payloadRoutes, runAlone } from './payload-page-routes';
 import type { Route } from './router';
@@ -64,14 +64,12 @@ export function runRoutes(deps: RouteDeps): Route[] {
           );
         }
         const input = body.input === undefined ? undefined : JSON.stringify(body.input);
-        const { run, created } = await deps.engine.startRun({
+        const { run, created } = await startRunGoing(deps, {
           functionName: body.latest === true ? `${functionName}:$LATEST` : functionName,
           ...(input === undefined ? {} : { input }),
           ...(runKey === undefined ? {} : { runKey }),
           ...parseExecutionTimeoutField(body.executionTimeout),
         });
-        // A run never invoked (new, or found again after its first start failed) is started now.
-        await kickStartedRun(deps, run);
         return created
           ? jsonResponse(201, runAlone(run), { location: `/v1/runs/${encodeURIComponent(run.runId)}` })
           : jsonResponse(200, runAlone(run));
