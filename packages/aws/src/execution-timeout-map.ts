@@ -6,7 +6,10 @@
  * in `DURABLE_EXECUTION_TIMEOUTS`.
  */
 import { type ExecutionTimeoutSetting, MAX_EXECUTION_TIMEOUT_SECONDS } from '@durable-lambda/engine';
+import { bareFunctionName } from './lambda-targets';
 import { ConfigurationError, type ProductionEnvironment } from './production-config';
+
+export { bareFunctionName } from './lambda-targets';
 
 /**
  * Optional environment variable: JSON object, bare function name to the execution timeout of its
@@ -54,14 +57,6 @@ export function readExecutionTimeoutMap(env: ProductionEnvironment): ExecutionTi
   }
   // A null prototype: a function named `constructor` or `__proto__` finds nothing inherited.
   return Object.assign(Object.create(null) as Record<string, number>, parsed);
-}
-
-/** A function's name without its qualifier (`orders:7`, `orders:live`) or the ARN around it. */
-export function bareFunctionName(name: string): string {
-  const parts = name.split(':');
-  // arn:partition:lambda:region:account:function:NAME[:qualifier]
-  if (parts[0] === 'arn') return parts[6] ?? name;
-  return parts[0] ?? name;
 }
 
 /**

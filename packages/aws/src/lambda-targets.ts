@@ -20,6 +20,14 @@ export function parseFunctionArn(arn: string): FunctionArn | undefined {
   return { partition, region, account, name, ...(qualifier === undefined ? {} : { qualifier }) };
 }
 
+/** A function's name without its qualifier (`orders:7`, `orders:live`) or the ARN around it. */
+export function bareFunctionName(name: string): string {
+  const parts = name.split(':');
+  // arn:partition:lambda:region:account:function:NAME[:qualifier]
+  if (parts[0] === 'arn') return parts[6] ?? name;
+  return parts[0] ?? name;
+}
+
 /** Whether `functionName` is a partial ARN (`<account>:function:<name>[:qualifier]`), as Lambda's Invoke takes. */
 export function isPartialFunctionArn(functionName: string): boolean {
   return PARTIAL_ARN.test(functionName);

@@ -1,5 +1,6 @@
 import { type ExecutionTimeoutSetting, MAX_EXECUTION_TIMEOUT_SECONDS } from '@durable-lambda/engine';
 import { AwsError } from './aws-error';
+import { bareFunctionName } from './lambda-targets';
 import { LEASE_WAKE_UPS, type LeaseWakeUp } from './on-time-waker';
 import { DELAY_ROUNDINGS, type DelayRounding } from './sqs-delay-waker';
 
@@ -75,14 +76,6 @@ export function executionTimeoutSetting(
   if (seconds === undefined) return undefined;
   const own = ownFunctionName === undefined ? undefined : bareFunctionName(ownFunctionName);
   return (functionName) => (own === undefined || bareFunctionName(functionName) === own ? seconds : undefined);
-}
-
-/** A function's name without its qualifier (`orders:7`, `orders:live`) or ARN around it. */
-function bareFunctionName(name: string): string {
-  const parts = name.split(':');
-  // arn:partition:lambda:region:account:function:NAME[:qualifier]
-  if (parts[0] === 'arn') return parts[6] ?? name;
-  return parts[0] ?? name;
 }
 
 /**
