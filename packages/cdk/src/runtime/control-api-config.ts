@@ -1,4 +1,9 @@
-import { EXECUTION_TIMEOUTS_ENV, type ExecutionTimeoutMap, readExecutionTimeoutMap } from '@durable-lambda/aws';
+import {
+  EXECUTION_TIMEOUTS_ENV,
+  type ExecutionTimeoutMap,
+  readExecutionTimeoutMap,
+  splitRunName,
+} from '@durable-lambda/aws';
 
 /** The environment variables the control API's Lambda reads (the `DurableApi` construct sets them). */
 export const CONTROL_API_ENV = {
@@ -93,9 +98,11 @@ function readAliases(raw: string | undefined): Record<string, string> {
  * functions it serves).
  */
 export function functionTarget(functions: Readonly<Record<string, string>>, functionName: string): string {
-  const [name = '', qualifier] = functionName.split(':', 2);
+  if (functionName.startsWith('arn:')) return functionName;
+  // The run's recorded name, read as version pinning writes it (`orders:7`, `orders:live`).
+  const { name, qualifier } = splitRunName(functionName);
   const arn = Object.hasOwn(functions, name) ? functions[name] : undefined;
-  if (functionName.startsWith('arn:') || arn === undefined) return functionName;
+  if (arn === undefined) return functionName;
   // A run opted into `$LATEST` is invoked unqualified.
   return qualifier === undefined || qualifier === '$LATEST' ? arn : `${arn}:${qualifier}`;
 }
