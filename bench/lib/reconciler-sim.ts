@@ -4,7 +4,7 @@
  * policy (`reconcileInvocation` of @durable-lambda/aws) run unchanged over a store and a waker
  * that take modelled request latencies, and a scheduler invokes the reconciler every minute with
  * the CDK's timeout (60 s) until every run is woken. The bench's "reconciler" section runs it at
- * 100,000 runs; test/aws/reconciler-scaling.test.ts at a small size.
+ * 100,000 runs; test/aws/reconciler/at-scale.test.ts at a small size.
  *
  * The model, per request (seeded lognormal latencies, median and p99 as stated in {@link LATENCY}):
  * - the due-index Query of one shard (eventually consistent, `Limit` entries of ~100 bytes);

@@ -1,9 +1,9 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { type Invoker, isWakeEvent, runIdFor, type WakeRequest, wakeEvent } from '@durable-lambda/engine';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { scheduleName } from '../../packages/aws/src/schedule-names';
-import { SchedulerWaker } from '../../packages/aws/src/scheduler-waker';
-import { awsError, type CapturedRequest, FAKE_CREDENTIALS, FakeAwsServer } from './fake-aws-server';
+import { scheduleName } from '../../../packages/aws/src/schedule-names';
+import { SchedulerWaker } from '../../../packages/aws/src/scheduler-waker';
+import { awsError, type CapturedRequest, FAKE_CREDENTIALS, FakeAwsServer } from '../fake-aws-server';
 
 // AWS's documented constraints (EventBridge Scheduler API reference, CreateSchedule).
 const NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;

@@ -17,9 +17,9 @@ import {
 import { runIdFor } from '@durable-lambda/engine';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
-import { until } from '../support/harness';
-import { awsError, type CapturedRequest, FakeAwsServer, type FakeResponse } from './fake-aws-server';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
+import { until } from '../../support/harness';
+import { awsError, type CapturedRequest, FakeAwsServer, type FakeResponse } from '../fake-aws-server';
 
 const ACCOUNT = '123456789012';
 const arn = (name: string) => `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${name}`;

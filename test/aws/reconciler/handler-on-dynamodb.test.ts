@@ -17,8 +17,8 @@ import {
 import { Engine, isWakeEvent, type WakeEvent, wakeEvent } from '@durable-lambda/engine';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
-import { awsError, type CapturedRequest, FakeAwsServer, type FakeResponse } from './fake-aws-server';
+import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
+import { awsError, type CapturedRequest, FakeAwsServer, type FakeResponse } from '../fake-aws-server';
 
 const ACCOUNT = '123456789012';
 const arn = (name: string) => `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${name}`;

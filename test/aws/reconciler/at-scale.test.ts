@@ -13,7 +13,7 @@ import {
   RECONCILER_TIMEOUT_MS,
   simulateIdleInvocation,
   simulateRecovery,
-} from '../../bench/lib/reconciler-sim';
+} from '../../../bench/lib/reconciler-sim';
 
 const SHARDS = 64;
 

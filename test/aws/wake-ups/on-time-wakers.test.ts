@@ -21,7 +21,7 @@ import {
 } from '@durable-lambda/aws';
 import { type Invoker, runIdFor, type WakeEvent, type WakeRequest, wakeEvent } from '@durable-lambda/engine';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { awsError, type CapturedRequest, FAKE_CREDENTIALS, FakeAwsServer, type FakeResponse } from './fake-aws-server';
+import { awsError, type CapturedRequest, FAKE_CREDENTIALS, FakeAwsServer, type FakeResponse } from '../fake-aws-server';
 
 const ACCOUNT = '123456789012';
 const NOW = Date.UTC(2026, 0, 15, 10, 20, 30, 250);
