@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { withoutDynamoDbSdk } from './bundle-defaults';
-import { DURABLE_SDKS, type DurableFunctionProps } from './durable-function-props';
+import { DURABLE_SDKS, type DurableFunctionOwnProps } from './durable-function-props';
 import { runtimeFile } from './paths';
 
 /** What a `DurableFunction`'s `NodejsFunction` is built from. */
@@ -23,7 +23,7 @@ export interface DurableFunctionCode {
  * entry is a generated module that self-hosts the user's AWS-wrapped export (see
  * {@link awsSdkEntry}); the user's own file is bundled through it, unchanged.
  */
-export function durableFunctionCode(path: string, props: DurableFunctionProps): DurableFunctionCode {
+export function durableFunctionCode(path: string, props: DurableFunctionOwnProps): DurableFunctionCode {
   const sdk = props.sdk ?? 'durable-lambda';
   if (!DURABLE_SDKS.includes(sdk)) {
     throw new Error(`${path}: sdk must be one of ${DURABLE_SDKS.join(', ')}, got ${JSON.stringify(sdk)}`);

@@ -3,27 +3,30 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib/core';
-import type { DurableFunction } from './durable-function';
 import type { IDurableTable } from './durable-table';
 
-/** The SDK a durable function's handler is written with (see {@link DurableFunctionProps.sdk}). */
+/** The SDK a durable function's handler is written with (see {@link DurableFunctionOwnProps.sdk}). */
 export type DurableSdk = 'durable-lambda' | 'aws';
 
-/** The SDKs {@link DurableFunctionProps.sdk} accepts. */
+/** The SDKs {@link DurableFunctionOwnProps.sdk} accepts. */
 export const DURABLE_SDKS: readonly DurableSdk[] = ['durable-lambda', 'aws'];
 
 /**
- * Which code a run replays on after a deploy (see {@link DurableFunctionProps.pinning}):
+ * Which code a run replays on after a deploy (see {@link DurableFunctionOwnProps.pinning}):
  * `version` pins each run to the version it started on; `alias` lets runs follow the alias (each
  * deploy moves runs in flight to the new code); `latest` runs them on `$LATEST`.
  */
 export type DurableVersionPinning = 'version' | 'alias' | 'latest';
 
-/** The pinning policies {@link DurableFunctionProps.pinning} accepts. */
+/** The pinning policies {@link DurableFunctionOwnProps.pinning} accepts. */
 export const DURABLE_VERSION_PINNINGS: readonly DurableVersionPinning[] = ['version', 'alias', 'latest'];
 
-/** Properties of a {@link DurableFunction}. */
-export interface DurableFunctionProps {
+/**
+ * The properties of a `DurableFunction` about itself: every one of `DurableFunctionProps` but
+ * `invokes`, which names other `DurableFunction`s and so is declared beside the construct (this
+ * module, like the construct's other parts, never imports the construct).
+ */
+export interface DurableFunctionOwnProps {
   /** The handler's source file (TypeScript or JavaScript), bundled by esbuild. */
   readonly entry: string;
   /** The exported handler. Default `handler`. */
@@ -93,11 +96,6 @@ export interface DurableFunctionProps {
   readonly logRetention?: logs.RetentionDays;
   /** More environment variables for the handler's own code. */
   readonly environment?: Record<string, string>;
-  /**
-   * Durable functions this one invokes (`context.invoke`): it may start their runs, and they may
-   * resume it when they end. Same as calling {@link DurableFunction.invokes} for each.
-   */
-  readonly invokes?: DurableFunction[];
   /**
    * Where asynchronous invocations that failed all their attempts go, for `$LATEST` and for every
    * version and alias of the function defined in the stack. Default: an SQS queue of this function
@@ -175,27 +173,4 @@ export interface DurableFunctionProps {
    * API's start). Sets `DURABLE_VERSION_PINNING`.
    */
   readonly pinning?: DurableVersionPinning;
-}
-
-/** The alarms of a {@link DurableFunction} (with `alarms` on). */
-export interface DurableFunctionAlarms {
-  /** A run ended FAILED (`RunsFailed` ≥ 1 in 5 minutes). */
-  readonly failedRuns: cloudwatch.Alarm;
-  /** A run is still RUNNING past `expectedRunDuration` (`StuckRuns` ≥ 1). */
-  readonly stuckRuns: cloudwatch.Alarm;
-  /** Lambda throttled an invocation (`Throttles` ≥ 1 in 5 minutes). */
-  readonly throttles: cloudwatch.Alarm;
-  /**
-   * An asynchronous invocation of any version or alias failed every attempt (it reached the
-   * failure destination, or was dropped).
-   */
-  readonly asyncFailures: cloudwatch.Alarm;
-  /**
-   * A wake-up was dead-lettered: a wake-up queue message after 5 failed deliveries, or an event a
-   * wake-up schedule gave up on (absent with `onTimeWakeUps: false`). The dead-letter queue is the
-   * one the table's functions in the stack share, so this is the reconciler's alarm
-   * (`reconciler.alarms.deadLetteredWakeUps`), one for all of them; the message names the run and
-   * its function. Its run stays due: the reconciler wakes it.
-   */
-  readonly wakeUpsDeadLettered?: cloudwatch.Alarm;
 }

@@ -4,42 +4,46 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Duration, Lazy, RemovalPolicy, Stack, Token } from 'aws-cdk-lib/core';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
-import { createFunctionAlarms } from './durable-function-alarms';
-import { durableFunctionCode } from './durable-function-code';
+import { createFunctionAlarms, type DurableFunctionAlarms } from './durable-function-alarms';
 import {
-  DURABLE_VERSION_PINNINGS,
-  type DurableFunctionAlarms,
-  type DurableFunctionProps,
-  type DurableVersionPinning,
-} from './durable-function-props';
+  checkedAlarmsAndMetrics,
+  checkedAliasName,
+  checkedLeaseWakeUp,
+  checkedPinning,
+  checkedRetentionDays,
+} from './durable-function-checks';
+import { durableFunctionCode } from './durable-function-code';
+import { durableFunctionEnvironment } from './durable-function-environment';
+import { configureFailedInvocations } from './durable-function-failures';
+import { grantWakeUpSchedules, invokeResources } from './durable-function-grants';
+import type { DurableFunctionOwnProps, DurableVersionPinning } from './durable-function-props';
 import { DurableReconciler } from './durable-reconciler';
 import { DurableTable, FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable } from './durable-table';
-import {
-  EXECUTION_TIMEOUT_ENV,
-  EXECUTION_TIMEOUTS_ENV,
-  executionTimeoutSeconds,
-  executionTimeoutsValue,
-} from './execution-timeout-prop';
-import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
+import { EXECUTION_TIMEOUTS_ENV, executionTimeoutSeconds, executionTimeoutsValue } from './execution-timeout-prop';
+import { acknowledgeWildcardResource, REASONS } from './nag';
 import { warnOfAnotherOwnTable } from './own-table-warning';
-import { coverQualifiedInvocations } from './qualified-invocations';
 import { RunWatchdog, WATCHDOG_PERIOD } from './run-watchdog';
-import { METRIC, METRICS_ENV, METRICS_NAMESPACE } from './runtime/metrics';
-import { DURABLE_ENV, PINNING_ENV, SCHEDULER_SERVICE, schedulerRole } from './scheduler-access';
+import { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
+import { schedulerRole } from './scheduler-access';
 import { DEFAULTS, serviceFunction } from './service-function';
 import { WakeQueue } from './wake-queue';
 
-export type {
-  DurableFunctionAlarms,
-  DurableFunctionProps,
-  DurableSdk,
-  DurableVersionPinning,
-} from './durable-function-props';
+export type { DurableFunctionAlarms } from './durable-function-alarms';
+export type { DurableSdk, DurableVersionPinning } from './durable-function-props';
 export { DURABLE_SDKS, DURABLE_VERSION_PINNINGS } from './durable-function-props';
 export { DURABLE_ENV } from './scheduler-access';
+
+/** Properties of a {@link DurableFunction}. */
+export interface DurableFunctionProps extends DurableFunctionOwnProps {
+  /**
+   * Durable functions this one invokes (`context.invoke`): it may start their runs, and they may
+   * resume it when they end. Same as calling {@link DurableFunction.invokes} for each.
+   */
+  readonly invokes?: DurableFunction[];
+}
 
 /**
  * A durable function: a `NodejsFunction` (bundled locally by esbuild, nodejs22.x) running a
@@ -127,14 +131,10 @@ export class DurableFunction extends Construct {
     this.literalName =
       props.functionName !== undefined && !Token.isUnresolved(props.functionName) ? props.functionName : undefined;
     const stack = Stack.of(this);
+    const path = this.node.path;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const alarms = props.alarms ?? (props.alarmActions?.length ?? 0) > 0;
-    if (alarms && props.metrics === false) {
-      throw new Error(
-        `${this.node.path}: alarms need metrics (the failed-runs and stuck-runs alarms watch them): drop metrics: false, or alarms`,
-      );
-    }
-    this.metrics = props.metrics ?? alarms;
+    const { alarms, metrics } = checkedAlarmsAndMetrics(path, props);
+    this.metrics = metrics;
     this.table = props.table ?? new DurableTable(this, 'Table', { removalPolicy });
     if (props.table === undefined) warnOfAnotherOwnTable(this);
 
@@ -159,27 +159,11 @@ export class DurableFunction extends Construct {
       ...(props.reconcilerPeriod === undefined ? {} : { period: props.reconcilerPeriod }),
     });
 
-    this.aliasName = props.aliasName ?? 'live';
-    if (!/^(?!\d+$)[a-zA-Z0-9_-]{1,128}$/.test(this.aliasName) || this.aliasName === '$LATEST') {
-      throw new Error(
-        `${this.node.path}: aliasName must be 1-128 of [a-zA-Z0-9_-] and not a number, got ${JSON.stringify(this.aliasName)}`,
-      );
-    }
-    const pinning = props.pinning ?? 'version';
-    this.pinning = pinning;
-    if (!DURABLE_VERSION_PINNINGS.includes(pinning)) {
-      throw new Error(
-        `${this.node.path}: pinning must be one of ${DURABLE_VERSION_PINNINGS.join(', ')}, got ${JSON.stringify(pinning)}`,
-      );
-    }
+    this.aliasName = checkedAliasName(path, props.aliasName);
+    this.pinning = checkedPinning(path, props.pinning);
 
     const timeout = props.timeout ?? DEFAULTS.timeout;
-    const leaseWakeUp = props.leaseWakeUp;
-    if (leaseWakeUp !== undefined && leaseWakeUp !== 'reconciler' && leaseWakeUp !== 'scheduler') {
-      throw new Error(
-        `${this.node.path}: leaseWakeUp must be reconciler or scheduler, got ${JSON.stringify(leaseWakeUp)}`,
-      );
-    }
+    const leaseWakeUp = checkedLeaseWakeUp(path, props.leaseWakeUp);
     // Its dead letters go to the reconciler's queue, shared by the table's functions in the stack
     // (the run of a dead-lettered wake-up stays due either way: the reconciler wakes it).
     if (props.onTimeWakeUps ?? true) {
@@ -190,39 +174,24 @@ export class DurableFunction extends Construct {
       });
     }
 
-    const retention = props.retention ?? Duration.days(30);
-    const retentionDays = retention.toDays({ integral: false });
-    if (!(retentionDays > 0)) throw new Error(`${this.node.path}: retention must be positive`);
-    const environment: Record<string, string> = {
-      ...props.environment,
-      [DURABLE_ENV.tableName]: this.table.tableName,
-      [DURABLE_ENV.scheduleGroup]: this.scheduleGroupName,
-      [DURABLE_ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
-      [DURABLE_ENV.scheduleDeadLetterArn]: this.reconciler.deadLetterQueue.queueArn,
-      [DURABLE_ENV.retentionDays]: String(retentionDays),
-      [PINNING_ENV.pinning]: pinning,
-      // Child runs of the functions it invokes start on their aliases, and are pinned there.
-      [PINNING_ENV.aliases]: Lazy.string({
-        produce: () =>
-          stack.toJsonString(
-            Object.fromEntries(
-              [...this.aliasTargets].flatMap((t) => (t.startsOnAlias ? [[t.functionName, t.aliasName]] : [])),
-            ),
-          ),
-      }),
-      ...(props.inProcessWaitThreshold === undefined
-        ? {}
-        : { [DURABLE_ENV.inProcessWaitMs]: String(props.inProcessWaitThreshold.toMilliseconds()) }),
-      ...(this.executionTimeoutSeconds === undefined
-        ? {}
-        : { [EXECUTION_TIMEOUT_ENV]: String(this.executionTimeoutSeconds) }),
-      ...(this.wakeQueue ? { [DURABLE_ENV.wakeQueueUrl]: this.wakeQueue.queue.queueUrl } : {}),
-      ...(leaseWakeUp === undefined ? {} : { [DURABLE_ENV.leaseWakeUp]: leaseWakeUp }),
-      ...(this.table.legacyRunIndexes ? { [DURABLE_ENV.legacyIndexes]: '1' } : {}),
-      ...(this.metrics ? { [METRICS_ENV]: 'on' } : {}),
-    };
+    const environment = durableFunctionEnvironment({
+      stack,
+      environment: props.environment,
+      table: this.table,
+      scheduleGroupName: this.scheduleGroupName,
+      schedulerRoleArn: this.schedulerRole.roleArn,
+      scheduleDeadLetterArn: this.reconciler.deadLetterQueue.queueArn,
+      retentionDays: checkedRetentionDays(path, props.retention),
+      pinning: this.pinning,
+      aliasTargets: () => this.aliasTargets,
+      inProcessWaitThreshold: props.inProcessWaitThreshold,
+      executionTimeoutSeconds: this.executionTimeoutSeconds,
+      wakeQueueUrl: this.wakeQueue?.queue.queueUrl,
+      leaseWakeUp,
+      metrics: this.metrics,
+    });
 
-    const code = durableFunctionCode(this.node.path, props);
+    const code = durableFunctionCode(path, props);
     const { fn, role, logGroup } = serviceFunction(this, {
       entry: code.entry,
       ...(code.handler === undefined ? {} : { handler: code.handler }),
@@ -262,32 +231,8 @@ export class DurableFunction extends Construct {
 
     // The run's items, in its table only.
     grantTable(this.table, role, FUNCTION_TABLE_ACTIONS);
-    // One-time wake-up schedules, in its group only.
-    const schedules = stack.formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${this.scheduleGroupName}/*`,
-    });
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
-        resources: [schedules],
-      }),
-    );
-    acknowledgeWildcardResource(role, schedules, REASONS.schedules);
-    // The schedules name its scheduler role, passed to Scheduler only.
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [this.schedulerRole.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': SCHEDULER_SERVICE } },
-      }),
-    );
-    // Scheduler may invoke this function (any version or alias: a run wakes on the version it runs on).
-    this.schedulerRole.addToPolicy(
-      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: invokeResources(fn) }),
-    );
-    acknowledgeWildcardResource(this.schedulerRole, `${fn.functionArn}:*`, REASONS.qualifiedInvoke);
+    // Its wake-up schedules, in its group only, and the scheduler role invoking it for them.
+    grantWakeUpSchedules(stack, fn, role, this.scheduleGroupName, this.schedulerRole);
     // Invokes of itself (immediate wake-ups) and of the functions it calls or answers. A policy of
     // its own, so the function does not depend on a policy naming it (no dependency cycle).
     this.invokeStatement = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [] });
@@ -295,32 +240,7 @@ export class DurableFunction extends Construct {
     this.allowInvoke(this);
 
     // Asynchronous invocations that failed every attempt.
-    let destination = props.onFailure;
-    if (!destination) {
-      const queue = new sqs.Queue(this, 'FailedInvocations', {
-        encryption: sqs.QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-        retentionPeriod: Duration.days(14),
-        removalPolicy,
-      });
-      this.failureQueue = queue;
-      acknowledge(queue, 'AwsSolutions-SQS3', REASONS.failureQueue);
-      destination = {
-        bind: (_scope, target) => {
-          target.addToRolePolicy(
-            new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
-          );
-          return { destination: queue.queueArn };
-        },
-      };
-    }
-    const asyncInvoke: lambda.EventInvokeConfigOptions = {
-      onFailure: destination,
-      retryAttempts: props.retryAttempts ?? 2,
-      maxEventAge: props.maxEventAge ?? Duration.hours(6),
-    };
-    fn.configureAsyncInvoke(asyncInvoke);
-    coverQualifiedInvocations(fn, asyncInvoke);
+    this.failureQueue = configureFailedInvocations(this, fn, props, removalPolicy);
 
     const expected = props.expectedRunDuration ?? Duration.days(1);
     if (this.metrics) RunWatchdog.of(this, this.table, serviceOptions).watch(fn, expected);
@@ -445,9 +365,4 @@ export class DurableFunction extends Construct {
     this.invokeStatement.addResources(...invokeResources(target.function));
     acknowledgeWildcardResource(this.invokePolicy, `${target.functionArn}:*`, REASONS.qualifiedInvoke);
   }
-}
-
-/** The unqualified ARN of `fn` and the ARNs of all its versions and aliases. */
-function invokeResources(fn: lambda.IFunction): string[] {
-  return [fn.functionArn, `${fn.functionArn}:*`];
 }
