@@ -1,3 +1,4 @@
+import { splitRunName } from '@durable-lambda/aws';
 import type { DurableBackend, InvocationOutput, LambdaContextLike } from '@durable-lambda/protocol';
 import { emfLine, type LineWriter, METRIC, stdoutWriter } from './metrics';
 
@@ -29,7 +30,7 @@ export function withRunMetrics(
             const answer = await opened.close(output);
             if (output.Status !== 'PENDING') {
               const at = now();
-              const functionName = context.functionName ?? opened.invocation.functionName.split(':')[0] ?? '';
+              const functionName = context.functionName ?? splitRunName(opened.invocation.functionName).name;
               const outcome = output.Status === 'SUCCEEDED' ? METRIC.runsSucceeded : METRIC.runsFailed;
               const metrics: Record<string, readonly [number, 'Count' | 'Milliseconds']> = { [outcome]: [1, 'Count'] };
               if (typeof started === 'number')

@@ -15,6 +15,7 @@ import {
   ListVersionsByFunctionCommand,
   type ListVersionsByFunctionCommandOutput,
 } from '@aws-sdk/client-lambda';
+import { splitRunName } from '@durable-lambda/aws';
 import { checkStuckRuns, readWatchedFunctions, WATCHDOG_ENV } from './watchdog';
 
 const tableName = process.env[WATCHDOG_ENV.tableName];
@@ -42,7 +43,7 @@ async function countPages(input: ConstructorParameters<typeof QueryCommand>[0]):
 async function countRunning(functionName: string, createdBefore: number): Promise<number> {
   // Layout 2: the function's 32 listing partitions, runs created before the threshold, filtered
   // on the projected status and name (the read covers the function's older runs in retention).
-  const base = functionName.split(':')[0] as string;
+  const base = splitRunName(functionName).name;
   const counts = await Promise.all(
     Array.from({ length: LIST_SHARDS }, (_, n) =>
       countPages({
