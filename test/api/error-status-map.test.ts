@@ -4,12 +4,19 @@ import {
   API_ERROR_CODES,
   API_ERROR_STATUS,
   ApiError,
+  AwsRouteError,
+  CLIENT_ERROR_CODES,
+  type ClientErrorCode,
   CONTROL_API_ERROR_CODES,
   type ControlApiErrorCode,
+  CostEstimateError,
   DurableApiError,
   DurableClient,
+  DurableClientError,
+  DurableConnectionError,
   ENGINE_ERROR_STATUS,
   isControlApiErrorCode,
+  RunExportError,
 } from '@durable-lambda/api';
 import {
   ENGINE_ERROR_CODES,
@@ -35,6 +42,10 @@ type EngineWithANewCode = EngineErrorCode | 'brand_new_engine_code';
 const outdated: Readonly<Record<EngineWithANewCode, number>> = ENGINE_ERROR_STATUS;
 // @ts-expect-error ApiError takes only codes some layer declares
 const undeclared = new ApiError(418, 'made_up_code', 'no such code');
+// @ts-expect-error nor does AwsRouteError, an ApiError
+const undeclaredAws = new AwsRouteError(400, 'InvalidParameterValueException', 'no such code', 'made_up_code');
+// @ts-expect-error CostEstimateError takes only its codes of the client's union
+const undeclaredCost = new CostEstimateError('made_up_code', 'no such code');
 
 describe('the control API status map', () => {
   it('gives every code of the engine, the protocol and the API an HTTP error status', () => {
@@ -48,7 +59,7 @@ describe('the control API status map', () => {
     expect([...CONTROL_API_ERROR_CODES].sort()).toEqual([...new Set(codes)].sort());
     expect(Object.keys(API_ERROR_STATUS).sort()).toEqual([...new Set(codes)].sort());
     // The type-level proofs above are values too: keep them referenced.
-    expect([forgetful, outdated, undeclared]).toHaveLength(3);
+    expect([forgetful, outdated, undeclared, undeclaredAws, undeclaredCost]).toHaveLength(5);
   });
 
   it('keeps the statuses users rely on', () => {
@@ -85,6 +96,94 @@ describe("the Lambda-shaped routes' errors", () => {
       expect(mapped?.status, code).toBe(status);
       expect(mapped?.name, code).toMatch(/Exception$/);
     }
+  });
+});
+
+describe("the server side's errors", () => {
+  it('RunExportError is an ApiError answered with its status in the map', () => {
+    const error = new RunExportError('run r1: the API left out its input (too large): export from the table');
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(RunExportError);
+    expect(error.name).toBe('RunExportError');
+    expect(error.code).toBe('export_incomplete');
+    expect(error.status).toBe(API_ERROR_STATUS.export_incomplete);
+    expect(toApiError(error)).toBe(error);
+    const answer = error.toResponse();
+    expect(answer.status).toBe(422);
+    expect(JSON.parse(answer.body ?? '')).toMatchObject({
+      error: { code: 'export_incomplete', message: error.message },
+    });
+  });
+
+  it('AwsRouteError is an ApiError carrying a code of the union, answered as Lambda answers', () => {
+    const direct = new AwsRouteError(400, 'InvalidParameterValueException', 'MaxItems: must be a non-negative integer');
+    expect(direct).toBeInstanceOf(ApiError);
+    expect(direct.name).toBe('InvalidParameterValueException');
+    expect(direct.code).toBe('invalid_argument');
+    expect(direct.message).toBe('MaxItems: must be a non-negative integer');
+    const answer = direct.toResponse();
+    expect(answer.status).toBe(400);
+    expect(answer.headers['x-amzn-errortype']).toBe('InvalidParameterValueException');
+    expect(JSON.parse(answer.body ?? '')).toEqual({ Type: 'User', message: direct.message });
+    expect(new AwsRouteError(500, 'ServiceException', 'internal error').code).toBe('internal_error');
+    expect(new AwsRouteError(429, 'TooManyRequestsException', 'in progress').code).toBe('idempotency_in_progress');
+    // Mapped from an engine error: the engine's code is kept.
+    const mapped = toAwsRouteError(new RunBusyError('r1'));
+    expect(mapped).toBeInstanceOf(AwsRouteError);
+    expect(mapped).toMatchObject({ status: 409, name: 'ResourceConflictException', code: 'run_busy' });
+    for (const error of [direct, mapped]) expect(CONTROL_API_ERROR_CODES).toContain(error?.code);
+  });
+});
+
+describe("the client side's errors", () => {
+  /** One instance of every error class of the client side, with the name and code users see. */
+  const ERRORS: readonly [DurableClientError, string, ClientErrorCode][] = [
+    [
+      new DurableApiError(502, 'invalid_response', 'GET /v1/runs/r1: the answer is not JSON'),
+      'DurableApiError',
+      'invalid_response',
+    ],
+    [
+      new DurableConnectionError('http://127.0.0.1:1', { cause: new Error('connect ECONNREFUSED') }),
+      'DurableConnectionError',
+      'unreachable',
+    ],
+    [
+      new CostEstimateError('invalid_option', '--memory: must be positive', 'memory'),
+      'CostEstimateError',
+      'invalid_option',
+    ],
+    [
+      new CostEstimateError('unknown_function', 'no runs of a function named "x"'),
+      'CostEstimateError',
+      'unknown_function',
+    ],
+    [new CostEstimateError('no_metered_runs', 'no ended run has a meter'), 'CostEstimateError', 'no_metered_runs'],
+  ];
+
+  it('share one base, DurableClientError, each keeping its name and a code from CLIENT_ERROR_CODES', () => {
+    for (const [error, name, code] of ERRORS) {
+      expect(error).toBeInstanceOf(DurableClientError);
+      expect(error).toBeInstanceOf(Error);
+      expect(error.name).toBe(name);
+      expect(error.code).toBe(code);
+      expect(CLIENT_ERROR_CODES).toContain(error.code);
+    }
+    expect(new DurableConnectionError('http://h', { cause: new Error('down') }).message).toBe(
+      'cannot reach http://h: down',
+    );
+  });
+
+  it('every code of CLIENT_ERROR_CODES is carried by some client error, and none is answered by the API', () => {
+    const carried = new Set(ERRORS.map(([error]) => error.code));
+    expect(CLIENT_ERROR_CODES.filter((code) => !carried.has(code))).toEqual([]);
+    for (const code of CLIENT_ERROR_CODES) expect(isControlApiErrorCode(code), code).toBe(false);
+  });
+
+  it("a DurableApiError keeps the API's code, under the same base", () => {
+    const error = new DurableApiError(404, 'run_not_found', 'run r1 not found');
+    expect(error).toBeInstanceOf(DurableClientError);
+    expect(error.code).toBe('run_not_found');
   });
 });
 

@@ -22,6 +22,8 @@ export {
 } from './aws/aws-routes';
 export type { DurableClientOptions, ListRunsQuery, PostOptions, StartRunResult } from './client/client';
 export { DEFAULT_API_URL, DurableApiError, DurableClient, DurableConnectionError } from './client/client';
+export type { ClientErrorCode, CostEstimateErrorCode, DurableApiErrorCode } from './client/client-errors';
+export { CLIENT_ERROR_CODES, COST_ESTIMATE_ERROR_CODES, DurableClientError } from './client/client-errors';
 export type { CostEstimate, CostItem, CostOptions } from './cost/run-cost';
 export { CostEstimateError, estimateCost } from './cost/run-cost';
 export type { ApiErrorCode, ControlApiErrorCode } from './error-codes';

@@ -5,21 +5,67 @@
 
 import type { ControlApiErrorCode } from '../error-codes';
 import type { RouteDeps } from '../server/deps';
-import { callerErrorStatus } from '../server/errors';
+import { ApiError, callerErrorStatus } from '../server/errors';
 import type { ApiResponse } from '../server/http';
 import type { Route, RouteCall } from '../server/router';
 
-/** An error answered the way Lambda answers it: an HTTP status and an exception name. */
-export class AwsRouteError extends Error {
+/**
+ * The Lambda exceptions the Lambda-shaped routes answer with, and the control API's code each
+ * stands for (an `AwsRouteError`'s `code` when none is given). Typed against both unions: a new
+ * exception without a code fails the type-check.
+ */
+const EXCEPTION_CODES: Readonly<Record<LambdaExceptionName, ControlApiErrorCode>> = {
+  InvalidParameterValueException: 'invalid_argument',
+  InvalidRequestContentException: 'invalid_json',
+  RequestTooLargeException: 'payload_too_large',
+  UnsupportedMediaTypeException: 'unsupported_media_type',
+  ResourceNotFoundException: 'not_found',
+  ResourceConflictException: 'run_state_conflict',
+  DurableExecutionAlreadyStartedException: 'run_key_conflict',
+  // A checkpoint sent again while its first sending is still in progress.
+  TooManyRequestsException: 'idempotency_in_progress',
+  ServiceException: 'internal_error',
+};
+
+/** The Lambda exception names the Lambda-shaped routes answer with. */
+export type LambdaExceptionName =
+  | 'InvalidParameterValueException'
+  | 'InvalidRequestContentException'
+  | 'RequestTooLargeException'
+  | 'UnsupportedMediaTypeException'
+  | 'ResourceNotFoundException'
+  | 'ResourceConflictException'
+  | 'DurableExecutionAlreadyStartedException'
+  | 'TooManyRequestsException'
+  | 'ServiceException';
+
+/**
+ * An error answered the way Lambda answers it: an HTTP status and an exception name (its `name`).
+ * An {@link ApiError}: its `code` is the control API's code it stands for, given (the code of the
+ * error it was mapped from) or that of its exception; only the status and the name are answered.
+ */
+export class AwsRouteError extends ApiError {
   constructor(
-    readonly status: number,
+    status: number,
     /** Lambda's exception name, e.g. `InvalidParameterValueException`. */
     readonly type: string,
     message: string,
+    code: ControlApiErrorCode = codeOfException(type, status),
   ) {
-    super(message);
+    super(status, code, message);
     this.name = type;
   }
+
+  /** This error as Lambda answers it. */
+  override toResponse(): ApiResponse {
+    return awsErrorResponse(this);
+  }
+}
+
+/** The code an exception name stands for; `bad_request` or `internal_error` by status for another name. */
+function codeOfException(type: string, status: number): ControlApiErrorCode {
+  if (Object.hasOwn(EXCEPTION_CODES, type)) return EXCEPTION_CODES[type as LambdaExceptionName];
+  return status >= 500 ? 'internal_error' : 'bad_request';
 }
 
 /** Dates become epoch seconds (Lambda's REST-JSON timestamp format); undefined fields are left out. */
@@ -53,7 +99,7 @@ export function awsErrorResponse(error: AwsRouteError): ApiResponse {
 }
 
 /** Our engine's and API's stable error codes as Lambda's exception names and statuses. */
-const BY_CODE: Readonly<Partial<Record<ControlApiErrorCode, [number, string]>>> = {
+const BY_CODE: Readonly<Partial<Record<ControlApiErrorCode, [number, LambdaExceptionName]>>> = {
   invalid_argument: [400, 'InvalidParameterValueException'],
   invalid_callback_id: [400, 'InvalidParameterValueException'],
   invalid_json: [400, 'InvalidRequestContentException'],
@@ -71,7 +117,7 @@ const BY_CODE: Readonly<Partial<Record<ControlApiErrorCode, [number, string]>>> 
 };
 
 /** Lambda's exception for an engine code not named above, by its status. */
-const BY_STATUS: Readonly<Record<number, string>> = {
+const BY_STATUS: Readonly<Partial<Record<number, LambdaExceptionName>>> = {
   400: 'InvalidParameterValueException',
   404: 'ResourceNotFoundException',
   409: 'ResourceConflictException',
@@ -90,7 +136,7 @@ export function toAwsRouteError(error: unknown): AwsRouteError | undefined {
   const known =
     (Object.hasOwn(BY_CODE, code) ? BY_CODE[code as ControlApiErrorCode] : undefined) ??
     (status === undefined ? undefined : ([status, BY_STATUS[status]] as const));
-  return known?.[1] ? new AwsRouteError(known[0], known[1], error.message) : undefined;
+  return known?.[1] ? new AwsRouteError(known[0], known[1], error.message, code as ControlApiErrorCode) : undefined;
 }
 
 /** A JSON object body (or `{}` when there is none). */

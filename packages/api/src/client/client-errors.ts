@@ -12,8 +12,42 @@ import type { ControlApiErrorCode } from '../error-codes';
  */
 export type DurableApiErrorCode = ControlApiErrorCode | 'invalid_response' | `http_${number}` | (string & {});
 
+/** The codes of `CostEstimateError` (`durable cost`): a bad option, no such function, no metered run. */
+export const COST_ESTIMATE_ERROR_CODES = ['invalid_option', 'unknown_function', 'no_metered_runs'] as const;
+
+/** One of {@link COST_ESTIMATE_ERROR_CODES}. */
+export type CostEstimateErrorCode = (typeof COST_ESTIMATE_ERROR_CODES)[number];
+
+/**
+ * The codes of the client side's own errors (the client's, and `durable cost`'s arithmetic over
+ * what it reads): none of them is an answer of the control API, so none has an HTTP status.
+ * A code never changes its meaning.
+ */
+export const CLIENT_ERROR_CODES = [
+  // DurableApiError: an answer that is not JSON.
+  'invalid_response',
+  // DurableConnectionError: the API could not be reached.
+  'unreachable',
+  ...COST_ESTIMATE_ERROR_CODES,
+] as const;
+
+/** One of {@link CLIENT_ERROR_CODES}. */
+export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
+
+/**
+ * Base of the errors of the control API's client side (its client, `estimateCost`): each carries
+ * one stable code, its own ({@link ClientErrorCode}) or, for {@link DurableApiError}, the one the
+ * API answered with (open: a newer server's codes are kept as they came).
+ */
+export abstract class DurableClientError<
+  C extends ClientErrorCode | DurableApiErrorCode = ClientErrorCode | DurableApiErrorCode,
+> extends Error {
+  /** Stable code. */
+  abstract readonly code: C;
+}
+
 /** The API answered with an error status. */
-export class DurableApiError extends Error {
+export class DurableApiError extends DurableClientError<DurableApiErrorCode> {
   constructor(
     /** The HTTP status. */
     readonly status: number,
@@ -29,8 +63,10 @@ export class DurableApiError extends Error {
   }
 }
 
-/** The API could not be reached (after the retries). */
-export class DurableConnectionError extends Error {
+/** The API could not be reached (after the retries): code `unreachable`. */
+export class DurableConnectionError extends DurableClientError<'unreachable'> {
+  /** Stable code. */
+  readonly code = 'unreachable';
   constructor(
     /** The URL that could not be reached. */
     readonly url: string,

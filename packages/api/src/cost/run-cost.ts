@@ -3,6 +3,7 @@
  * `RunMeterWire`), and a month of them at list prices (`list-prices.ts`), with the monthly run
  * count observed from the runs' own rate unless given.
  */
+import { type CostEstimateErrorCode, DurableClientError } from '../client/client-errors';
 import type { RunMeterWire, RunWire } from '../wire';
 import { LIST_PRICES, type ListPrice, NOT_COUNTED } from './list-prices';
 
@@ -12,10 +13,10 @@ export const MONTH_MS = 730 * 3_600_000;
 export const DEFAULT_MEMORY_MB = 1024;
 
 /** Why no estimate could be made; `code` is stable. */
-export class CostEstimateError extends Error {
+export class CostEstimateError extends DurableClientError<CostEstimateErrorCode> {
   constructor(
     /** `invalid_option` (a bad value, named by `option`), `unknown_function`, `no_metered_runs`. */
-    readonly code: 'invalid_option' | 'unknown_function' | 'no_metered_runs',
+    readonly code: CostEstimateErrorCode,
     message: string,
     /** The option whose value was refused, with `invalid_option`. */
     readonly option?: string,

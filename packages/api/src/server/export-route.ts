@@ -11,7 +11,7 @@ import { historyPage, parseHistoryQuery } from './history-page';
 import { jsonResponse } from './http';
 import { fullOperation, runAlone } from './payload-page-routes';
 import type { Route } from './router';
-import { exportRunFromApi, type RunExportClient, RunExportError } from './run-export';
+import { exportRunFromApi, type RunExportClient } from './run-export';
 
 async function requireRun(deps: RouteDeps, runId: string): Promise<RunRecord> {
   const run = await deps.engine.getRun(runId);
@@ -50,15 +50,11 @@ export function exportRoute(deps: RouteDeps): Route {
         throw invalidArgument(name, 'unknown query parameter (this route takes none)');
       }
       const record = await requireRun(deps, params.runId as string);
-      try {
-        const file = await exportRunFromApi(inProcessClient(deps, record), record.runId);
-        return jsonResponse(200, file, {
-          'content-disposition': `attachment; filename="${fileName(record.runId)}"`,
-        });
-      } catch (error) {
-        if (error instanceof RunExportError) throw new ApiError(422, error.code, error.message);
-        throw error;
-      }
+      // A RunExportError is an ApiError: it answers `422 export_incomplete` as it is.
+      const file = await exportRunFromApi(inProcessClient(deps, record), record.runId);
+      return jsonResponse(200, file, {
+        'content-disposition': `attachment; filename="${fileName(record.runId)}"`,
+      });
     },
   };
 }

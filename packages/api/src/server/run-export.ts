@@ -12,6 +12,7 @@
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
 import type { ErrorWire, OperationListWire, OperationWire, RunWire } from '../wire';
 import { mapBatchItems } from './convert';
+import { API_ERROR_STATUS, ApiError } from './errors';
 
 /** The exported-run file, version 1 (see `RecordedRun` in `@durable-lambda/local`). */
 export interface RunExportFile {
@@ -47,12 +48,13 @@ export interface RunExportClient {
   getOperation?(runId: string, operationId: string): Promise<OperationWire>;
 }
 
-/** An export that cannot be made whole (code `export_incomplete`): what is missing, and where. */
-export class RunExportError extends Error {
-  /** Stable code: the control API answers it `422` (see `API_ERROR_STATUS`). */
-  readonly code = 'export_incomplete';
+/**
+ * An export that cannot be made whole (code `export_incomplete`): what is missing, and where. An
+ * {@link ApiError}: the control API answers it with its status in `API_ERROR_STATUS` (`422`).
+ */
+export class RunExportError extends ApiError<'export_incomplete'> {
   constructor(message: string) {
-    super(message);
+    super(API_ERROR_STATUS.export_incomplete, 'export_incomplete', message);
     this.name = 'RunExportError';
   }
 }
