@@ -6,8 +6,11 @@
  */
 
 export { DEFAULT_API_URL } from '@durable-lambda/api';
+export type { CliErrorCode } from './cli-error';
+export { CLI_ERROR_CODES, CliError } from './cli-error';
 export type { DevCommandOptions } from './dev-options';
 export type { CliIo } from './io';
 export { EXIT, runCli } from './main';
 export { DEFAULT_REPLAY_LAST, REPLAY_DIVERGED_EXIT } from './replay-command';
-export { USAGE } from './usage';
+export { SigningSetupError } from './signing';
+export { USAGE, UsageError } from './usage';

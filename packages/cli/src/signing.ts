@@ -1,13 +1,16 @@
 import * as awsPackage from '@durable-lambda/aws';
 import { type CommandLine, stringOption } from './args';
+import { CliError } from './cli-error';
 import type { CliIo } from './io';
 import { UsageError } from './usage';
 
 /**
  * Signing cannot be set up (no credentials, `@durable-lambda/aws` missing): one line, exit 2.
- * The message names what to do.
+ * The message names what to do. Code `signing_unavailable`.
  */
-export class SigningSetupError extends Error {
+export class SigningSetupError extends CliError<'signing_unavailable'> {
+  /** Stable code. */
+  readonly code = 'signing_unavailable';
   constructor(message: string) {
     super(message);
     this.name = 'SigningSetupError';

@@ -1,3 +1,5 @@
+import { CliError } from './cli-error';
+
 /** The `durable` CLI's help text. */
 export const USAGE = `Usage: durable <command> [arguments] [options]
 
@@ -68,8 +70,10 @@ JSON values (--input, --result) are inline JSON, @FILE for a file's content or -
 
 Exit codes: 0 ok, 1 API error, 2 usage error, 3 cannot reach the API, 4 a replay diverged.`;
 
-/** A command line the CLI cannot run: exit code 2. */
-export class UsageError extends Error {
+/** A command line the CLI cannot run: exit code 2. Code `invalid_usage`. */
+export class UsageError extends CliError<'invalid_usage'> {
+  /** Stable code. */
+  readonly code = 'invalid_usage';
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
