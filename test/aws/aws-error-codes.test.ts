@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Refused } from '../../packages/aws/src/dynamodb/run-commit';
+import { AlreadyRevised } from '../../packages/aws/src/dynamodb/run-writes';
 import {
   AWS_ERROR_CODES,
   AwsError,
@@ -28,6 +30,9 @@ const ERRORS: readonly [AwsError, string, AwsErrorCode][] = [
     'aws_sdk_unavailable',
   ],
   [new ChunkMissingError('RUN#r1', { h: 'abc', n: 2, b: 10 }), 'ChunkMissingError', 'chunk_missing'],
+  // The DynamoDB store's own signals, caught inside it: named as before (plain `Error`).
+  [new Refused('absent', false), 'Error', 'commit_refused'],
+  [new AlreadyRevised(), 'Error', 'already_revised'],
 ];
 
 describe('production backend errors', () => {
@@ -36,7 +41,9 @@ describe('production backend errors', () => {
       expect(error).toBeInstanceOf(AwsError);
       expect(error.name).toBe(name);
       expect(error.code).toBe(code);
+      expect(AWS_ERROR_CODES).toContain(error.code);
     }
+    expect(new Refused('absent', true).message).toBe('the run item refused the commit');
   });
 
   it('every code of AWS_ERROR_CODES is carried by some error of the backend', () => {

@@ -1,5 +1,6 @@
 import type { RunPatch } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
+import { AwsError } from '../aws-error';
 import { approximateSize } from './chunks';
 import { Expressions } from './expressions';
 import { operationBatches, type RunEntry, writeFenced } from './fenced-writes';
@@ -33,8 +34,13 @@ import type { Item } from './table-access';
  */
 const MAX_ATTEMPTS = 5;
 
-/** The run is still ours, but refused the commit: what the item returned with the refusal says. */
-class Refused extends Error {
+/**
+ * The run is still ours, but refused the commit: what the item returned with the refusal says.
+ * Code `commit_refused`; caught by {@link commit}, which writes again (exported for its test).
+ */
+export class Refused extends AwsError<'commit_refused'> {
+  /** Stable code. */
+  readonly code = 'commit_refused';
   constructor(
     readonly known: InlineKnowledge,
     readonly eventLanded: boolean,

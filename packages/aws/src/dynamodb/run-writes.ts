@@ -9,6 +9,7 @@ import {
   type RunStatus,
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
+import { AwsError } from '../aws-error';
 import { PutCommand } from './commands';
 import { isConditionFailure } from './errors';
 import { Expressions } from './expressions';
@@ -39,8 +40,14 @@ import type { Item } from './table-access';
  */
 const REVISION_SKIPS = new Set<keyof RunRecord>(['leaseExpiresAt', 'dueAt']);
 
-/** The revision's condition failed because the revision is already written: its own retry. */
-class AlreadyRevised extends Error {}
+/**
+ * The revision's condition failed because the revision is already written: its own retry. Code
+ * `already_revised`; caught where it is thrown (exported for its test).
+ */
+export class AlreadyRevised extends AwsError<'already_revised'> {
+  /** Stable code. */
+  readonly code = 'already_revised';
+}
 
 /** The run with `dueAt` as {@link dueAtOf} says (absent when it is not due). */
 function withDueAt(run: RunRecord): RunRecord {
