@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PortInUseError } from '../../packages/local/src/dev-server/dev-server';
+import { localRequestGuard } from '../../packages/local/src/dev-server/local-request-guard';
 import {
   ConsolePortInUseError,
   DatabaseHardLinkedError,
@@ -8,8 +9,12 @@ import {
   InjectedLostResponseError,
   InjectedThrottlingError,
   LOCAL_ERROR_CODES,
+  LOCAL_ERROR_STATUS,
+  LOCAL_REQUEST_REFUSAL_CODES,
   LocalError,
   type LocalErrorCode,
+  type LocalRequestRefusalCode,
+  LocalRequestRefusedError,
   SqliteUnavailableError,
   TestRunStoppedError,
 } from '../../packages/local/src/index';
@@ -34,7 +39,14 @@ const ERRORS: readonly [LocalError, string, LocalErrorCode][] = [
   [new TestRunStoppedError('run_stuck', 'r1', 'stuck'), 'TestRunStoppedError', 'run_stuck'],
   [new InjectedThrottlingError('Invoke'), 'ThrottlingException', 'throttled'],
   [new InjectedLostResponseError('putRun'), 'TimeoutError', 'lost_response'],
+  [new LocalRequestRefusedError('forbidden_host', 'not host'), 'LocalRequestRefusedError', 'forbidden_host'],
+  [new LocalRequestRefusedError('cross_origin', 'another origin'), 'LocalRequestRefusedError', 'cross_origin'],
 ];
+
+// Type-level proof, checked by `tsc -p tsconfig.json`: a refusal code added without a status fails.
+type RefusalWithANewCode = LocalRequestRefusalCode | 'brand_new_refusal';
+// @ts-expect-error the status map has no status for the new code
+const outdated: Readonly<Record<RefusalWithANewCode, number>> = LOCAL_ERROR_STATUS;
 
 describe('local runtime errors', () => {
   it('share one base, LocalError, each keeping its name and a code from LOCAL_ERROR_CODES', () => {
@@ -50,6 +62,34 @@ describe('local runtime errors', () => {
   it('every code of LOCAL_ERROR_CODES is carried by some local error', () => {
     const carried = new Set(ERRORS.map(([error]) => error.code));
     expect(LOCAL_ERROR_CODES.filter((code) => !carried.has(code))).toEqual([]);
+  });
+
+  it("the request guard's refusals are LocalErrors whose codes each have an HTTP status", () => {
+    const guard = localRequestGuard({ server: 'the dev server' });
+    const foreignHost = guard({ headers: { host: 'attacker.example' } }, true);
+    const crossOrigin = guard({ headers: { host: 'localhost:3000', origin: 'https://attacker.example' } }, true);
+    const crossSite = guard({ headers: { host: 'localhost:3000', 'sec-fetch-site': 'cross-site' } }, true);
+    expect(foreignHost).toBeInstanceOf(LocalRequestRefusedError);
+    expect(foreignHost).toMatchObject({ status: 403, code: 'forbidden_host' });
+    expect(foreignHost?.message).toMatch(/^the dev server answers only localhost and IP addresses, not host/);
+    expect(crossOrigin).toBeInstanceOf(LocalError);
+    expect(crossOrigin).toMatchObject({
+      status: 403,
+      code: 'cross_origin',
+      message: 'the dev server refuses requests from https://attacker.example',
+    });
+    expect(crossSite).toMatchObject({
+      status: 403,
+      code: 'cross_origin',
+      message: 'the dev server refuses cross-site requests',
+    });
+    expect(guard({ headers: { host: 'localhost:3000' } }, true)).toBeUndefined();
+    for (const code of LOCAL_REQUEST_REFUSAL_CODES) {
+      expect(LOCAL_ERROR_CODES).toContain(code);
+      expect(LOCAL_ERROR_STATUS[code]).toBe(403);
+    }
+    expect(Object.keys(LOCAL_ERROR_STATUS).sort()).toEqual([...LOCAL_REQUEST_REFUSAL_CODES].sort());
+    expect(outdated).toBe(LOCAL_ERROR_STATUS);
   });
 
   it('the testing entry exports the same base as the main entry', () => {

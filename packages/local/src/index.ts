@@ -17,6 +17,7 @@ export {
 } from './console/console-server';
 export type { DevServer, DevServerOptions } from './dev-server/dev-server';
 export { DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT, startDevServer } from './dev-server/dev-server';
+export { LocalRequestRefusedError } from './dev-server/local-request-guard';
 export type { InProcessInvokerOptions } from './embedded/in-process-invoker';
 export { FunctionNotFoundError, InProcessInvoker } from './embedded/in-process-invoker';
 export type { LocalRuntimeOptions, LocalRuntimeStore } from './embedded/local-runtime';
@@ -29,6 +30,8 @@ export { SqliteStore } from './embedded/sqlite-store';
 export type { WakeUpTable } from './embedded/sqlite-wake-ups';
 export type { TimerWakerOptions } from './embedded/timer-waker';
 export { TimerWaker } from './embedded/timer-waker';
+export type { LocalRequestRefusalCode } from './local-error';
+export { LOCAL_ERROR_STATUS, LOCAL_REQUEST_REFUSAL_CODES } from './local-error';
 // The test runner, its virtual clock and fault injection: exactly what @durable-lambda/local/testing
 // exports (the very same classes), so the two entries cannot drift apart.
 export * from './testing-entry';

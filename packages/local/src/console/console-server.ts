@@ -201,7 +201,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const path = mark === -1 ? target : target.slice(0, mark);
     const isApi = path === '/v1' || path.startsWith('/v1/');
     const refused = guard(req, isApi);
-    if (refused) return json(res, 403, refused.code, refused.message);
+    if (refused) return json(res, refused.status, refused.code, refused.message);
     const handle = async () => {
       if (isApi) return proxy(req, res, target, proxyOptions, apiBase);
       if (

@@ -16,13 +16,35 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import { LOCAL_ERROR_STATUS, LocalError, type LocalRequestRefusalCode } from '../local-error';
 
 /** Why a request was refused: `403` with a stable code naming what was refused. */
 export interface LocalRequestRefusal {
-  status: 403;
+  status: (typeof LOCAL_ERROR_STATUS)[LocalRequestRefusalCode];
   /** `forbidden_host`: a `Host` this server does not answer; `cross_origin`: a request from another origin. */
-  code: 'forbidden_host' | 'cross_origin';
+  code: LocalRequestRefusalCode;
   message: string;
+}
+
+/**
+ * The guard's refusal as a {@link LocalError}: its code from the local union, its status from
+ * `LOCAL_ERROR_STATUS`. Answered, never thrown: the servers write it as a JSON error.
+ */
+export class LocalRequestRefusedError<C extends LocalRequestRefusalCode = LocalRequestRefusalCode>
+  extends LocalError<C>
+  implements LocalRequestRefusal
+{
+  /** The HTTP status the refusal is answered with. */
+  readonly status: (typeof LOCAL_ERROR_STATUS)[C];
+  constructor(
+    /** Stable code. */
+    readonly code: C,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LocalRequestRefusedError';
+    this.status = LOCAL_ERROR_STATUS[code];
+  }
 }
 
 /** Options of {@link localRequestGuard}. */
@@ -87,20 +109,19 @@ export function localRequestGuard(options: LocalRequestGuardOptions): LocalReque
     const host = req.headers.host;
     const name = hostNameOf(host);
     if (name === undefined || !answered(name, allowed)) {
-      return {
-        status: 403,
-        code: 'forbidden_host',
-        message: `${options.server} answers only localhost and IP addresses${allowed.length > 0 ? ` and ${allowed.join(', ')}` : ''}, not host ${JSON.stringify(host ?? '')}${hint}`,
-      };
+      return new LocalRequestRefusedError(
+        'forbidden_host',
+        `${options.server} answers only localhost and IP addresses${allowed.length > 0 ? ` and ${allowed.join(', ')}` : ''}, not host ${JSON.stringify(host ?? '')}${hint}`,
+      );
     }
     if (!api) return undefined;
     const origin = req.headers.origin;
     if (origin !== undefined && !sameOrigin(origin, host as string)) {
-      return { status: 403, code: 'cross_origin', message: `${options.server} refuses requests from ${origin}` };
+      return new LocalRequestRefusedError('cross_origin', `${options.server} refuses requests from ${origin}`);
     }
     const site = req.headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-      return { status: 403, code: 'cross_origin', message: `${options.server} refuses ${site} requests` };
+      return new LocalRequestRefusedError('cross_origin', `${options.server} refuses ${site} requests`);
     }
     return undefined;
   };
