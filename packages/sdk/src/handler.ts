@@ -17,7 +17,7 @@ import { executionArnOf } from './runtime/execution-arn';
 import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
 import { backendLoader, serveLambdaEvent } from './runtime/lambda-entry';
 import { defaultSerdes, serializeChecked } from './serdes/checked';
-import type { ConcurrencyConfig, DurableExecutionConfig } from './types/config';
+import type { DurableExecutionConfig, KeyConcurrencyConfig } from './types/config';
 import type { DurableHandler } from './types/durable-context';
 import type { DurableExecutionInvocationOutput } from './types/invocation';
 import { InvocationStatus } from './types/operation-enums';
@@ -163,10 +163,10 @@ function envNumber(name: string): number | undefined {
 }
 
 /** Validates the `concurrency` option. */
-function parseConcurrency(value: unknown): ConcurrencyConfig | undefined {
+function parseConcurrency(value: unknown): KeyConcurrencyConfig | undefined {
   if (value === undefined) return undefined;
   parseConfigObject(value, 'config.concurrency', ['key', 'limit']);
-  const { key, limit } = value as Partial<ConcurrencyConfig>;
+  const { key, limit } = value as Partial<KeyConcurrencyConfig>;
   if (typeof key !== 'function')
     throw new InvalidArgumentError('config.concurrency.key', 'must be a function of the input');
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
@@ -187,7 +187,7 @@ interface AdmittedInvocation {
   admitFirst?: (event: unknown) => Promise<boolean>;
 }
 
-function admitted(invocation: DurableInvocation, concurrency: ConcurrencyConfig | undefined): AdmittedInvocation {
+function admitted(invocation: DurableInvocation, concurrency: KeyConcurrencyConfig | undefined): AdmittedInvocation {
   if (!concurrency) return { invocation };
   const admit = invocation.admit?.bind(invocation);
   return {

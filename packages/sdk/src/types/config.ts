@@ -42,11 +42,11 @@ export interface DurableExecutionConfig extends StepDefaults {
    * tenant, a customer, a resource), asked before the handler runs. Needs a backend that admits
    * runs (ours: memory, SQLite, DynamoDB).
    */
-  concurrency?: ConcurrencyConfig;
+  concurrency?: KeyConcurrencyConfig;
 }
 
 /** See {@link DurableExecutionConfig.concurrency}. */
-export interface ConcurrencyConfig {
+export interface KeyConcurrencyConfig {
   /** The run's key, from its input: 1 to 256 characters. */
   key: (event: unknown) => string;
   /** At most this many runs of one key at once: a whole number, 1 or more. */
