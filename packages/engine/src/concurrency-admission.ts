@@ -64,7 +64,7 @@ export async function decideAdmission(
       const patch: RunPatch = { concurrencyKey: key, queuedAt: null, queuePriority: null };
       return mine ? { admitted: true, patch, entry: mine } : { admitted: true, patch };
     }
-  } else if ((await slotStore(deps.store).slotHolders(slot)).length < limit) {
+  } else if (await slotFree(deps, slot, limit)) {
     // A slot is free and the head has not taken it (its wake-up lost or still on its way).
     await unqueue(deps, head.run);
   }
@@ -87,21 +87,37 @@ async function enqueue(
 }
 
 /**
- * Takes a slot; when the key is full, evicts holders that ended or are gone (one read each, at
- * most `limit`) and tries once more.
+ * Takes a slot; when the key is full, evicts holders that ended or are gone and tries once more.
  */
 async function takeSlot(deps: QueueDeps, slot: SlotKey, runId: string, limit: number): Promise<boolean> {
   const slots = slotStore(deps.store);
   if (await slots.takeSlot(slot, runId, limit)) return true;
-  let evicted = false;
-  for (const holder of await slots.slotHolders(slot)) {
-    if (holder === runId) return true;
+  const holders = await slots.slotHolders(slot);
+  if (holders.includes(runId)) return true;
+  return (await evictEnded(deps, slot, holders)) > 0 && slots.takeSlot(slot, runId, limit);
+}
+
+/** Whether the key has a free slot, once holders that ended or are gone are evicted. */
+async function slotFree(deps: QueueDeps, slot: SlotKey, limit: number): Promise<boolean> {
+  const holders = await slotStore(deps.store).slotHolders(slot);
+  if (holders.length < limit) return true;
+  return (await evictEnded(deps, slot, holders)) > 0;
+}
+
+/**
+ * Evicts the holders that ended or are gone (their process died between their end and their
+ * release): one read each, at most `limit`. A holder RUNNING or QUEUED keeps its slot. Returns
+ * how many were evicted.
+ */
+async function evictEnded(deps: QueueDeps, slot: SlotKey, holders: readonly string[]): Promise<number> {
+  let evicted = 0;
+  for (const holder of holders) {
     const held = await deps.store.getRun(holder);
     if (held && (held.status === 'RUNNING' || held.status === 'QUEUED')) continue;
-    await slots.releaseSlot(slot, holder);
-    evicted = true;
+    await slotStore(deps.store).releaseSlot(slot, holder);
+    evicted += 1;
   }
-  return evicted && slots.takeSlot(slot, runId, limit);
+  return evicted;
 }
 
 /**

@@ -104,8 +104,9 @@ export async function freeSlot(deps: QueueDeps, run: RunRecord): Promise<void> {
   const slots = slotStore(deps.store);
   await slots.releaseSlot(slot, run.runId);
   const entry = entryOf(run);
+  // A run that ended while it waited held no slot: it only leaves the queue.
   if (entry) await slots.dequeueRun(slot, entry);
-  await wakeQueueHead(deps, slot);
+  else await wakeQueueHead(deps, slot);
 }
 
 /**

@@ -27,8 +27,9 @@ export class ConcurrencyWorld {
   readonly engine: Engine;
   readonly handler;
 
-  constructor(limit: number) {
+  constructor(limit: number, options: { executionTimeoutSeconds?: number } = {}) {
     this.engine = new Engine({
+      ...(options.executionTimeoutSeconds === undefined ? {} : { executionTimeout: options.executionTimeoutSeconds }),
       store: this.store,
       clock: this.clock,
       waker: { wakeAt: async (request) => void this.wakeUps.push(request) },
@@ -43,7 +44,7 @@ export class ConcurrencyWorld {
         if (!this.started.includes(event.id)) this.started.push(event.id);
         const answer = await ctx.waitForCallback<string>('work', async () => undefined);
         set.delete(event.id);
-        if (answer === 'fail') throw new Error('failed on purpose');
+        if (String(answer).includes('fail')) throw new Error('failed on purpose');
         return answer;
       },
       { backend: this.engine, concurrency: { key: (e) => (e as WorldEvent).tenant, limit } },
