@@ -187,6 +187,29 @@ interface AdmittedInvocation {
   admitFirst?: (event: unknown) => Promise<boolean>;
 }
 
+/** The longest concurrency key, in characters (the engine's bound too). */
+const CONCURRENCY_KEY_MAX = 256;
+
+/** The run's concurrency key from `key(event)`: a string of 1-256 characters, else the run fails. */
+function concurrencyKeyOf(concurrency: KeyConcurrencyConfig, event: unknown): string {
+  let key: unknown;
+  try {
+    key = concurrency.key(event);
+  } catch (error) {
+    throw new InvalidArgumentError(
+      'config.concurrency.key',
+      `threw: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (typeof key !== 'string' || key.length === 0 || key.length > CONCURRENCY_KEY_MAX) {
+    throw new InvalidArgumentError(
+      'config.concurrency.key',
+      `must return a string of 1 to ${CONCURRENCY_KEY_MAX} characters, got ${typeof key === 'string' ? `${key.length} characters` : typeof key}`,
+    );
+  }
+  return key;
+}
+
 function admitted(invocation: DurableInvocation, concurrency: KeyConcurrencyConfig | undefined): AdmittedInvocation {
   if (!concurrency) return { invocation };
   const admit = invocation.admit?.bind(invocation);
@@ -196,7 +219,7 @@ function admitted(invocation: DurableInvocation, concurrency: KeyConcurrencyConf
       if (!admit) {
         throw new InvalidArgumentError('config.concurrency', 'the backend of this invocation cannot admit runs by key');
       }
-      return admit({ key: concurrency.key(event), limit: concurrency.limit });
+      return admit({ key: concurrencyKeyOf(concurrency, event), limit: concurrency.limit });
     },
   };
 }
