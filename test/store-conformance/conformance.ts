@@ -14,6 +14,7 @@
 import type { RunRecord, Store } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { beforeEach, describe, expect } from 'vitest';
+import { describeConcurrencySlotConformance } from './concurrency-slot-conformance';
 import { describeDueConformance } from './due-conformance';
 import {
   type ConformanceClock,
@@ -55,6 +56,7 @@ export function describeStoreConformance(
   describeReplayLoadConformance(name, setup, options);
   describeMeterConformance(name, setup, options);
   describeRecreationConformance(name, setup, options);
+  describeConcurrencySlotConformance(name, setup, options);
   describeHistoryOrderConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {

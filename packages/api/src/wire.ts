@@ -3,8 +3,8 @@
  * dashboard. Times are ISO-8601 strings; payloads are the parsed JSON values.
  */
 
-/** Statuses of a run. */
-export type RunStatusWire = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'STOPPED' | 'CANCELLED';
+/** Statuses of a run (`QUEUED`: waiting for a slot of its concurrency key). */
+export type RunStatusWire = 'RUNNING' | 'QUEUED' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'STOPPED' | 'CANCELLED';
 
 /** An error as the API shows it. */
 export interface ErrorWire {
@@ -30,6 +30,12 @@ export interface RunWire {
   createdAt: string;
   updatedAt: string;
   endedAt?: string;
+  /** The concurrency key the run was admitted or queued under (flow control per key). */
+  concurrencyKey?: string;
+  /** While QUEUED: when it was queued. */
+  queuedAt?: string;
+  /** While QUEUED: its place in its key's queue (1: next to start). */
+  queuePosition?: number;
   /** When the run next has something to do, while it waits on time. */
   nextWakeAt?: string;
   /**

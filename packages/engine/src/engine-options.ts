@@ -36,6 +36,12 @@ export interface EngineOptions {
    */
   executionTimeout?: ExecutionTimeoutSetting;
   /**
+   * How long after it is queued a QUEUED run (flow control per key) is due anyway, ms: the
+   * reconciler then tries its admission again, so a hand-over lost to a crash strands nothing.
+   * Default 15 minutes.
+   */
+  queueRecheckMs?: number;
+  /**
    * Which code runs run on: the name a run starts under, whether an invocation may open a run
    * recorded elsewhere (else it hands the run there), and the pin written at a run's first lease
    * (see `version-policy.ts`). Default: no pinning (`noVersionPinning`).

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lambda/protocol';
 import { issueCallbackId } from './callback-ids';
+import { queuePosition } from './concurrency-queue';
 import type { EngineOptions, StartRunRequest } from './engine-options';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { type ExecutionTimeoutSetting, executionTimeoutFor, expireRun, pastDeadline } from './execution-timeout';
@@ -51,6 +52,7 @@ export class Engine implements DurableBackend {
   private readonly reconcileGraceMs: number;
   private readonly outside: OutsideEvents;
   private readonly executionTimeout: ExecutionTimeoutSetting | undefined;
+  private readonly queueRecheckMs: number | undefined;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -65,6 +67,7 @@ export class Engine implements DurableBackend {
     this.faultRetryMs = options.faultRetryMs ?? 5_000;
     this.reconcileGraceMs = options.reconcileGraceMs ?? 120_000;
     this.executionTimeout = options.executionTimeout;
+    this.queueRecheckMs = options.queueRecheckMs;
     this.outside = new OutsideEvents({
       retentionMs: this.retentionMs,
       store: this.store,
@@ -225,6 +228,7 @@ export class Engine implements DurableBackend {
       remainingTimeMs,
       leasedAt,
       faultRetryMs: this.faultRetryMs,
+      ...(this.queueRecheckMs === undefined ? {} : { queueRecheckMs: this.queueRecheckMs }),
       // Invocations and real duration; a host that measures more replaces it (`meterWith`).
       meter: wallClockMeter(),
       ids: {
@@ -241,10 +245,12 @@ export class Engine implements DurableBackend {
     });
   }
 
-  /** Runs matching the query, newest first, paginated. */
+  /** Runs matching the query, newest first, paginated; a QUEUED run with its `queuePosition`. */
   async listRuns(query: RunQuery = {}): Promise<RunPage> {
     runQueryLimit(query.limit);
-    return this.store.listRuns(query);
+    const page = await this.store.listRuns(query);
+    if (!page.runs.some((run) => run.status === 'QUEUED')) return page;
+    return { ...page, runs: await Promise.all(page.runs.map((run) => withQueuePosition(this.store, run))) };
   }
 
   /**
@@ -314,9 +320,10 @@ export class Engine implements DurableBackend {
     return duePartitionsOf(this.store);
   }
 
-  /** A run's record, or undefined. */
-  getRun(runId: string): Promise<RunRecord | undefined> {
-    return this.store.getRun(runId);
+  /** A run's record, or undefined; a QUEUED run with its `queuePosition`. */
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const run = await this.store.getRun(runId);
+    return run && withQueuePosition(this.store, run);
   }
 
   /** A run's operations as of now (waits past their end show as succeeded). */
@@ -382,8 +389,15 @@ export class Engine implements DurableBackend {
   }
 }
 
+/** `run` with its place in its key's queue, when it is QUEUED. */
+async function withQueuePosition(store: Store, run: RunRecord): Promise<RunRecord> {
+  const position = run.status === 'QUEUED' ? await queuePosition(store, run) : undefined;
+  return position === undefined ? run : { ...run, queuePosition: position };
+}
+
 /** What a Lambda invocation returns for a run it did not work on. */
 function runResponse(run: RunRecord): unknown {
+  if (run.status === 'QUEUED') return { Status: 'QUEUED', runId: run.runId };
   if (run.status === 'RUNNING') return { Status: 'PENDING', runId: run.runId };
   return {
     Status: run.status,

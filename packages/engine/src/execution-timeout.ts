@@ -74,11 +74,11 @@ export async function expireRun(deps: TreeEndDeps, runId: string): Promise<RunRe
   const run = await deps.store.getRun(runId);
   if (!run || !pastDeadline(run, deps.clock.now())) return undefined;
   let ended: RunRecord | undefined = run;
-  if (run.status === 'RUNNING') {
+  if (run.status === 'RUNNING' || run.status === 'QUEUED') {
     // Undefined: another writer ended it first (its own close, a cancel); that end stands.
     ended = (await endRun(deps, run, timedOut(run))) ?? (await deps.store.getRun(runId));
   }
-  if (!ended || ended.status === 'RUNNING') return ended;
+  if (!ended || ended.status === 'RUNNING' || ended.status === 'QUEUED') return ended;
   if (ended.status === 'TIMED_OUT' && ended.childrenOpen) await endChildren(deps, ended);
   const latest = (await deps.store.getRun(runId)) ?? ended;
   // Left to the reconciler when it fails: the ended child stays due until its parent is told.

@@ -60,6 +60,9 @@ export type {
 export type { AwsErrorScope, AwsTransportErrorCode, EngineClientOptions } from './aws-protocol/aws-transport';
 export { AwsTransportError, EngineDurableExecutionClient } from './aws-protocol/aws-transport';
 export { issueCallbackId, parseCallbackId } from './callback-ids';
+export { checkAdmission } from './concurrency-admission';
+export type { QueuedRunEntry, SlotKey } from './concurrency-slots';
+export { inQueueOrder, queuedBefore } from './concurrency-slots';
 export type { EngineOptions, StartRunRequest } from './engine';
 export { Engine, EXECUTION_OPERATION_ID } from './engine';
 export type { EngineErrorCode } from './engine-error';

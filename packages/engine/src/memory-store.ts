@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
+import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 import { takeLease } from './lease';
+import { MemorySlots } from './memory-slots';
 import { copyData, copyOperation } from './operation-copy';
 import { checkOperationPayloads, checkRunPayloads } from './payload-limit';
 import {
@@ -40,6 +42,8 @@ export class MemoryStore implements Store {
   private readonly idempotency = new Map<string, IdempotencyRecord>();
   /** The sparse due index: ids of runs with a `dueAt`. */
   private readonly dueIndex = new Set<string>();
+  /** The slots and queues of concurrency keys. */
+  private readonly slots = new MemorySlots();
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
@@ -299,6 +303,30 @@ export class MemoryStore implements Store {
   /** Every run id, for inspection in tests. */
   runIds(): string[] {
     return [...this.runs.keys()];
+  }
+
+  async takeSlot(slot: SlotKey, runId: string, limit: number): Promise<boolean> {
+    return this.slots.take(slot, runId, limit);
+  }
+
+  async releaseSlot(slot: SlotKey, runId: string): Promise<void> {
+    this.slots.release(slot, runId);
+  }
+
+  async slotHolders(slot: SlotKey): Promise<string[]> {
+    return this.slots.holdersOf(slot);
+  }
+
+  async enqueueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
+    this.slots.enqueue(slot, entry);
+  }
+
+  async dequeueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
+    this.slots.dequeue(slot, entry);
+  }
+
+  async listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
+    return this.slots.list(slot, limit, after);
   }
 
   /** Sets the run's due-index key from its own fields (see {@link dueAtOf}), in place. */

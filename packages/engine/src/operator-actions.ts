@@ -203,7 +203,7 @@ export async function cancelRunAction(
   });
   const outcome = await reviseFromLatest(deps, runId, actionId, (run) => {
     const basedOn = { fence: run.fence };
-    if (run.status === 'RUNNING') {
+    if (run.status === 'RUNNING' || run.status === 'QUEUED') {
       return endRun(
         deps,
         run,
@@ -279,6 +279,10 @@ function resumed(run: RunRecord, now: number): RunPatch {
     // The rerun ends again, and its parent (if any) hears of that end too.
     parentNotified: null,
     childrenOpen: null,
+    // It takes a slot of its key again at its next admission (its old one was freed at its end).
+    concurrencyKey: null,
+    queuedAt: null,
+    queuePriority: null,
     ...(run.executionTimeoutMs === undefined ? {} : { deadlineAt: now + run.executionTimeoutMs }),
   };
 }

@@ -1,5 +1,6 @@
 import { type ErrorObject, incarnationId, type Operation } from '@durable-lambda/protocol';
 import { parseCallbackId, sameCallbackId } from './callback-ids';
+import { freeSlot, unqueue } from './concurrency-queue';
 import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
 import { heldAt, outsideHistoryOrder } from './history-order';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
@@ -166,6 +167,23 @@ export class OutsideEvents {
     return ended ?? child;
   }
 
+  /**
+   * A run of a concurrency key ended from outside its invocations (cancelled, timed out, ended
+   * with its tree): its slot is released and the head of its key's queue woken (`concurrency-queue.ts`).
+   */
+  async slotFreed(run: RunRecord): Promise<void> {
+    await freeSlot(this.queueDeps(), run);
+  }
+
+  /** A QUEUED run is taken out of its wait (RUNNING, due now) and woken to try its admission again. */
+  async unqueue(run: RunRecord): Promise<void> {
+    await unqueue(this.queueDeps(), run);
+  }
+
+  private queueDeps() {
+    return { store: this.deps.store, clock: this.deps.clock, wake: (run: RunRecord) => this.wake(run) };
+  }
+
   /** `expiresAt` for a run ending at `now`, by the engine's retention. */
   retention(now: number): { expiresAt?: number } {
     return this.deps.retentionMs === undefined ? {} : { expiresAt: now + this.deps.retentionMs };
@@ -218,7 +236,7 @@ export class OutsideEvents {
       await this.startChildFor(run, op);
       return op;
     }
-    if (child.status === 'RUNNING') return op;
+    if (child.status === 'RUNNING' || child.status === 'QUEUED') return op;
     const done = outsideHistoryOrder(run, op, completedInvoke(op, child, this.deps.clock.now()));
     return (await this.deps.store.writeOutsideEvent(run.runId, done, { Status: 'STARTED' }, false))
       ? done

@@ -149,6 +149,17 @@ async function reconcileRun(deps: ReconcilerDeps, runId: string, report: Reconci
     run = (await deps.store.getRun(runId)) ?? run;
   }
   const dueAt = dueAtOf(run);
+  if (run.status === 'QUEUED') {
+    if (deps.expire && pastDeadline(run, now)) {
+      await deps.expire(runId);
+      report.timedOut.push(runId);
+    } else if (dueAt !== undefined && dueAt <= now) {
+      // Its re-check: a hand-over lost to a crash or a fault strands no queued run.
+      await deps.outside.unqueue(run);
+      report.woken.push({ runId, reason: 'due' });
+    }
+    return;
+  }
   if (run.status !== 'RUNNING') {
     if (run.parent && !run.parentNotified) {
       await deps.outside.childFinished(run);

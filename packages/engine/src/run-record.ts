@@ -7,8 +7,11 @@
 import type { ErrorObject } from '@durable-lambda/protocol';
 import type { HistoryInvocation } from './history-order';
 
-/** Where a run stands as a whole. */
-export type RunStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'STOPPED' | 'CANCELLED';
+/**
+ * Where a run stands as a whole. `QUEUED`: the run waits for a slot of its concurrency key (see
+ * `concurrency-admission.ts`); it has not run its handler since it was queued.
+ */
+export type RunStatus = 'RUNNING' | 'QUEUED' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'STOPPED' | 'CANCELLED';
 
 /** The run record: one per run, holding its lease, fencing token and outcome. */
 export interface RunRecord {
@@ -86,6 +89,20 @@ export interface RunRecord {
   historySeq?: number;
   /** The run's latest ended invocations, where each end stands in its history (`history-order.ts`). */
   historyInvocations?: HistoryInvocation[];
+  /**
+   * The concurrency key the run was admitted or queued under (`concurrency-admission.ts`). A RUNNING run
+   * with it and without {@link RunRecord.queuedAt} holds a slot of the key; kept once the run ends.
+   */
+  concurrencyKey?: string;
+  /** While the run waits for a slot: when it was queued (epoch ms), its place in the key's queue. */
+  queuedAt?: number;
+  /** The queue priority the run waits with (lower first; 0 by default; `concurrency-admission.ts`). */
+  queuePriority?: number;
+  /**
+   * A QUEUED run's place in its key's queue (1: next to start), computed by the engine's reads
+   * (`Engine.getRun`, `Engine.listRuns`); never stored.
+   */
+  queuePosition?: number;
 }
 
 /** What an operator did to a run. */
@@ -166,7 +183,10 @@ export type RunPatch = {
     | 'childrenOpen'
     | 'actions'
     | 'historySeq'
-    | 'historyInvocations']?: RunRecord[K] | null;
+    | 'historyInvocations'
+    | 'concurrencyKey'
+    | 'queuedAt'
+    | 'queuePriority']?: RunRecord[K] | null;
 } & {
   /**
    * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes
@@ -178,7 +198,7 @@ export type RunPatch = {
 /**
  * When the reconciler must look at a run (the key of every store's due index), or undefined.
  * A RUNNING run is due when its lease lapses, at once when an outside event is unhandled, else
- * at its next wake-up; an ended run is due while its parent has not heard that it ended.
+ * at its next wake-up (a QUEUED run likewise: at its safety re-check); an ended run is due while its parent has not heard that it ended.
  */
 export function dueAtOf(
   run: Pick<
@@ -195,7 +215,7 @@ export function dueAtOf(
   > &
     Partial<Pick<RunRecord, 'deadlineAt' | 'childrenOpen'>>,
 ): number | undefined {
-  if (run.status === 'RUNNING') {
+  if (run.status === 'RUNNING' || run.status === 'QUEUED') {
     const due =
       run.leaseExpiresAt !== undefined
         ? run.leaseExpiresAt

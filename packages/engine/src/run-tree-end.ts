@@ -20,7 +20,7 @@ export interface TreeEnd {
 export interface TreeEndDeps {
   store: Store;
   clock: Clock;
-  outside: Pick<OutsideEvents, 'childFinished' | 'retention'>;
+  outside: Pick<OutsideEvents, 'childFinished' | 'retention' | 'slotFreed'>;
 }
 
 /** How deep child runs are followed (a guard against a cycle a corrupted store could hold). */
@@ -50,9 +50,9 @@ export async function endRun(
     else if (op.Type === 'CALLBACK' && op.Status === 'STARTED') written.push(placed(op, callbackEnded(op, end, now)));
     else if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED') openChildren = true;
   }
-  return deps.store.reviseRun(
+  const ended = await deps.store.reviseRun(
     run.runId,
-    'RUNNING',
+    run.status === 'QUEUED' ? 'QUEUED' : 'RUNNING',
     {
       status: end.status,
       endedAt: now,
@@ -67,6 +67,9 @@ export async function endRun(
     written,
     basedOn,
   );
+  // Its slot (or its place in its key's queue) goes to the next run of its key.
+  if (ended) await deps.outside.slotFreed(ended).catch(() => undefined);
+  return ended;
 }
 
 /** The stable code of a child run ended because its parent timed out. */
@@ -116,12 +119,12 @@ export async function endChildren(
     const child = childId === undefined ? undefined : await deps.store.getRun(childId);
     if (!child) continue;
     let current = child;
-    if (child.status === 'RUNNING') {
+    if (child.status === 'RUNNING' || child.status === 'QUEUED') {
       const done = await endRun(deps, child, childEndOf(run), extra(child));
       current = done ?? (await deps.store.getRun(child.runId)) ?? child;
       if (done) ended.push(done);
     }
-    if (current.status === 'RUNNING') continue;
+    if (current.status === 'RUNNING' || current.status === 'QUEUED') continue;
     if (current.childrenOpen) ended.push(...(await endChildren(deps, current, extra, depth + 1)));
     // Completes the parent's invoke with the child's end and marks the child told.
     await deps.outside.childFinished((await deps.store.getRun(current.runId)) ?? current);

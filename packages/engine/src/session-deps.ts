@@ -38,6 +38,11 @@ export interface SessionDeps {
   leasedAt?: number;
   /** Delay before retrying a run whose invocation faulted. */
   faultRetryMs: number;
+  /**
+   * How long after it is queued a QUEUED run is due anyway (the reconciler then tries its
+   * admission again, so a lost hand-over strands nothing). Default 15 minutes.
+   */
+  queueRecheckMs?: number;
   ids: IdIssuer;
   hooks: SessionHooks;
   /**

@@ -1,4 +1,5 @@
 import {
+  type AdmissionRequest,
   CheckpointRejectedError,
   type DurableInvocation,
   FencedError,
@@ -7,6 +8,8 @@ import {
   type Operation,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
+import { afterAdmission, decideAdmission } from './concurrency-admission';
+import { freeSlot, type QueueDeps } from './concurrency-queue';
 import { HistoryCounter, withInvocation } from './history-order';
 import type { RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
@@ -33,6 +36,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   /** Ids time changed since {@link takeSettledByTime} last looked (one per wait or retry, so small). */
   private settledByTime: string[] = [];
   private ended = false;
+  /** The run was queued at admission: the invocation ended there, its handler never ran. */
+  private queued = false;
   private meter: InvocationMeter | undefined;
   /** Places the events this invocation records in the run's history (`history-order.ts`). */
   private readonly history: HistoryCounter;
@@ -146,6 +151,39 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   }
 
   /**
+   * Flow control per key (see `concurrency-admission.ts`): true when the run holds a slot of
+   * `request.key` (taken now and recorded, or held already); false when it was queued instead:
+   * the run is QUEUED, due again at the re-check time, its lease released and this invocation
+   * ended (its `close` then answers PENDING and writes nothing).
+   */
+  async admit(request: AdmissionRequest): Promise<boolean> {
+    this.assertOpen();
+    const queue = this.queueDeps();
+    const decision = await decideAdmission(queue, this.run, request, this.previousInvocationLost);
+    if (decision.admitted) {
+      if (decision.patch) {
+        await this.commit([], decision.patch);
+        const { queuedAt: _at, queuePriority: _priority, ...rest } = this.run;
+        this.run = { ...rest, concurrencyKey: request.key };
+      }
+      await bestEffort(afterAdmission(queue, this.run, request, decision.entry));
+      return true;
+    }
+    const now = this.now();
+    const recheck = now + (this.deps.queueRecheckMs ?? 15 * 60_000);
+    this.ended = true;
+    this.queued = true;
+    const released = { ...releasePatch(this.run, now, recheck), ...this.invocationEnded(now), ...decision.patch };
+    await this.commit([], this.metered(released));
+    await this.cancelSafetyWakeUp();
+    return false;
+  }
+
+  private queueDeps(): QueueDeps {
+    return { store: this.deps.store, clock: this.deps.clock, wake: (run) => this.deps.hooks.wake(run) };
+  }
+
+  /**
    * Takes in the updates the SDK had not written when the invocation ended (`output.Updates`),
    * so that the write recording the end carries them: one write instead of two. Returns them as
    * operations, already in the session's view. A chained invoke among them (never deferred by our
@@ -209,6 +247,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    * that landed meanwhile, or, for an ended child run, until its parent has been told).
    */
   async close(ended: InvocationOutput): Promise<InvocationOutput> {
+    if (this.queued) return { Status: 'PENDING' };
     this.assertOpen();
     const now = this.now();
     const { Updates: updates, ...stated } = ended;
@@ -272,6 +311,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     });
     await this.commit(finished ? [...pending, finished] : pending, patch);
     await this.cancelSafetyWakeUp();
+    // Its slot, if it held one, goes to the head of its key's queue; a death before this is
+    // healed by the next admission that finds the key full.
+    await bestEffort(freeSlot(this.queueDeps(), { ...this.run, status: output.Status }));
     if (this.run.parent) {
       // Left to the reconciler when it fails: the run stays in the due index until it succeeds.
       await bestEffort(

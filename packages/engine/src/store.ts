@@ -5,6 +5,7 @@
  * one conformance suite.
  */
 import type { Operation } from '@durable-lambda/protocol';
+import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 import type { DueRun, RunPatch, RunRecord, RunStatus } from './run-record';
 
 /** A query for runs, newest first. */
@@ -200,6 +201,27 @@ export interface Store {
    * run due at once (`dueAt` = now), whatever `dueAt` the patch says.
    */
   commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void>;
+  /**
+   * Optional, with the other slot methods (a store without them cannot serve `concurrency`): takes
+   * a slot of `slot` for `runId`, in one conditional write of the key's set of holders. True when
+   * `runId` holds one already (a retry after a lost response) or fewer than `limit` runs do (it is
+   * added); false otherwise (nothing written).
+   */
+  takeSlot?(slot: SlotKey, runId: string, limit: number): Promise<boolean>;
+  /** Removes `runId` from the key's holders; idempotent (a run that holds none is no change). */
+  releaseSlot?(slot: SlotKey, runId: string): Promise<void>;
+  /** The run ids holding a slot of the key, read consistently (after every write that returned). */
+  slotHolders?(slot: SlotKey): Promise<string[]>;
+  /** Puts the run in the key's queue; idempotent (the same entry again is no change). */
+  enqueueRun?(slot: SlotKey, entry: QueuedRunEntry): Promise<void>;
+  /** Takes the entry out of the key's queue; idempotent. */
+  dequeueRun?(slot: SlotKey, entry: QueuedRunEntry): Promise<void>;
+  /**
+   * The key's queue in admission order (`queuedBefore`), at most `limit` entries, starting after
+   * `after` when given. Entries may be stale (a run admitted or ended whose entry was not yet
+   * taken out): callers read each run before acting on it.
+   */
+  listQueuedRuns?(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]>;
 }
 
 /** The run a revision was computed from (see {@link Store.reviseRun}). */

@@ -63,6 +63,22 @@ export interface DurableInvocation {
    * then ends in-process without waiting; without it the SDK waits for the time in real time.
    */
   skipTo?(time: number): void;
+  /**
+   * Optional: flow control per key. Asked before the handler runs by a function configured with
+   * `concurrency`: true when the run holds (or just took) one of the `limit` slots of `key`, and
+   * the handler runs; false when the backend queued the run (it is `QUEUED`, this invocation has
+   * ended, and the run starts again when a slot frees): the SDK then ends the invocation PENDING
+   * without running the handler. A backend without it cannot serve `concurrency`.
+   */
+  admit?(request: AdmissionRequest): Promise<boolean>;
+}
+
+/** What an invocation asks at admission: a slot of `key`, of which at most `limit` are held at once. */
+export interface AdmissionRequest {
+  /** The concurrency key (a function of the run's input: a tenant, a customer, a resource). */
+  readonly key: string;
+  /** At most this many runs of the key run at once (a whole number, 1 or more). */
+  readonly limit: number;
 }
 
 /** An invocation opened by a backend from an incoming event. */

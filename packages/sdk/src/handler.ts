@@ -17,7 +17,7 @@ import { executionArnOf } from './runtime/execution-arn';
 import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
 import { backendLoader, serveLambdaEvent } from './runtime/lambda-entry';
 import { defaultSerdes, serializeChecked } from './serdes/checked';
-import type { DurableExecutionConfig } from './types/config';
+import type { DurableExecutionConfig, KeyConcurrencyConfig } from './types/config';
 import type { DurableHandler } from './types/durable-context';
 import type { DurableExecutionInvocationOutput } from './types/invocation';
 import { InvocationStatus } from './types/operation-enums';
@@ -35,6 +35,7 @@ const CONFIG_KEYS = [
   'logSink',
   'plugins',
   'pluginsConfig',
+  'concurrency',
 ] as const;
 
 /** Per-invocation overrides a backend driver (test runner, dev server) may apply. */
@@ -116,6 +117,7 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
     logSink: config.logSink ?? jsonLineSink,
   };
 
+  const concurrency = parseConcurrency(config.concurrency);
   const plugins = parsePlugins(config.plugins);
   parseConfigObject(config.pluginsConfig, 'config.pluginsConfig', ['childOperationsDepth']);
   // Loaded once, at wrap time, as AWS's SDK does; a failure fails each invocation that needs it.
@@ -132,7 +134,14 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
   const entry: DurableEntry = {
     settings,
     execute: (invocation, lambdaContext = {}, overrides = {}) =>
-      executeInvocation(handler, defaults, { ...settings, ...overrides }, invocation, lambdaContext, pluginRunner),
+      executeInvocation(
+        handler,
+        defaults,
+        { ...settings, ...overrides },
+        admitted(invocation, concurrency),
+        lambdaContext,
+        pluginRunner,
+      ),
   };
 
   // Resolved at the first invocation, so an entry registering the backend may come after this call.
@@ -153,6 +162,68 @@ function envNumber(name: string): number | undefined {
   return Number.isFinite(value) ? value : (raw as unknown as number);
 }
 
+/** Validates the `concurrency` option. */
+function parseConcurrency(value: unknown): KeyConcurrencyConfig | undefined {
+  if (value === undefined) return undefined;
+  parseConfigObject(value, 'config.concurrency', ['key', 'limit']);
+  const { key, limit } = value as Partial<KeyConcurrencyConfig>;
+  if (typeof key !== 'function')
+    throw new InvalidArgumentError('config.concurrency.key', 'must be a function of the input');
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+    throw new InvalidArgumentError(
+      'config.concurrency.limit',
+      `must be a whole number of at least 1, got ${String(limit)}`,
+    );
+  }
+  return { key, limit };
+}
+
+/**
+ * The invocation with its admission ahead of the handler: `admitFirst` asks the backend for a slot
+ * of the run's key (see `DurableInvocation.admit`). Undefined without `concurrency`.
+ */
+interface AdmittedInvocation {
+  invocation: DurableInvocation;
+  admitFirst?: (event: unknown) => Promise<boolean>;
+}
+
+/** The longest concurrency key, in characters (the engine's bound too). */
+const CONCURRENCY_KEY_MAX = 256;
+
+/** The run's concurrency key from `key(event)`: a string of 1-256 characters, else the run fails. */
+function concurrencyKeyOf(concurrency: KeyConcurrencyConfig, event: unknown): string {
+  let key: unknown;
+  try {
+    key = concurrency.key(event);
+  } catch (error) {
+    throw new InvalidArgumentError(
+      'config.concurrency.key',
+      `threw: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (typeof key !== 'string' || key.length === 0 || key.length > CONCURRENCY_KEY_MAX) {
+    throw new InvalidArgumentError(
+      'config.concurrency.key',
+      `must return a string of 1 to ${CONCURRENCY_KEY_MAX} characters, got ${typeof key === 'string' ? `${key.length} characters` : typeof key}`,
+    );
+  }
+  return key;
+}
+
+function admitted(invocation: DurableInvocation, concurrency: KeyConcurrencyConfig | undefined): AdmittedInvocation {
+  if (!concurrency) return { invocation };
+  const admit = invocation.admit?.bind(invocation);
+  return {
+    invocation,
+    admitFirst: async (event) => {
+      if (!admit) {
+        throw new InvalidArgumentError('config.concurrency', 'the backend of this invocation cannot admit runs by key');
+      }
+      return admit({ key: concurrencyKeyOf(concurrency, event), limit: concurrency.limit });
+    },
+  };
+}
+
 function parsePlugins(value: unknown): DurableInstrumentationPlugin[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value)) throw new InvalidArgumentError('config.plugins', 'must be an array of plugins');
@@ -168,7 +239,7 @@ async function executeInvocation<TEvent, TResult>(
   handler: DurableHandler<TEvent, TResult>,
   defaults: FunctionDefaults,
   settings: RuntimeSettings,
-  invocation: DurableInvocation,
+  { invocation, admitFirst }: AdmittedInvocation,
   lambdaContext: LambdaContextLike,
   pluginRunner: PluginRunner | Promise<PluginRunner>,
 ): Promise<InvocationResult> {
@@ -201,6 +272,19 @@ async function executeInvocation<TEvent, TResult>(
     } catch (error) {
       outcome.error = error;
       await runtime.complete({ Status: 'FAILED', Error: toErrorObject(error, ErrorCode.SERDES_FAILED) });
+      return;
+    }
+    try {
+      // Flow control per key: a run queued by its backend ends this invocation unrun (PENDING).
+      if (admitFirst && !(await admitFirst(event))) {
+        await runtime.complete({ Status: 'PENDING' });
+        return;
+      }
+    } catch (error) {
+      if (error instanceof InvalidArgumentError) {
+        outcome.error = error;
+        await runtime.complete({ Status: 'FAILED', Error: toErrorObject(error, ErrorCode.HANDLER_FAILED) });
+      } else runtime.fault(error);
       return;
     }
     try {

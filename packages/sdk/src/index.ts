@@ -92,7 +92,7 @@ export type {
   ThresholdCompletionConfig,
 } from './types/completion';
 export { CompletionOutcome, completeBatch, continueBatch } from './types/completion';
-export type { DurableExecutionConfig } from './types/config';
+export type { DurableExecutionConfig, KeyConcurrencyConfig } from './types/config';
 export type {
   ChildFunc,
   ChildFunction,

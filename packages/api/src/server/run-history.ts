@@ -37,7 +37,7 @@ export function abandonment(
 ): OperationWire['abandoned'] {
   if (op.Type === 'EXECUTION' || isTerminal(op.Status)) return undefined;
   if (underFinished(op)) return 'context_ended';
-  return run.status === 'RUNNING' ? undefined : 'run_ended';
+  return run.status === 'RUNNING' || run.status === 'QUEUED' ? undefined : 'run_ended';
 }
 
 /** The latest time in `times` within (after, atMost], or undefined. */

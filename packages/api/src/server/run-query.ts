@@ -5,6 +5,7 @@ import type { ApiRequest } from './http';
 /** The statuses a run can have, for validating filters. */
 export const RUN_STATUSES: readonly RunStatus[] = [
   'RUNNING',
+  'QUEUED',
   'SUCCEEDED',
   'FAILED',
   'TIMED_OUT',

@@ -56,6 +56,9 @@ const RUN_FIELDS = [
   'executionTimeoutMs',
   'childrenOpen',
   'actions',
+  'concurrencyKey',
+  'queuedAt',
+  'queuePriority',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /**

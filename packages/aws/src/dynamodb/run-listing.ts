@@ -29,6 +29,7 @@ import type { Item, TableAccess } from './table-access';
 /** Every run status: a status added to {@link RunStatus} must be added here (the compiler says so). */
 const STATUSES = Object.keys({
   RUNNING: true,
+  QUEUED: true,
   SUCCEEDED: true,
   FAILED: true,
   TIMED_OUT: true,

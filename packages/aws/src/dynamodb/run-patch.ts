@@ -18,6 +18,9 @@ const PATCHABLE = new Set<string>([
   'deadlineAt',
   'childrenOpen',
   'actions',
+  'concurrencyKey',
+  'queuedAt',
+  'queuePriority',
 ] satisfies (keyof RunPatch)[]);
 
 /**

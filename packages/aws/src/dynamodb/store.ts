@@ -5,16 +5,19 @@ import type {
   LeaseGrant,
   OperationPage,
   OperationPageRequest,
+  QueuedRunEntry,
   RevisionBase,
   RunPage,
   RunPatch,
   RunQuery,
   RunRecord,
   RunStatus,
+  SlotKey,
   Store,
 } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { type DynamoDbTransport, isDynamoDbTransport } from './commands';
+import { DynamoDbSlots } from './concurrency-slots';
 import { duePartitions, findDueRuns } from './due-index';
 import { IdempotencyRecords } from './idempotency';
 import { keyFits, operationSk, RUN_SK, runPk } from './layout';
@@ -89,6 +92,7 @@ const DEFAULT_ITEM_TTL_CEILING_MS = 400 * 24 * 60 * 60 * 1000;
 export class DynamoDbStore implements Store {
   private readonly ctx: StoreContext;
   private readonly idempotency: IdempotencyRecords;
+  private readonly slots: DynamoDbSlots;
   private readonly legacyIndexes: boolean;
 
   constructor(options: DynamoDbStoreOptions) {
@@ -101,7 +105,32 @@ export class DynamoDbStore implements Store {
       options.itemTtlCeilingMs ?? DEFAULT_ITEM_TTL_CEILING_MS,
     );
     this.idempotency = new IdempotencyRecords(access, limits);
+    this.slots = new DynamoDbSlots(access);
     this.legacyIndexes = options.legacyIndexes === true;
+  }
+
+  takeSlot(slot: SlotKey, runId: string, limit: number): Promise<boolean> {
+    return this.slots.take(slot, runId, limit);
+  }
+
+  releaseSlot(slot: SlotKey, runId: string): Promise<void> {
+    return this.slots.release(slot, runId);
+  }
+
+  slotHolders(slot: SlotKey): Promise<string[]> {
+    return this.slots.holders(slot);
+  }
+
+  enqueueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
+    return this.slots.enqueue(slot, entry);
+  }
+
+  dequeueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
+    return this.slots.dequeue(slot, entry);
+  }
+
+  listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
+    return this.slots.list(slot, limit, after);
   }
 
   createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {

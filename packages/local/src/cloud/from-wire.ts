@@ -38,8 +38,9 @@ export function testErrorFromWire(error: ErrorWire | undefined): CloudTestResult
   };
 }
 
-/** A run's status in AWS's `ExecutionStatus` words: a cancelled run is STOPPED, as on Lambda. */
+/** A run's status in AWS's `ExecutionStatus` words: a cancelled run is STOPPED, as on Lambda; a queued one RUNNING. */
 export function executionStatus(status: RunStatusWire): CloudExecutionStatus {
+  if (status === 'QUEUED') return 'RUNNING';
   return status === 'CANCELLED' ? 'STOPPED' : status;
 }
 

@@ -1,6 +1,7 @@
 import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import type { SqliteDatabase } from './sqlite-driver';
 import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
+import { SLOT_SCHEMA } from './sqlite-slots';
 
 /**
  * The embedded store's schema, as numbered migrations. Migration `i` brings the file from version
@@ -20,6 +21,8 @@ import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
  * - `operations.parent_id` (version 4): the operation's `ParentId` (NULL at the top level), with
  *   an index by (run, parent, creation order), so `loadReplayOperations` reads a live context's
  *   children without the rest of the run. Rows written before it get theirs from their body.
+ * - `slot_holders`, `slot_queue` (version 5): the slots and queues of concurrency keys (flow
+ *   control per key; see `SqliteSlots`).
  *
  * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
@@ -95,6 +98,7 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteDatabase) => void)> = [
       if (typeof parentId === 'string') update.run(parentId, row.seq);
     }
   },
+  SLOT_SCHEMA,
 ];
 
 /** The schema version this code writes. */

@@ -9,6 +9,7 @@ import {
   type LeaseGrant,
   type OperationPage,
   type OperationPageRequest,
+  type QueuedRunEntry,
   type RevisionBase,
   type RunPage,
   type RunPatch,
@@ -16,6 +17,7 @@ import {
   type RunRecord,
   type RunStatus,
   runQueryLimit,
+  type SlotKey,
   type Store,
   takeLease,
 } from '@durable-lambda/engine';
@@ -37,6 +39,7 @@ import {
   updateRunRow,
 } from './sqlite-run-statements';
 import { migrate } from './sqlite-schema';
+import { SqliteSlots } from './sqlite-slots';
 import { openStoreFile } from './sqlite-store-file';
 import type { SqliteStoreOptions } from './sqlite-store-options';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
@@ -73,6 +76,7 @@ export class SqliteStore implements Store {
   /** Each run's log lines, invocations and retries (not part of the `Store` port). */
   private readonly journal: SqliteRunJournal;
   private readonly idempotency: SqliteIdempotency;
+  private readonly slots: SqliteSlots;
   private readonly sql: RunStatements;
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
@@ -94,6 +98,7 @@ export class SqliteStore implements Store {
     this.wakeUps = new SqliteWakeUps(this.db);
     this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
     this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
+    this.slots = new SqliteSlots(this.db);
     this.sql = prepareRunStatements(this.db);
   }
 
@@ -254,6 +259,30 @@ export class SqliteStore implements Store {
 
   async releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
     this.idempotency.release(key, claimToken);
+  }
+
+  async takeSlot(slot: SlotKey, runId: string, limit: number): Promise<boolean> {
+    return this.slots.take(slot, runId, limit);
+  }
+
+  async releaseSlot(slot: SlotKey, runId: string): Promise<void> {
+    this.slots.release(slot, runId);
+  }
+
+  async slotHolders(slot: SlotKey): Promise<string[]> {
+    return this.slots.holders(slot);
+  }
+
+  async enqueueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
+    this.slots.enqueue(slot, entry);
+  }
+
+  async dequeueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
+    this.slots.dequeue(slot, entry);
+  }
+
+  async listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
+    return this.slots.list(slot, limit, after);
   }
 
   async writeOutsideEvent(

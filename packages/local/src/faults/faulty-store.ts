@@ -33,6 +33,13 @@ export class FaultyStore implements Store {
   readonly loadOperationPage?: Store['loadOperationPage'];
   /** What an invocation replays from, when the inner store reads it alone (else all is loaded). */
   readonly loadReplayOperations?: Store['loadReplayOperations'];
+  /** The slot methods of flow control per key, passed through unfaulted when the inner store has them. */
+  readonly takeSlot?: Store['takeSlot'];
+  readonly releaseSlot?: Store['releaseSlot'];
+  readonly slotHolders?: Store['slotHolders'];
+  readonly enqueueRun?: Store['enqueueRun'];
+  readonly dequeueRun?: Store['dequeueRun'];
+  readonly listQueuedRuns?: Store['listQueuedRuns'];
 
   constructor(
     private readonly inner: Store,
@@ -43,6 +50,12 @@ export class FaultyStore implements Store {
     if (page) this.loadOperationPage = (runId, request) => page.call(inner, runId, request);
     const replay = inner.loadReplayOperations;
     if (replay) this.loadReplayOperations = (runId) => replay.call(inner, runId);
+    this.takeSlot = inner.takeSlot?.bind(inner);
+    this.releaseSlot = inner.releaseSlot?.bind(inner);
+    this.slotHolders = inner.slotHolders?.bind(inner);
+    this.enqueueRun = inner.enqueueRun?.bind(inner);
+    this.dequeueRun = inner.dequeueRun?.bind(inner);
+    this.listQueuedRuns = inner.listQueuedRuns?.bind(inner);
   }
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {

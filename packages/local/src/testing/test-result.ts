@@ -32,6 +32,7 @@ export class DurableTestResult<TResult = unknown> {
    * STOPPED, the status Lambda gives a stopped execution).
    */
   getStatus(): ExecutionStatus {
+    if (this.run.status === 'QUEUED') return ExecutionStatus.RUNNING;
     return this.run.status === 'CANCELLED' ? ExecutionStatus.STOPPED : this.run.status;
   }
 

@@ -36,4 +36,19 @@ export interface DurableExecutionConfig extends StepDefaults {
   plugins?: DurableInstrumentationPlugin[];
   /** Accepted for AWS compatibility (`childOperationsDepth`); children are always kept here. */
   pluginsConfig?: { childOperationsDepth?: number };
+  /**
+   * Flow control per key: at most `limit` runs of one key run at once; the others wait, durably,
+   * as `QUEUED`, and start oldest first as slots free. `key` is a function of the run's input (a
+   * tenant, a customer, a resource), asked before the handler runs. Needs a backend that admits
+   * runs (ours: memory, SQLite, DynamoDB).
+   */
+  concurrency?: KeyConcurrencyConfig;
+}
+
+/** See {@link DurableExecutionConfig.concurrency}. */
+export interface KeyConcurrencyConfig {
+  /** The run's key, from its input: 1 to 256 characters. */
+  key: (event: unknown) => string;
+  /** At most this many runs of one key at once: a whole number, 1 or more. */
+  limit: number;
 }
