@@ -142,6 +142,15 @@ export {
   type SqsDelayWakerOptions,
   type WakeHint,
 } from './sqs-delay-waker';
+export type { TriggerBatch, TriggerInput, TriggerRecord, TriggerSource } from './triggers/trigger-events';
+export { isEventBridgeEvent, queueNameOf, triggerBatchOf } from './triggers/trigger-events';
+export type {
+  TriggerBatchResponse,
+  TriggerReceiverOptions,
+  TriggerRunKey,
+  TriggerStartResponse,
+} from './triggers/trigger-receiver';
+export { TriggerReceiver } from './triggers/trigger-receiver';
 export {
   PINNING_ENV,
   type PinningConfig,

@@ -46,6 +46,8 @@ import {
 } from './production-config';
 import { SchedulerWaker } from './scheduler-waker';
 import { lazySqsClient, type SqsCommand, SqsDelayWaker } from './sqs-delay-waker';
+import { queueNameOf, triggerBatchOf } from './triggers/trigger-events';
+import { TriggerReceiver, type TriggerRunKey } from './triggers/trigger-receiver';
 import { type PinningConfig, type RunningCode, readPinningConfig, runningCode } from './version-pinning';
 import { WakeQueueReceiver } from './wake-queue-receiver';
 import { wakeUpCost } from './wake-up-cost';
@@ -61,6 +63,11 @@ export interface ProductionWiring {
   invoker?(invoker: Invoker): Invoker;
   /** Wraps the waker (`OnTimeWaker`, whose immediate wake-ups go through the wrapped invoker). */
   waker?(waker: Waker): Waker;
+  /**
+   * The run key of a trigger event (an SQS message, an EventBridge event, a DynamoDB Streams
+   * record); default: the event's own id (see `TriggerReceiver`).
+   */
+  triggerRunKey?: TriggerRunKey;
 }
 
 /**
@@ -104,6 +111,7 @@ export class ProductionBackend implements DurableBackend {
   /** The waker every wake-up goes through (SQS delay, Scheduler, or at once; see `OnTimeWaker`). */
   readonly waker: Waker;
   private readonly wakeUps: WakeQueueReceiver;
+  private readonly triggers: TriggerReceiver;
   /** Version pinning: the function's policy and the aliases runs start on. */
   readonly pinning: PinningConfig;
   /** The engine's version policy: Lambda's, told the code each invocation runs ({@link bindInvokedArn}). */
@@ -210,6 +218,13 @@ export class ProductionBackend implements DurableBackend {
       executionTimeout,
       versions: this.versions,
     });
+    this.triggers = new TriggerReceiver({
+      engine: this.engine,
+      invoker,
+      waker,
+      clock,
+      ...(wiring.triggerRunKey ? { runKey: wiring.triggerRunKey } : {}),
+    });
   }
 
   /**
@@ -239,6 +254,14 @@ export class ProductionBackend implements DurableBackend {
    */
   private async openUnmetered(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
     this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
+    // A trigger (SQS from another queue, EventBridge, DynamoDB Streams): one run per event, each
+    // invoked on its own; this invocation only starts them and answers the batch.
+    const wakeQueue = this.config.wakeQueueUrl === undefined ? undefined : queueNameOf(this.config.wakeQueueUrl);
+    const batch = triggerBatchOf(event, wakeQueue);
+    if (batch) {
+      const own = (this.versions.running as RunningCode).own.name;
+      return { response: await this.triggers.receive(batch, own) };
+    }
     // An SQS batch of wake-ups, or a wake-up that says when it is due (found early: re-armed).
     const received = await this.wakeUps.receive(event, (wake) => this.open(wake, lambdaContext));
     if (received) return received;
