@@ -119,6 +119,16 @@ export {
   scheduleName,
 } from './schedule-names';
 export { SCHEDULE_RETRY_POLICY, SchedulerWaker, type SchedulerWakerOptions } from './scheduler-waker';
+export type { OverlapDecision, OverlapPolicy, ScheduleFiringEvent } from './schedules/schedule-events';
+export {
+  decideOverlap,
+  isScheduleFiring,
+  OVERLAP_POLICIES,
+  scheduleKeyPrefix,
+  scheduleRunKey,
+} from './schedules/schedule-events';
+export type { ScheduleFiringResponse, ScheduleReceiverOptions } from './schedules/schedule-receiver';
+export { ScheduleReceiver } from './schedules/schedule-receiver';
 export { ServedFunctions } from './served-functions';
 export {
   type AwsCredentials,

@@ -45,6 +45,8 @@ import {
   readProductionConfig,
 } from './production-config';
 import { SchedulerWaker } from './scheduler-waker';
+import { isScheduleFiring } from './schedules/schedule-events';
+import { ScheduleReceiver } from './schedules/schedule-receiver';
 import { lazySqsClient, type SqsCommand, SqsDelayWaker } from './sqs-delay-waker';
 import { queueNameOf, triggerBatchOf } from './triggers/trigger-events';
 import { TriggerReceiver, type TriggerRunKey } from './triggers/trigger-receiver';
@@ -112,6 +114,7 @@ export class ProductionBackend implements DurableBackend {
   readonly waker: Waker;
   private readonly wakeUps: WakeQueueReceiver;
   private readonly triggers: TriggerReceiver;
+  private readonly schedules: ScheduleReceiver;
   /** Version pinning: the function's policy and the aliases runs start on. */
   readonly pinning: PinningConfig;
   /** The engine's version policy: Lambda's, told the code each invocation runs ({@link bindInvokedArn}). */
@@ -225,6 +228,7 @@ export class ProductionBackend implements DurableBackend {
       clock,
       ...(wiring.triggerRunKey ? { runKey: wiring.triggerRunKey } : {}),
     });
+    this.schedules = new ScheduleReceiver({ engine: this.engine, invoker, waker, clock });
   }
 
   /**
@@ -256,6 +260,9 @@ export class ProductionBackend implements DurableBackend {
     this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
     // A trigger (SQS from another queue, EventBridge, DynamoDB Streams): one run per event, each
     // invoked on its own; this invocation only starts them and answers the batch.
+    if (isScheduleFiring(event)) {
+      return { response: await this.schedules.receive(event, (this.versions.running as RunningCode).own.name) };
+    }
     const wakeQueue = this.config.wakeQueueUrl === undefined ? undefined : queueNameOf(this.config.wakeQueueUrl);
     const batch = triggerBatchOf(event, wakeQueue);
     if (batch) {
