@@ -3,6 +3,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib/core';
+import type { DurableSchedule } from './durable-function-schedules';
 import type { DurableTrigger } from './durable-function-triggers';
 import type { IDurableTable } from './durable-table';
 
@@ -182,4 +183,10 @@ export interface DurableFunctionOwnProps {
    * runs and answers `batchItemFailures`; each run gets its own invocation. Default: none.
    */
   readonly triggers?: readonly DurableTrigger[];
+  /**
+   * Recurring schedules (EventBridge Scheduler, in the function's schedule group, targeting the
+   * alias): each firing starts one run keyed by the schedule's name and its fire time, its overlap
+   * policy decided against the schedule's runs still RUNNING. Default: none.
+   */
+  readonly schedules?: readonly DurableSchedule[];
 }

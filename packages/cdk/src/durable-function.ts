@@ -20,6 +20,7 @@ import { durableFunctionEnvironment } from './durable-function-environment';
 import { configureFailedInvocations } from './durable-function-failures';
 import { grantWakeUpSchedules, invokeResources } from './durable-function-grants';
 import type { DurableFunctionOwnProps, DurableVersionPinning } from './durable-function-props';
+import { addSchedules } from './durable-function-schedules';
 import { addTriggers, type BuiltTrigger } from './durable-function-triggers';
 import { DurableReconciler } from './durable-reconciler';
 import { DurableTable, FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable } from './durable-table';
@@ -115,6 +116,8 @@ export class DurableFunction extends Construct {
   readonly aliasName: string;
   /** Its triggers, as built ({@link DurableFunctionProps.triggers}). */
   readonly triggers: readonly BuiltTrigger[];
+  /** Its recurring schedules ({@link DurableFunctionProps.schedules}). */
+  readonly schedules: readonly scheduler.CfnSchedule[];
   /** Which code its runs replay on ({@link DurableFunctionProps.pinning}). */
   readonly pinning: DurableVersionPinning;
   /** The execution timeout of its runs, seconds ({@link DurableFunctionProps.executionTimeout}); undefined: none. */
@@ -238,6 +241,12 @@ export class DurableFunction extends Construct {
       timeout,
       removalPolicy,
       alarmActions: props.alarmActions ?? [],
+    });
+    this.schedules = addSchedules(this, path, props.schedules ?? [], {
+      target: this.startsOnAlias ? this.alias : fn,
+      group: this.scheduleGroup,
+      role: this.schedulerRole,
+      deadLetterArn: this.reconciler.deadLetterQueue.queueArn,
     });
 
     // The run's items, in its table only.

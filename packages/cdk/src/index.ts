@@ -19,6 +19,13 @@ export {
   type DurableSdk,
 } from './durable-function';
 export {
+  type DurableSchedule,
+  firingInput,
+  SCHEDULE_OVERLAPS,
+  type ScheduleInput,
+  scheduleExpression,
+} from './durable-function-schedules';
+export {
   type BuiltTrigger,
   type DurableTrigger,
   type DynamoDbStreamTrigger,
