@@ -1,3 +1,29 @@
+// Trigger and schedule starts live in the engine (the dev server uses them too); re-exported here.
+export {
+  decideOverlap,
+  isEventBridgeEvent,
+  isScheduleFiring,
+  OVERLAP_POLICIES,
+  type OverlapDecision,
+  type OverlapPolicy,
+  queueNameOf,
+  type ScheduleFiringEvent,
+  type ScheduleFiringResponse,
+  ScheduleReceiver,
+  type ScheduleReceiverOptions,
+  scheduleKeyPrefix,
+  scheduleRunKey,
+  type TriggerBatch,
+  type TriggerBatchResponse,
+  type TriggerInput,
+  TriggerReceiver,
+  type TriggerReceiverOptions,
+  type TriggerRecord,
+  type TriggerRunKey,
+  type TriggerSource,
+  type TriggerStartResponse,
+  triggerBatchOf,
+} from '@durable-lambda/engine';
 export { environmentCredentials } from './aws-credentials';
 export type { AwsErrorCode } from './aws-error';
 export { AWS_ERROR_CODES, AwsError } from './aws-error';
@@ -119,16 +145,6 @@ export {
   scheduleName,
 } from './schedule-names';
 export { SCHEDULE_RETRY_POLICY, SchedulerWaker, type SchedulerWakerOptions } from './scheduler-waker';
-export type { OverlapDecision, OverlapPolicy, ScheduleFiringEvent } from './schedules/schedule-events';
-export {
-  decideOverlap,
-  isScheduleFiring,
-  OVERLAP_POLICIES,
-  scheduleKeyPrefix,
-  scheduleRunKey,
-} from './schedules/schedule-events';
-export type { ScheduleFiringResponse, ScheduleReceiverOptions } from './schedules/schedule-receiver';
-export { ScheduleReceiver } from './schedules/schedule-receiver';
 export { ServedFunctions } from './served-functions';
 export {
   type AwsCredentials,
@@ -152,15 +168,6 @@ export {
   type SqsDelayWakerOptions,
   type WakeHint,
 } from './sqs-delay-waker';
-export type { TriggerBatch, TriggerInput, TriggerRecord, TriggerSource } from './triggers/trigger-events';
-export { isEventBridgeEvent, queueNameOf, triggerBatchOf } from './triggers/trigger-events';
-export type {
-  TriggerBatchResponse,
-  TriggerReceiverOptions,
-  TriggerRunKey,
-  TriggerStartResponse,
-} from './triggers/trigger-receiver';
-export { TriggerReceiver } from './triggers/trigger-receiver';
 export {
   PINNING_ENV,
   type PinningConfig,

@@ -5,9 +5,15 @@ import {
   type Clock,
   Engine,
   type Invoker,
+  isScheduleFiring,
+  queueNameOf,
   type RunMeterIncrement,
+  ScheduleReceiver,
   type Store,
   systemClock,
+  TriggerReceiver,
+  type TriggerRunKey,
+  triggerBatchOf,
   type WakeRequest,
   type Waker,
 } from '@durable-lambda/engine';
@@ -45,11 +51,7 @@ import {
   readProductionConfig,
 } from './production-config';
 import { SchedulerWaker } from './scheduler-waker';
-import { isScheduleFiring } from './schedules/schedule-events';
-import { ScheduleReceiver } from './schedules/schedule-receiver';
 import { lazySqsClient, type SqsCommand, SqsDelayWaker } from './sqs-delay-waker';
-import { queueNameOf, triggerBatchOf } from './triggers/trigger-events';
-import { TriggerReceiver, type TriggerRunKey } from './triggers/trigger-receiver';
 import { type PinningConfig, type RunningCode, readPinningConfig, runningCode } from './version-pinning';
 import { WakeQueueReceiver } from './wake-queue-receiver';
 import { wakeUpCost } from './wake-up-cost';

@@ -1,4 +1,4 @@
-import type { OverlapPolicy } from '@durable-lambda/aws';
+import type { OverlapPolicy } from '@durable-lambda/engine';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';

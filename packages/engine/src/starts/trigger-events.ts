@@ -1,4 +1,4 @@
-import { isWakeEvent } from '@durable-lambda/engine';
+import { isWakeEvent } from '../wake-event';
 
 /** Where a trigger event came from. */
 export type TriggerSource = 'sqs' | 'eventbridge' | 'dynamodb-stream';

@@ -1,12 +1,8 @@
-import {
-  type Clock,
-  type Engine,
-  type Invoker,
-  RunKeyConflictError,
-  type RunRecord,
-  type Waker,
-  wakeEvent,
-} from '@durable-lambda/engine';
+import type { Engine } from '../engine';
+import { RunKeyConflictError } from '../errors';
+import type { Clock, Invoker, Waker } from '../ports';
+import type { RunRecord } from '../run-record';
+import { wakeEvent } from '../wake-event';
 import type { TriggerBatch, TriggerInput, TriggerRecord, TriggerSource } from './trigger-events';
 
 /** The answer to a trigger batch: SQS's and DynamoDB Streams' partial batch response. */

@@ -1,4 +1,7 @@
-import { type Clock, type Engine, type Invoker, type RunRecord, type Waker, wakeEvent } from '@durable-lambda/engine';
+import type { Engine } from '../engine';
+import type { Clock, Invoker, Waker } from '../ports';
+import type { RunRecord } from '../run-record';
+import { wakeEvent } from '../wake-event';
 import { decideOverlap, type ScheduleFiringEvent, scheduleKeyPrefix, scheduleRunKey } from './schedule-events';
 
 /** The answer to a firing: the run it started or found, or why it started none. */
