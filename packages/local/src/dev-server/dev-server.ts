@@ -10,6 +10,7 @@ import type { FaultOptions } from '../faults/fault-plan';
 import { LocalError } from '../local-error';
 import { locateDashboard, serveDashboard } from './dashboard';
 import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput, type ServedHandler } from './entries';
+import { EVENTS_ROUTE, eventRoute } from './event-route';
 import { checkAllowedHosts, hostNameOf, type LocalRequestRefusal, localRequestGuard } from './local-request-guard';
 import { capturingServedLogs } from './log-capture';
 
@@ -275,6 +276,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     onError: (error) => log(`error in the control API: ${describeError(error)}`),
   });
   const apiListener = toNodeListener(api);
+  const events = eventRoute({
+    engine: runtime.engine,
+    invoker: runtime.invoker,
+    waker: runtime.waker,
+    functions: [...functions.keys()],
+  });
   const dashboard = locateDashboard();
   const server = createServer((req, res) => {
     const target = req.url ?? '/';
@@ -288,6 +295,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (refused) {
       req.resume();
       refuse(res, refused);
+      return;
+    }
+    const eventsOf = EVENTS_ROUTE.exec(path)?.[1];
+    if (eventsOf !== undefined) {
+      events(decodeURIComponent(eventsOf), req, res).catch((error: unknown) => {
+        log(`error delivering an event to ${eventsOf}: ${describeError(error)}`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ code: 'internal_error', message: 'the event could not be delivered' }));
+      });
       return;
     }
     if (isApi) {
