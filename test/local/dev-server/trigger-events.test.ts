@@ -100,3 +100,40 @@ describe('dev server trigger events', () => {
     });
   });
 });
+
+describe('dev server schedules', () => {
+  it('fires a declared schedule with its timer: a run keyed by the schedule and its fire time', async () => {
+    const tick = withDurableExecution(async (event: { n: number }, ctx) => ctx.step('tick', async () => event.n));
+    const scheduled = await startDevServer({
+      functions: { tick },
+      schedules: { tick: [{ name: 'every-second', rateMs: 1_000, overlap: 'allowAll', input: { n: 1 } }] },
+      port: 0,
+      db: join(dir, 'scheduled.sqlite'),
+      log: () => {},
+    });
+    try {
+      const done = await until(async () => {
+        const list = (await (await fetch(`${scheduled.url}/v1/runs?limit=100`)).json()) as {
+          runs: Array<{ runKey?: string; status: string }>;
+        };
+        return list.runs.find((r) => r.runKey?.startsWith('schedule:every-second:') && r.status === 'SUCCEEDED');
+      });
+      expect(done.runKey).toMatch(/^schedule:every-second:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    } finally {
+      await scheduled.stop();
+    }
+  });
+
+  it('refuses a schedule of a function it does not serve', async () => {
+    const tick = withDurableExecution(async () => 1);
+    await expect(
+      startDevServer({
+        functions: { tick },
+        schedules: { nobody: [{ name: 'x', rateMs: 1_000 }] },
+        port: 0,
+        db: join(dir, 'refused.sqlite'),
+        log: () => {},
+      }),
+    ).rejects.toThrow(/no function "nobody"/);
+  });
+});

@@ -3,6 +3,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { answerClientErrors, createControlApi, toNodeListener } from '@durable-lambda/api';
+import { systemClock } from '@durable-lambda/engine';
 import { LocalRuntime } from '../embedded/local-runtime';
 import type { RunJournalLimits } from '../embedded/sqlite-run-journal';
 import { SqliteStore } from '../embedded/sqlite-store';
@@ -13,6 +14,7 @@ import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput, typ
 import { EVENTS_ROUTE, eventRoute } from './event-route';
 import { checkAllowedHosts, hostNameOf, type LocalRequestRefusal, localRequestGuard } from './local-request-guard';
 import { capturingServedLogs } from './log-capture';
+import { type DevSchedule, ScheduleTimers } from './schedule-timers';
 
 /** Paths of the control API's Lambda-shaped routes (durable executions, callbacks, Invoke). */
 const LAMBDA_API_PREFIXES = ['/2025-12-01/', '/2015-03-31/'];
@@ -76,6 +78,13 @@ export interface DevServerOptions {
    * 256 KiB a run, the oldest dropped first) and its invocations.
    */
   journal?: RunJournalLimits;
+  /**
+   * Recurring schedules by function name, fired with timers while the server runs (each firing
+   * the run keyed by the schedule and its fire time, as Scheduler's in production); `catchUp`
+   * fires the firings missed while it was stopped. Trigger events (SQS, EventBridge, Streams) and
+   * single firings are delivered by `POST /v1/functions/<name>/events`.
+   */
+  schedules?: Record<string, DevSchedule[]>;
   /**
    * Seeded fault injection (as in the test runner, racing invocations aside; see `FaultOptions`):
    * wake-ups late, twice or dropped, events twice or dropped, invocations killed around steps,
@@ -282,6 +291,19 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     waker: runtime.waker,
     functions: [...functions.keys()],
   });
+  const scheduleTimers = new ScheduleTimers({
+    clock: systemClock,
+    store,
+    fire: (name, event) => events.fire(name, event),
+    timers: {
+      set(callback, ms) {
+        const timer = setTimeout(callback, ms);
+        timer.unref();
+        return { cancel: () => clearTimeout(timer) };
+      },
+    },
+    onError: (error) => log(`error firing a schedule: ${describeError(error)}`),
+  });
   const dashboard = locateDashboard();
   const server = createServer((req, res) => {
     const target = req.url ?? '/';
@@ -323,7 +345,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     // The runtime first: a run started through the API as soon as it listens must be run.
     await runtime.start();
     listeningPort = await listen(server, port, host);
+    for (const [name, entries] of Object.entries(options.schedules ?? {})) {
+      if (!functions.has(name)) throw new Error(`schedules: no function ${JSON.stringify(name)}`);
+      await scheduleTimers.start(name, entries);
+    }
   } catch (error) {
+    scheduleTimers.stop();
+    server.close(() => {});
     await runtime.stop().catch(() => {});
     store.close();
     throw error;
@@ -334,6 +362,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      scheduleTimers.stop();
       await closeServer(server);
       await runtime.stop();
       store.close();

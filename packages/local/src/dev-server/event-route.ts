@@ -3,6 +3,7 @@ import {
   type Engine,
   type Invoker,
   isScheduleFiring,
+  type ScheduleFiringEvent,
   ScheduleReceiver,
   systemClock,
   TriggerReceiver,
@@ -44,7 +45,7 @@ export function eventRoute(deps: EventRouteDeps) {
     waker: deps.waker,
     clock: systemClock,
   });
-  return async (name: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const route = async (name: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const answer = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -76,4 +77,7 @@ export function eventRoute(deps: EventRouteDeps) {
     }
     return answer(200, await triggers.receive(batch, name));
   };
+  /** Fires one schedule firing for `name` (the dev server's schedule timers). */
+  const fire = (name: string, event: ScheduleFiringEvent) => schedules.receive(event, name);
+  return Object.assign(route, { fire });
 }
