@@ -1,3 +1,29 @@
+// Trigger and schedule starts live in the engine (the dev server uses them too); re-exported here.
+export {
+  decideOverlap,
+  isEventBridgeEvent,
+  isScheduleFiring,
+  OVERLAP_POLICIES,
+  type OverlapDecision,
+  type OverlapPolicy,
+  queueNameOf,
+  type ScheduleFiringEvent,
+  type ScheduleFiringResponse,
+  ScheduleReceiver,
+  type ScheduleReceiverOptions,
+  scheduleKeyPrefix,
+  scheduleRunKey,
+  type TriggerBatch,
+  type TriggerBatchResponse,
+  type TriggerInput,
+  TriggerReceiver,
+  type TriggerReceiverOptions,
+  type TriggerRecord,
+  type TriggerRunKey,
+  type TriggerSource,
+  type TriggerStartResponse,
+  triggerBatchOf,
+} from '@durable-lambda/engine';
 export { environmentCredentials } from './aws-credentials';
 export type { AwsErrorCode } from './aws-error';
 export { AWS_ERROR_CODES, AwsError } from './aws-error';

@@ -5,9 +5,15 @@ import {
   type Clock,
   Engine,
   type Invoker,
+  isScheduleFiring,
+  queueNameOf,
   type RunMeterIncrement,
+  ScheduleReceiver,
   type Store,
   systemClock,
+  TriggerReceiver,
+  type TriggerRunKey,
+  triggerBatchOf,
   type WakeRequest,
   type Waker,
 } from '@durable-lambda/engine';
@@ -61,6 +67,11 @@ export interface ProductionWiring {
   invoker?(invoker: Invoker): Invoker;
   /** Wraps the waker (`OnTimeWaker`, whose immediate wake-ups go through the wrapped invoker). */
   waker?(waker: Waker): Waker;
+  /**
+   * The run key of a trigger event (an SQS message, an EventBridge event, a DynamoDB Streams
+   * record); default: the event's own id (see `TriggerReceiver`).
+   */
+  triggerRunKey?: TriggerRunKey;
 }
 
 /**
@@ -104,6 +115,8 @@ export class ProductionBackend implements DurableBackend {
   /** The waker every wake-up goes through (SQS delay, Scheduler, or at once; see `OnTimeWaker`). */
   readonly waker: Waker;
   private readonly wakeUps: WakeQueueReceiver;
+  private readonly triggers: TriggerReceiver;
+  private readonly schedules: ScheduleReceiver;
   /** Version pinning: the function's policy and the aliases runs start on. */
   readonly pinning: PinningConfig;
   /** The engine's version policy: Lambda's, told the code each invocation runs ({@link bindInvokedArn}). */
@@ -210,6 +223,14 @@ export class ProductionBackend implements DurableBackend {
       executionTimeout,
       versions: this.versions,
     });
+    this.triggers = new TriggerReceiver({
+      engine: this.engine,
+      invoker,
+      waker,
+      clock,
+      ...(wiring.triggerRunKey ? { runKey: wiring.triggerRunKey } : {}),
+    });
+    this.schedules = new ScheduleReceiver({ engine: this.engine, invoker, waker, clock });
   }
 
   /**
@@ -239,6 +260,17 @@ export class ProductionBackend implements DurableBackend {
    */
   private async openUnmetered(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
     this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
+    // A trigger (SQS from another queue, EventBridge, DynamoDB Streams): one run per event, each
+    // invoked on its own; this invocation only starts them and answers the batch.
+    if (isScheduleFiring(event)) {
+      return { response: await this.schedules.receive(event, (this.versions.running as RunningCode).own.name) };
+    }
+    const wakeQueue = this.config.wakeQueueUrl === undefined ? undefined : queueNameOf(this.config.wakeQueueUrl);
+    const batch = triggerBatchOf(event, wakeQueue);
+    if (batch) {
+      const own = (this.versions.running as RunningCode).own.name;
+      return { response: await this.triggers.receive(batch, own) };
+    }
     // An SQS batch of wake-ups, or a wake-up that says when it is due (found early: re-armed).
     const received = await this.wakeUps.receive(event, (wake) => this.open(wake, lambdaContext));
     if (received) return received;

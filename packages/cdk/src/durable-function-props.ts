@@ -3,6 +3,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib/core';
+import type { DurableSchedule } from './durable-function-schedules';
+import type { DurableTrigger } from './durable-function-triggers';
 import type { IDurableTable } from './durable-table';
 
 /** The SDK a durable function's handler is written with (see {@link DurableFunctionOwnProps.sdk}). */
@@ -173,4 +175,18 @@ export interface DurableFunctionOwnProps {
    * API's start). Sets `DURABLE_VERSION_PINNING`.
    */
   readonly pinning?: DurableVersionPinning;
+  /**
+   * Sources of events that each start one run, targeting the alias (runs start and pin there as a
+   * request's do): SQS queues, EventBridge rules, DynamoDB streams. A run's key comes from its
+   * event (the message id, the event id, the stream record's id; or the handler's backend wiring's
+   * `triggerRunKey`), so a redelivered event is the same run. The batch invocation only starts the
+   * runs and answers `batchItemFailures`; each run gets its own invocation. Default: none.
+   */
+  readonly triggers?: readonly DurableTrigger[];
+  /**
+   * Recurring schedules (EventBridge Scheduler, in the function's schedule group, targeting the
+   * alias): each firing starts one run keyed by the schedule's name and its fire time, its overlap
+   * policy decided against the schedule's runs still RUNNING. Default: none.
+   */
+  readonly schedules?: readonly DurableSchedule[];
 }

@@ -20,6 +20,8 @@ import { durableFunctionEnvironment } from './durable-function-environment';
 import { configureFailedInvocations } from './durable-function-failures';
 import { grantWakeUpSchedules, invokeResources } from './durable-function-grants';
 import type { DurableFunctionOwnProps, DurableVersionPinning } from './durable-function-props';
+import { addSchedules } from './durable-function-schedules';
+import { addTriggers, type BuiltTrigger } from './durable-function-triggers';
 import { DurableReconciler } from './durable-reconciler';
 import { DurableTable, FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable } from './durable-table';
 import { EXECUTION_TIMEOUTS_ENV, executionTimeoutSeconds, executionTimeoutsValue } from './execution-timeout-prop';
@@ -34,6 +36,7 @@ import { WakeQueue } from './wake-queue';
 export type { DurableFunctionAlarms } from './durable-function-alarms';
 export type { DurableSdk, DurableVersionPinning } from './durable-function-props';
 export { DURABLE_SDKS, DURABLE_VERSION_PINNINGS } from './durable-function-props';
+
 export { DURABLE_ENV } from './scheduler-access';
 
 /** Properties of a {@link DurableFunction}. */
@@ -111,6 +114,10 @@ export class DurableFunction extends Construct {
   readonly alias: lambda.Alias;
   /** The alias's name (`live` unless `aliasName` says otherwise). */
   readonly aliasName: string;
+  /** Its triggers, as built ({@link DurableFunctionProps.triggers}). */
+  readonly triggers: readonly BuiltTrigger[];
+  /** Its recurring schedules ({@link DurableFunctionProps.schedules}). */
+  readonly schedules: readonly scheduler.CfnSchedule[];
   /** Which code its runs replay on ({@link DurableFunctionProps.pinning}). */
   readonly pinning: DurableVersionPinning;
   /** The execution timeout of its runs, seconds ({@link DurableFunctionProps.executionTimeout}); undefined: none. */
@@ -228,6 +235,19 @@ export class DurableFunction extends Construct {
     // On-time wake-ups reach the code its runs start on: the alias (or `$LATEST` with `latest`); a
     // wake-up of a run pinned to another version is handed to that version unopened.
     this.wakeQueue?.feed(this.startsOnAlias ? this.alias : fn, role);
+    // Events that start runs reach the same code a request's start does.
+    this.triggers = addTriggers(this, props.triggers ?? [], {
+      target: this.startsOnAlias ? this.alias : fn,
+      timeout,
+      removalPolicy,
+      alarmActions: props.alarmActions ?? [],
+    });
+    this.schedules = addSchedules(this, path, props.schedules ?? [], {
+      target: this.startsOnAlias ? this.alias : fn,
+      group: this.scheduleGroup,
+      role: this.schedulerRole,
+      deadLetterArn: this.reconciler.deadLetterQueue.queueArn,
+    });
 
     // The run's items, in its table only.
     grantTable(this.table, role, FUNCTION_TABLE_ACTIONS);

@@ -19,6 +19,21 @@ export {
   type DurableSdk,
 } from './durable-function';
 export {
+  type DurableSchedule,
+  firingInput,
+  SCHEDULE_OVERLAPS,
+  type ScheduleInput,
+  scheduleExpression,
+} from './durable-function-schedules';
+export {
+  type BuiltTrigger,
+  type DurableTrigger,
+  type DynamoDbStreamTrigger,
+  type EventBridgeTrigger,
+  type SqsTrigger,
+  TRIGGER_MAX_RECEIVES,
+} from './durable-function-triggers';
+export {
   DurableReconciler,
   type DurableReconcilerAlarms,
   type DurableReconcilerOptions,

@@ -58,6 +58,9 @@ export const REASONS = {
     "This queue is the dead-letter queue of the function's on-time wake-up queue: the messages delivered " +
     'five times without success end here, kept 14 days. It is the end of the line; the runs those messages ' +
     'were for stay due in the table, and the reconciler wakes them.',
+  triggerDeadLetters:
+    "This queue is the dead-letter queue of a durable function's trigger: the events whose run would not start " +
+    'after every retry end here, kept 14 days and watched by an alarm. It is the end of the line; a DLQ of a DLQ adds nothing.',
   qualifiedInvoke:
     'The `:*` suffix covers the versions and aliases of this one function and nothing else: a run started ' +
     'through an alias or version is woken and resumed through that same qualified ARN, so the code that started ' +

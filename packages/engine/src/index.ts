@@ -139,6 +139,25 @@ export { decodeRunCursor, encodeRunCursor, functionBaseName, runOfFunction, runQ
 export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';
+export type { OverlapDecision, OverlapPolicy, ScheduleFiringEvent } from './starts/schedule-events';
+export {
+  decideOverlap,
+  isScheduleFiring,
+  OVERLAP_POLICIES,
+  scheduleKeyPrefix,
+  scheduleRunKey,
+} from './starts/schedule-events';
+export type { ScheduleFiringResponse, ScheduleReceiverOptions } from './starts/schedule-receiver';
+export { ScheduleReceiver } from './starts/schedule-receiver';
+export type { TriggerBatch, TriggerInput, TriggerRecord, TriggerSource } from './starts/trigger-events';
+export { isEventBridgeEvent, queueNameOf, triggerBatchOf } from './starts/trigger-events';
+export type {
+  TriggerBatchResponse,
+  TriggerReceiverOptions,
+  TriggerRunKey,
+  TriggerStartResponse,
+} from './starts/trigger-receiver';
+export { TriggerReceiver } from './starts/trigger-receiver';
 export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';
 export type { RunStartOrigin, VersionPolicy } from './version-policy';

@@ -3,6 +3,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { answerClientErrors, createControlApi, toNodeListener } from '@durable-lambda/api';
+import { systemClock } from '@durable-lambda/engine';
 import { LocalRuntime } from '../embedded/local-runtime';
 import type { RunJournalLimits } from '../embedded/sqlite-run-journal';
 import { SqliteStore } from '../embedded/sqlite-store';
@@ -10,8 +11,10 @@ import type { FaultOptions } from '../faults/fault-plan';
 import { LocalError } from '../local-error';
 import { locateDashboard, serveDashboard } from './dashboard';
 import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput, type ServedHandler } from './entries';
+import { EVENTS_ROUTE, eventRoute } from './event-route';
 import { checkAllowedHosts, hostNameOf, type LocalRequestRefusal, localRequestGuard } from './local-request-guard';
 import { capturingServedLogs } from './log-capture';
+import { type DevSchedule, ScheduleTimers } from './schedule-timers';
 
 /** Paths of the control API's Lambda-shaped routes (durable executions, callbacks, Invoke). */
 const LAMBDA_API_PREFIXES = ['/2025-12-01/', '/2015-03-31/'];
@@ -75,6 +78,13 @@ export interface DevServerOptions {
    * 256 KiB a run, the oldest dropped first) and its invocations.
    */
   journal?: RunJournalLimits;
+  /**
+   * Recurring schedules by function name, fired with timers while the server runs (each firing
+   * the run keyed by the schedule and its fire time, as Scheduler's in production); `catchUp`
+   * fires the firings missed while it was stopped. Trigger events (SQS, EventBridge, Streams) and
+   * single firings are delivered by `POST /v1/functions/<name>/events`.
+   */
+  schedules?: Record<string, DevSchedule[]>;
   /**
    * Seeded fault injection (as in the test runner, racing invocations aside; see `FaultOptions`):
    * wake-ups late, twice or dropped, events twice or dropped, invocations killed around steps,
@@ -275,6 +285,25 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     onError: (error) => log(`error in the control API: ${describeError(error)}`),
   });
   const apiListener = toNodeListener(api);
+  const events = eventRoute({
+    engine: runtime.engine,
+    invoker: runtime.invoker,
+    waker: runtime.waker,
+    functions: [...functions.keys()],
+  });
+  const scheduleTimers = new ScheduleTimers({
+    clock: systemClock,
+    store,
+    fire: (name, event) => events.fire(name, event),
+    timers: {
+      set(callback, ms) {
+        const timer = setTimeout(callback, ms);
+        timer.unref();
+        return { cancel: () => clearTimeout(timer) };
+      },
+    },
+    onError: (error) => log(`error firing a schedule: ${describeError(error)}`),
+  });
   const dashboard = locateDashboard();
   const server = createServer((req, res) => {
     const target = req.url ?? '/';
@@ -288,6 +317,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     if (refused) {
       req.resume();
       refuse(res, refused);
+      return;
+    }
+    const eventsOf = EVENTS_ROUTE.exec(path)?.[1];
+    if (eventsOf !== undefined) {
+      events(decodeURIComponent(eventsOf), req, res).catch((error: unknown) => {
+        log(`error delivering an event to ${eventsOf}: ${describeError(error)}`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ code: 'internal_error', message: 'the event could not be delivered' }));
+      });
       return;
     }
     if (isApi) {
@@ -307,7 +345,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     // The runtime first: a run started through the API as soon as it listens must be run.
     await runtime.start();
     listeningPort = await listen(server, port, host);
+    for (const [name, entries] of Object.entries(options.schedules ?? {})) {
+      if (!functions.has(name)) throw new Error(`schedules: no function ${JSON.stringify(name)}`);
+      await scheduleTimers.start(name, entries);
+    }
   } catch (error) {
+    scheduleTimers.stop();
+    server.close(() => {});
     await runtime.stop().catch(() => {});
     store.close();
     throw error;
@@ -318,6 +362,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      scheduleTimers.stop();
       await closeServer(server);
       await runtime.stop();
       store.close();

@@ -1,0 +1,126 @@
+import { isWakeEvent } from '../wake-event';
+
+/** Where a trigger event came from. */
+export type TriggerSource = 'sqs' | 'eventbridge' | 'dynamodb-stream';
+
+/**
+ * One event of a trigger batch, ready to start its run: its source, the id the batch answer names
+ * it by when its start fails (`itemIdentifier`: the SQS message id, the stream record's sequence
+ * number; none for an EventBridge event, delivered alone), the run key its source gives it, and
+ * the run's input (the parts of the event that stay the same on every delivery).
+ */
+export interface TriggerRecord {
+  source: TriggerSource;
+  itemIdentifier?: string;
+  /** `sqs:<messageId>`, `events:<id>`, `dynamodb:<eventID>`. */
+  defaultKey: string;
+  /** The run's input: what the handler is given. */
+  input: TriggerInput;
+}
+
+/** A run's input from a trigger: a JSON value. */
+export type TriggerInput = { [key: string]: unknown };
+
+/** A trigger batch: its records, and whether the event source reads `batchItemFailures`. */
+export interface TriggerBatch {
+  source: TriggerSource;
+  records: TriggerRecord[];
+  /** SQS and DynamoDB Streams answer with `batchItemFailures`; EventBridge with the run. */
+  batched: boolean;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The queue name at the end of an SQS queue ARN or URL. */
+export function queueNameOf(arnOrUrl: string): string {
+  const parts = arnOrUrl.split(/[:/]/);
+  return parts[parts.length - 1] ?? '';
+}
+
+function sqsRecord(record: Record<string, unknown>): TriggerRecord | undefined {
+  if (record.eventSource !== 'aws:sqs' || typeof record.messageId !== 'string' || typeof record.body !== 'string') {
+    return undefined;
+  }
+  // `attributes` (receive count, first receive time) and `receiptHandle` change on each delivery:
+  // left out, so a redelivered message asks for the same run with the same input.
+  return {
+    source: 'sqs',
+    itemIdentifier: record.messageId,
+    defaultKey: `sqs:${record.messageId}`,
+    input: {
+      messageId: record.messageId,
+      body: record.body,
+      ...(isObject(record.messageAttributes) ? { messageAttributes: record.messageAttributes } : {}),
+      ...(typeof record.eventSourceARN === 'string' ? { eventSourceARN: record.eventSourceARN } : {}),
+    },
+  };
+}
+
+function streamRecord(record: Record<string, unknown>): TriggerRecord | undefined {
+  if (record.eventSource !== 'aws:dynamodb' || typeof record.eventID !== 'string' || !isObject(record.dynamodb)) {
+    return undefined;
+  }
+  const sequence = record.dynamodb.SequenceNumber;
+  if (typeof sequence !== 'string') return undefined;
+  return {
+    source: 'dynamodb-stream',
+    itemIdentifier: sequence,
+    defaultKey: `dynamodb:${record.eventID}`,
+    input: record,
+  };
+}
+
+/** True for an EventBridge event (a rule's or a pipe's target input as EventBridge sends it). */
+export function isEventBridgeEvent(event: unknown): event is TriggerInput & { id: string } {
+  return (
+    isObject(event) &&
+    typeof event.id === 'string' &&
+    typeof event['detail-type'] === 'string' &&
+    typeof event.source === 'string' &&
+    'detail' in event
+  );
+}
+
+/**
+ * The trigger batch `event` is, or undefined (a plain start event, a wake-up, the wake-up queue's
+ * own batch). An SQS batch is a trigger batch when it comes from a queue other than the wake-up
+ * queue (`wakeQueueName`, by the records' `eventSourceARN`) and not every body is a wake-up. A record of a batch that is not a well-formed
+ * record of its source makes the whole batch not a trigger batch.
+ */
+export function triggerBatchOf(event: unknown, wakeQueueName?: string): TriggerBatch | undefined {
+  if (isEventBridgeEvent(event)) {
+    return {
+      source: 'eventbridge',
+      batched: false,
+      records: [{ source: 'eventbridge', defaultKey: `events:${event.id}`, input: event }],
+    };
+  }
+  const raw = isObject(event) ? event.Records : undefined;
+  if (!Array.isArray(raw) || raw.length === 0 || !raw.every(isObject)) return undefined;
+  const records = raw as Record<string, unknown>[];
+  const first = records[0] as Record<string, unknown>;
+  if (first.eventSource === 'aws:dynamodb') {
+    const parsed = records.map(streamRecord);
+    return parsed.every((r) => r !== undefined)
+      ? { source: 'dynamodb-stream', batched: true, records: parsed as TriggerRecord[] }
+      : undefined;
+  }
+  if (first.eventSource !== 'aws:sqs') return undefined;
+  const parsed = records.map(sqsRecord);
+  if (!parsed.every((r) => r !== undefined)) return undefined;
+  const arn = first.eventSourceARN;
+  if (typeof arn === 'string' && wakeQueueName !== undefined && queueNameOf(arn) === wakeQueueName) return undefined;
+  if (records.every((r) => isWakeBody(r.body))) return undefined;
+  return { source: 'sqs', batched: true, records: parsed as TriggerRecord[] };
+}
+
+function isWakeBody(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  try {
+    return isWakeEvent(JSON.parse(body));
+  } catch {
+    return false;
+  }
+}

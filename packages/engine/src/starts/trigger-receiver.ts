@@ -1,0 +1,122 @@
+import type { Engine } from '../engine';
+import { RunKeyConflictError } from '../errors';
+import type { Clock, Invoker, Waker } from '../ports';
+import type { RunRecord } from '../run-record';
+import { wakeEvent } from '../wake-event';
+import type { TriggerBatch, TriggerInput, TriggerRecord, TriggerSource } from './trigger-events';
+
+/** The answer to a trigger batch: SQS's and DynamoDB Streams' partial batch response. */
+export interface TriggerBatchResponse {
+  batchItemFailures: Array<{ itemIdentifier: string }>;
+}
+
+/** The answer to an EventBridge event: the run it started (or found). */
+export interface TriggerStartResponse {
+  runId: string;
+  created: boolean;
+}
+
+/**
+ * The run key of a trigger event, given by the user: a string of 1-256 characters; undefined for
+ * the source's own key (the SQS message id, the EventBridge event id, the stream record's id).
+ */
+export type TriggerRunKey = (input: TriggerInput, source: TriggerSource) => string | undefined;
+
+/** What a {@link TriggerReceiver} starts runs through. */
+export interface TriggerReceiverOptions {
+  engine: Pick<Engine, 'startRun'>;
+  /** Invokes the run's first invocation (asynchronously: never inline in the batch's). */
+  invoker?: Invoker;
+  /** Wakes the run now when the invoke fails (else the reconciler starts it: it is due). */
+  waker: Waker;
+  clock: Clock;
+  runKey?: TriggerRunKey;
+  /** Told of a kick that failed (the run is due: the reconciler starts it). */
+  report?(error: unknown): void;
+}
+
+/**
+ * Starts one run per trigger event, keyed by the event, and gets each going: the run is created
+ * (or found, by its key: a redelivered event starts nothing new) through `Engine.startRun`, then
+ * invoked once with its wake event through the invoker (the waker, asked to wake it now, when the
+ * invoke fails; the reconciler when both fail, since the run is due from its creation). The
+ * handler never runs in the batch's invocation. A start that fails (the store unreachable) is
+ * named in the batch answer, so the event source delivers that record again; an EventBridge event
+ * whose start fails is thrown (Lambda's asynchronous retries, then the function's failure
+ * destination). A user key already naming a run of another input is that run (the key decides).
+ */
+export class TriggerReceiver {
+  private readonly options: TriggerReceiverOptions;
+
+  constructor(options: TriggerReceiverOptions) {
+    this.options = options;
+  }
+
+  /** Starts the batch's runs for `functionName` (the function, as the control API's start names it). */
+  async receive(batch: TriggerBatch, functionName: string): Promise<TriggerBatchResponse | TriggerStartResponse> {
+    if (!batch.batched) {
+      const only = batch.records[0] as TriggerRecord;
+      const started = await this.start(only, functionName);
+      return { runId: started.runId, created: started.created };
+    }
+    const failed: string[] = [];
+    await Promise.all(
+      batch.records.map(async (record) => {
+        try {
+          await this.start(record, functionName);
+        } catch {
+          if (record.itemIdentifier !== undefined) failed.push(record.itemIdentifier);
+        }
+      }),
+    );
+    // Streams retry from the lowest failed sequence number; SQS redelivers each one named.
+    const order = batch.records.map((r) => r.itemIdentifier);
+    failed.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  }
+
+  /** The run key of `record`: the user's, or its source's. */
+  runKeyOf(record: TriggerRecord): string {
+    return this.options.runKey?.(record.input, record.source) ?? record.defaultKey;
+  }
+
+  private async start(record: TriggerRecord, functionName: string): Promise<{ runId: string; created: boolean }> {
+    const runKey = this.runKeyOf(record);
+    let run: RunRecord;
+    let created = false;
+    try {
+      const started = await this.options.engine.startRun({ functionName, input: JSON.stringify(record.input), runKey });
+      run = started.run;
+      created = started.created;
+    } catch (error) {
+      // A user key names one run whatever the event: the second event is that run's.
+      if (error instanceof RunKeyConflictError && this.options.runKey) return { runId: error.runId, created: false };
+      throw error;
+    }
+    await this.kick(run);
+    return { runId: run.runId, created };
+  }
+
+  private async kick(run: RunRecord): Promise<void> {
+    if (run.status !== 'RUNNING' || run.invocations > 0) return;
+    const report = this.options.report ?? (() => {});
+    if (this.options.invoker) {
+      try {
+        await this.options.invoker.invoke(run.functionName, wakeEvent(run.runId));
+        return;
+      } catch (error) {
+        report(error);
+      }
+    }
+    try {
+      await this.options.waker.wakeAt({
+        runId: run.runId,
+        functionName: run.functionName,
+        at: this.options.clock.now(),
+        reason: 'event',
+      });
+    } catch (error) {
+      report(error);
+    }
+  }
+}

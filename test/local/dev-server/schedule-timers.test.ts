@@ -1,0 +1,85 @@
+/**
+ * The dev server's schedule timers on a virtual clock: each firing starts the run keyed by the
+ * schedule and its fire time; after downtime, `catchUp` fires the missed firings (from the last
+ * run the store holds) or none. Timers are a list the test runs in time order (no real waiting).
+ */
+import { Engine, MemoryStore, ScheduleReceiver, scheduleRunKey } from '@durable-lambda/engine';
+import { type DevSchedule, firingsBetween, ScheduleTimers, VirtualClock } from '@durable-lambda/local';
+import { describe, expect, it } from 'vitest';
+
+const T0 = Date.UTC(2026, 0, 1);
+const MINUTE = 60_000;
+
+function world() {
+  const clock = new VirtualClock(T0 + 30_000);
+  const store = new MemoryStore(clock);
+  const engine = new Engine({ store, clock, waker: { wakeAt: async () => {} } });
+  const receiver = new ScheduleReceiver({ engine, waker: engine.waker, clock });
+  const timers: Array<{ at: number; run: () => void; cancelled: boolean }> = [];
+  const make = () =>
+    new ScheduleTimers({
+      clock,
+      store,
+      fire: (fn, event) => receiver.receive(event, fn),
+      timers: {
+        set(run, ms) {
+          const timer = { at: clock.now() + ms, run, cancelled: false };
+          timers.push(timer);
+          return { cancel: () => void (timer.cancelled = true) };
+        },
+      },
+    });
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  /** Runs the timers due up to `to`, in time order, the clock moved to each. */
+  const advance = async (to: number) => {
+    for (;;) {
+      const due = timers.filter((t) => !t.cancelled && t.at <= to).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      timers.splice(timers.indexOf(due), 1);
+      clock.advanceTo(due.at);
+      due.run();
+      for (let i = 0; i < 10; i++) await settle();
+    }
+    clock.advanceTo(to);
+  };
+  const keys = async () => (await engine.listRuns({ limit: 100 })).runs.map((r) => r.runKey).sort();
+  return { clock, make, advance, keys };
+}
+
+const every = (catchUp: boolean): DevSchedule => ({ name: 'tick', rateMs: MINUTE, overlap: 'allowAll', catchUp });
+
+describe('dev server schedule timers', () => {
+  it('fires at each whole period, one run per firing', async () => {
+    const w = world();
+    const timers = w.make();
+    await timers.start('report', [every(false)]);
+    await w.advance(T0 + 3 * MINUTE);
+    timers.stop();
+    expect(await w.keys()).toEqual([1, 2, 3].map((i) => scheduleRunKey('tick', T0 + i * MINUTE)));
+  });
+
+  it('after downtime, catchUp fires the missed firings from the last run; without it none', async () => {
+    for (const catchUp of [true, false]) {
+      const w = world();
+      const before = w.make();
+      await before.start('report', [every(catchUp)]);
+      await w.advance(T0 + MINUTE);
+      before.stop();
+      // Down for four minutes.
+      w.clock.advanceTo(T0 + 5 * MINUTE + 10_000);
+      const after = w.make();
+      await after.start('report', [every(catchUp)]);
+      const missed = [2, 3, 4, 5].map((i) => scheduleRunKey('tick', T0 + i * MINUTE));
+      const first = scheduleRunKey('tick', T0 + MINUTE);
+      expect(await w.keys()).toEqual(catchUp ? [first, ...missed].sort() : [first]);
+      await w.advance(T0 + 6 * MINUTE);
+      after.stop();
+      expect(await w.keys()).toContain(scheduleRunKey('tick', T0 + 6 * MINUTE));
+    }
+  });
+
+  it('computes firing times at whole multiples of the period', () => {
+    expect(firingsBetween(MINUTE, T0 + 1, T0 + 2 * MINUTE)).toEqual([T0 + MINUTE, T0 + 2 * MINUTE]);
+    expect(firingsBetween(MINUTE, T0, T0)).toEqual([]);
+  });
+});
