@@ -25,7 +25,11 @@ function world() {
         set(run, ms) {
           const timer = { at: clock.now() + ms, run, cancelled: false };
           timers.push(timer);
-          return { cancel: () => void (timer.cancelled = true) };
+          return {
+            cancel: () => {
+              timer.cancelled = true;
+            },
+          };
         },
       },
     });
