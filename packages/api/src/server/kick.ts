@@ -1,4 +1,4 @@
-import { type RunRecord, type StartRunRequest, wakeEvent } from '@durable-lambda/engine';
+import { kickNewRun, type RunRecord, type StartRunRequest } from '@durable-lambda/engine';
 import type { RouteDeps } from './deps';
 
 /**
@@ -23,25 +23,6 @@ export async function startRunGoing(
   return started;
 }
 
-async function kick(deps: RouteDeps, run: RunRecord): Promise<void> {
-  if (run.status !== 'RUNNING' || run.invocations > 0) return;
-  if (deps.invoker) {
-    try {
-      await deps.invoker.invoke(run.functionName, wakeEvent(run.runId));
-      return;
-    } catch (error) {
-      deps.report(error);
-    }
-  }
-  try {
-    await deps.engine.waker.wakeAt({
-      runId: run.runId,
-      functionName: run.functionName,
-      at: deps.clock.now(),
-      reason: 'event',
-    });
-  } catch (error) {
-    // Left to the reconciler (the run is due from its creation).
-    deps.report(error);
-  }
+function kick(deps: RouteDeps, run: RunRecord): Promise<void> {
+  return kickNewRun({ invoker: deps.invoker, waker: deps.engine.waker, clock: deps.clock, report: deps.report }, run);
 }

@@ -1,7 +1,7 @@
 import type { Engine } from '../engine';
 import type { Clock, Invoker, Waker } from '../ports';
 import type { RunRecord } from '../run-record';
-import { wakeEvent } from '../wake-event';
+import { kickNewRun } from './kick-new-run';
 import { decideOverlap, type ScheduleFiringEvent, scheduleKeyPrefix, scheduleRunKey } from './schedule-events';
 
 /** The answer to a firing: the run it started or found, or why it started none. */
@@ -91,25 +91,7 @@ export class ScheduleReceiver {
     return (await this.runningOf(functionName, schedule)).some((r) => r.runKey === runKey);
   }
 
-  private async kick(run: RunRecord): Promise<void> {
-    if (run.status !== 'RUNNING' || run.invocations > 0) return;
-    if (this.options.invoker) {
-      try {
-        await this.options.invoker.invoke(run.functionName, wakeEvent(run.runId));
-        return;
-      } catch (error) {
-        this.options.report?.(error);
-      }
-    }
-    try {
-      await this.options.waker.wakeAt({
-        runId: run.runId,
-        functionName: run.functionName,
-        at: this.options.clock.now(),
-        reason: 'event',
-      });
-    } catch (error) {
-      this.options.report?.(error);
-    }
+  private kick(run: RunRecord): Promise<void> {
+    return kickNewRun(this.options, run);
   }
 }

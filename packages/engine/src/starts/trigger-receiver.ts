@@ -2,7 +2,7 @@ import type { Engine } from '../engine';
 import { RunKeyConflictError } from '../errors';
 import type { Clock, Invoker, Waker } from '../ports';
 import type { RunRecord } from '../run-record';
-import { wakeEvent } from '../wake-event';
+import { kickNewRun } from './kick-new-run';
 import type { TriggerBatch, TriggerInput, TriggerRecord, TriggerSource } from './trigger-events';
 
 /** The answer to a trigger batch: SQS's and DynamoDB Streams' partial batch response. */
@@ -97,26 +97,7 @@ export class TriggerReceiver {
     return { runId: run.runId, created };
   }
 
-  private async kick(run: RunRecord): Promise<void> {
-    if (run.status !== 'RUNNING' || run.invocations > 0) return;
-    const report = this.options.report ?? (() => {});
-    if (this.options.invoker) {
-      try {
-        await this.options.invoker.invoke(run.functionName, wakeEvent(run.runId));
-        return;
-      } catch (error) {
-        report(error);
-      }
-    }
-    try {
-      await this.options.waker.wakeAt({
-        runId: run.runId,
-        functionName: run.functionName,
-        at: this.options.clock.now(),
-        reason: 'event',
-      });
-    } catch (error) {
-      report(error);
-    }
+  private kick(run: RunRecord): Promise<void> {
+    return kickNewRun(this.options, run);
   }
 }
