@@ -7,14 +7,9 @@
  * holder that ended or is gone (its process died between its end and its release) is evicted and
  * the slot taken again. A run that gets no slot is queued.
  */
-import type { AdmissionRequest } from '@durable-lambda/protocol';
 import { entryOf, type QueueDeps, queueHead, slotOf, slotStore, unqueue, wakeQueueHead } from './concurrency-queue';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
-import { EngineInputError } from './errors';
 import type { RunPatch, RunRecord } from './ports';
-
-/** The longest concurrency key, in characters. */
-const KEY_MAX = 256;
 
 /** What admission decided, and what the run's record must say of it. */
 export type Admission =
@@ -31,14 +26,12 @@ export type Admission =
       patch: RunPatch;
     };
 
-/** Checks an admission request: a key of 1-256 characters and a whole limit of 1 or more. */
-export function checkAdmission(request: AdmissionRequest): void {
-  if (typeof request.key !== 'string' || request.key.length === 0 || request.key.length > KEY_MAX) {
-    throw new EngineInputError('concurrency.key', `must give a string of 1 to ${KEY_MAX} characters`);
-  }
-  if (!Number.isInteger(request.limit) || request.limit < 1) {
-    throw new EngineInputError('concurrency.limit', 'must be a whole number of at least 1');
-  }
+/** What the concurrency gate asks: a slot of `key`, of which `limit` are held at once. */
+export interface ConcurrencyRequest {
+  key: string;
+  limit: number;
+  /** Higher first among queued runs (default 0). */
+  priority?: number;
 }
 
 /**
@@ -50,10 +43,9 @@ export function checkAdmission(request: AdmissionRequest): void {
 export async function decideAdmission(
   deps: QueueDeps,
   run: RunRecord,
-  request: AdmissionRequest,
+  request: ConcurrencyRequest,
   previousLost: boolean,
 ): Promise<Admission> {
-  checkAdmission(request);
   const { key, limit } = request;
   if (run.concurrencyKey === key && run.queuedAt === undefined) return { admitted: true };
   const slot = slotOf(run, key);
@@ -68,7 +60,19 @@ export async function decideAdmission(
     // A slot is free and the head has not taken it (its wake-up lost or still on its way).
     await unqueue(deps, head.run);
   }
-  return { admitted: false, patch: await enqueue(deps, slot, run, mine, previousLost) };
+  const priority = request.priority ?? 0;
+  return {
+    admitted: false,
+    patch: await enqueue(deps, slot, run, mine ?? entryFor(deps, run, priority), previousLost),
+  };
+}
+
+/**
+ * A new queue entry: the store orders entries lower first, so a higher `priority` is stored
+ * negated (the default, 0, as 0).
+ */
+function entryFor(deps: QueueDeps, run: RunRecord, priority: number): QueuedRunEntry {
+  return { runId: run.runId, priority: priority === 0 ? 0 : -priority, queuedAt: deps.clock.now() };
 }
 
 /** Writes the run's queue entry (its old one when it waited before) and returns its QUEUED mark. */
@@ -76,12 +80,11 @@ async function enqueue(
   deps: QueueDeps,
   slot: SlotKey,
   run: RunRecord,
-  mine: QueuedRunEntry | undefined,
+  entry: QueuedRunEntry,
   previousLost: boolean,
 ): Promise<RunPatch> {
   const slots = slotStore(deps.store);
   if (previousLost) await slots.releaseSlot(slot, run.runId);
-  const entry = mine ?? { runId: run.runId, priority: 0, queuedAt: deps.clock.now() };
   await slots.enqueueRun(slot, entry);
   return { status: 'QUEUED', concurrencyKey: slot.key, queuedAt: entry.queuedAt, queuePriority: entry.priority };
 }
@@ -89,7 +92,7 @@ async function enqueue(
 /**
  * Takes a slot; when the key is full, evicts holders that ended or are gone and tries once more.
  */
-async function takeSlot(deps: QueueDeps, slot: SlotKey, runId: string, limit: number): Promise<boolean> {
+export async function takeSlot(deps: QueueDeps, slot: SlotKey, runId: string, limit: number): Promise<boolean> {
   const slots = slotStore(deps.store);
   if (await slots.takeSlot(slot, runId, limit)) return true;
   const holders = await slots.slotHolders(slot);
@@ -129,7 +132,7 @@ async function evictEnded(deps: QueueDeps, slot: SlotKey, holders: readonly stri
 export async function afterAdmission(
   deps: QueueDeps,
   run: RunRecord,
-  request: AdmissionRequest,
+  request: ConcurrencyRequest,
   entry: QueuedRunEntry | undefined,
 ): Promise<void> {
   if (!entry) return;

@@ -5,6 +5,8 @@ import { queuePosition } from './concurrency-queue';
 import type { EngineOptions, StartRunRequest } from './engine-options';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { type ExecutionTimeoutSetting, executionTimeoutFor, expireRun, pastDeadline } from './execution-timeout';
+import { cancelForSingleton, endSkipped } from './flow/flow-ends';
+import { endTimedWait } from './flow/timed-wait';
 import { newLeaseToken } from './lease';
 import {
   type CancelOptions,
@@ -143,7 +145,8 @@ export class Engine implements DurableBackend {
    */
   async openRun(runId: string, options: { remainingTimeMs?: () => number } = {}): Promise<EngineSession | undefined> {
     const now = this.clock.now();
-    const run = await this.store.getRun(runId);
+    const found = await this.store.getRun(runId);
+    const run = found?.status === 'QUEUED' ? await endTimedWait(this.store, found, now) : found;
     if (run?.status !== 'RUNNING') return undefined;
     const recordedElsewhere = this.versions.runsElsewhere(run.functionName);
     if (recordedElsewhere !== undefined) {
@@ -241,6 +244,8 @@ export class Engine implements DurableBackend {
         finished: (ended) => this.outside.childFinished(ended),
         wake: (target) => this.outside.wake(target),
         expire: (target) => this.expire(target.runId),
+        end: (target, end, extra) => endSkipped(this.operatorDeps(), target, end, extra),
+        cancel: (holder, byRunId) => cancelForSingleton(this.operatorDeps(), holder, byRunId),
       },
     });
   }

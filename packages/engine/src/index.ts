@@ -60,7 +60,6 @@ export type {
 export type { AwsErrorScope, AwsTransportErrorCode, EngineClientOptions } from './aws-protocol/aws-transport';
 export { AwsTransportError, EngineDurableExecutionClient } from './aws-protocol/aws-transport';
 export { issueCallbackId, parseCallbackId } from './callback-ids';
-export { checkAdmission } from './concurrency-admission';
 export type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 export { inQueueOrder, queuedBefore } from './concurrency-slots';
 export type { EngineOptions, StartRunRequest } from './engine';
@@ -84,6 +83,9 @@ export type { ExecutionTimeoutSetting } from './execution-timeout';
  * outside `Engine.openRun` (the Lambda-shaped API routes) and must end such a run the same way.
  */
 export { EXECUTION_TIMED_OUT, expireRun, MAX_EXECUTION_TIMEOUT_SECONDS, pastDeadline } from './execution-timeout';
+export type { SkipCode } from './flow/admission';
+export { checkAdmission } from './flow/admission-request';
+export type { GateKey, GateKind, GateRecord } from './flow/gate-records';
 export {
   FIRST_HISTORY_ORDER,
   type HistoryInvocation,
@@ -136,6 +138,7 @@ export { runIdFor } from './run-ids';
 export type { InvocationMeter, LastWrite, RunMeter, RunMeterField, RunMeterIncrement } from './run-meter';
 export { addToMeter, InvalidMeterError, meterEntries, RUN_METER_FIELDS, wallClockMeter } from './run-meter';
 export { decodeRunCursor, encodeRunCursor, functionBaseName, runOfFunction, runQueryLimit } from './run-query';
+export type { FlowGate, FlowMarks } from './run-record';
 export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';

@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
+import type { GateKey, GateRecord } from './flow/gate-records';
+import { MemoryGates } from './flow/memory-gates';
 import { takeLease } from './lease';
 import { MemorySlots } from './memory-slots';
 import { copyData, copyOperation } from './operation-copy';
@@ -44,6 +46,8 @@ export class MemoryStore implements Store {
   private readonly dueIndex = new Set<string>();
   /** The slots and queues of concurrency keys. */
   private readonly slots = new MemorySlots();
+  /** Flow control's registers (`throttle`, `rateLimit`, `debounce`). */
+  private readonly gates = new MemoryGates();
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
@@ -327,6 +331,14 @@ export class MemoryStore implements Store {
 
   async listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
     return this.slots.list(slot, limit, after);
+  }
+
+  async readGate(gate: GateKey): Promise<GateRecord | undefined> {
+    return this.gates.read(gate, this.clock.now());
+  }
+
+  async writeGate(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean> {
+    return this.gates.write(gate, value, expected, expiresAt, this.clock.now());
   }
 
   /** Sets the run's due-index key from its own fields (see {@link dueAtOf}), in place. */

@@ -283,6 +283,8 @@ function resumed(run: RunRecord, now: number): RunPatch {
     concurrencyKey: null,
     queuedAt: null,
     queuePriority: null,
+    // Its start was counted and debounced already; the singleton slot it held was freed at its end.
+    ...(run.flow ? { flow: { passed: run.flow.passed.filter((gate) => gate !== 'singleton') } } : {}),
     ...(run.executionTimeoutMs === undefined ? {} : { deadlineAt: now + run.executionTimeoutMs }),
   };
 }

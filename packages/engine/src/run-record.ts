@@ -98,11 +98,28 @@ export interface RunRecord {
   queuedAt?: number;
   /** The queue priority the run waits with (lower first; 0 by default; `concurrency-admission.ts`). */
   queuePriority?: number;
+  /** What flow control decided of the run at its admission (`flow/admission.ts`); absent without it. */
+  flow?: FlowMarks;
   /**
    * A QUEUED run's place in its key's queue (1: next to start), computed by the engine's reads
    * (`Engine.getRun`, `Engine.listRuns`); never stored.
    */
   queuePosition?: number;
+}
+
+/** The gates of flow control, in the order a run passes them. */
+export type FlowGate = 'debounce' | 'rateLimit' | 'singleton' | 'throttle' | 'concurrency';
+
+/**
+ * Flow control's marks on a run: the gates it passed (never asked again: a run woken from a wait
+ * goes on from where it stood) and, while it is QUEUED on a timed gate, which and until when.
+ */
+export interface FlowMarks {
+  passed: FlowGate[];
+  /** While QUEUED for its time: the gate it waits on (its reserved start, its debounce window). */
+  waitingFor?: 'throttle' | 'debounce';
+  /** When that wait ends (epoch ms): the run is woken then. */
+  until?: number;
 }
 
 /** What an operator did to a run. */
@@ -186,7 +203,8 @@ export type RunPatch = {
     | 'historyInvocations'
     | 'concurrencyKey'
     | 'queuedAt'
-    | 'queuePriority']?: RunRecord[K] | null;
+    | 'queuePriority'
+    | 'flow']?: RunRecord[K] | null;
 } & {
   /**
    * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes

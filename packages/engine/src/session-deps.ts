@@ -2,8 +2,8 @@
  * What an `EngineSession` is given by the engine that opens it: the ports and limits it writes
  * through, and the hooks by which it asks the engine to start, wake, end or expire runs.
  */
-import type { Operation } from '@durable-lambda/protocol';
-import type { Clock, RunRecord, Store, Waker } from './ports';
+import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import type { Clock, RunPatch, RunRecord, Store, Waker } from './ports';
 import type { InvocationMeter } from './run-meter';
 import type { IdIssuer, UpdateLimits } from './transitions';
 
@@ -19,6 +19,10 @@ export interface SessionHooks {
   wake(run: RunRecord): Promise<void>;
   /** The run passed its execution deadline: end it TIMED_OUT (this session is fenced by it). */
   expire?(run: RunRecord): Promise<unknown>;
+  /** Flow control skipped the run: end it as `end` says with `extra`, its lease let go (`flow/flow-ends.ts`). */
+  end?(run: RunRecord, end: { status: 'CANCELLED'; error: ErrorObject }, extra: RunPatch): Promise<void>;
+  /** A singleton run (`byRunId`) cancels the key's holder `runId` (`flow/flow-ends.ts`). */
+  cancel?(runId: string, byRunId: string): Promise<void>;
 }
 
 /** What a session needs from the engine that opened it. */

@@ -8,8 +8,9 @@ import {
   type Operation,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
-import { afterAdmission, decideAdmission } from './concurrency-admission';
 import { freeSlot, type QueueDeps } from './concurrency-queue';
+import { afterFlow, decideFlow, type FlowDeps } from './flow/admission';
+import { admittedRecord } from './flow/admitted-record';
 import { HistoryCounter, withInvocation } from './history-order';
 import type { RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
@@ -151,36 +152,52 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   }
 
   /**
-   * Flow control per key (see `concurrency-admission.ts`): true when the run holds a slot of
-   * `request.key` (taken now and recorded, or held already); false when it was queued instead:
-   * the run is QUEUED, due again at the re-check time, its lease released and this invocation
-   * ended (its `close` then answers PENDING and writes nothing).
+   * Flow control (see `flow/admission.ts`): true when the run may run its handler now (every gate
+   * passed; the marks recorded). False when this invocation ends here, unrun: the run is QUEUED
+   * (for a slot, re-checked by the reconciler; or until its time, its wake-up asked for), or it
+   * ended skipped. Its `close` then answers PENDING and writes nothing.
    */
   async admit(request: AdmissionRequest): Promise<boolean> {
     this.assertOpen();
-    const queue = this.queueDeps();
-    const decision = await decideAdmission(queue, this.run, request, this.previousInvocationLost);
-    if (decision.admitted) {
+    const deps = this.flowDeps();
+    const decision = await decideFlow(deps, this.run, request, this.previousInvocationLost);
+    if (decision.kind === 'run') {
       if (decision.patch) {
         await this.commit([], decision.patch);
-        const { queuedAt: _at, queuePriority: _priority, ...rest } = this.run;
-        this.run = { ...rest, concurrencyKey: request.key };
+        this.run = admittedRecord(this.run, decision.patch);
       }
-      await bestEffort(afterAdmission(queue, this.run, request, decision.entry));
+      await bestEffort(afterFlow(deps, this.run, request, decision.entry));
       return true;
     }
     const now = this.now();
-    const recheck = now + (this.deps.queueRecheckMs ?? 15 * 60_000);
     this.ended = true;
     this.queued = true;
-    const released = { ...releasePatch(this.run, now, recheck), ...this.invocationEnded(now), ...decision.patch };
-    await this.commit([], this.metered(released));
+    if (decision.kind === 'skip') {
+      await this.deps.hooks.end?.(this.run, { status: 'CANCELLED', error: decision.error }, decision.patch);
+      return false;
+    }
+    const due = decision.kind === 'wait' ? decision.until : now + (this.deps.queueRecheckMs ?? 15 * 60_000);
+    const queued: RunPatch = { status: 'QUEUED', ...decision.patch };
+    const wake = { ...this.target(), at: due, reason: 'due' as const };
+    await this.commit(
+      [],
+      this.metered({ ...releasePatch(this.run, now, due), ...this.invocationEnded(now), ...queued }, wake),
+    );
+    // A slot's wait is ended by a hand-over (its re-check is only the safety net); a time's by its wake-up.
+    if (decision.kind === 'wait') await bestEffort(this.deps.waker.wakeAt(wake));
     await this.cancelSafetyWakeUp();
     return false;
   }
 
   private queueDeps(): QueueDeps {
     return { store: this.deps.store, clock: this.deps.clock, wake: (run) => this.deps.hooks.wake(run) };
+  }
+
+  private flowDeps(): FlowDeps {
+    const { cancel } = this.deps.hooks;
+    if (!cancel)
+      throw new Error('durable-lambda: this engine cannot serve flow control (its sessions have no cancel hook)');
+    return { ...this.queueDeps(), cancel: (runId, byRunId) => cancel(runId, byRunId) };
   }
 
   /**

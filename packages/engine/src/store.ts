@@ -6,6 +6,7 @@
  */
 import type { Operation } from '@durable-lambda/protocol';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
+import type { GateKey, GateRecord } from './flow/gate-records';
 import type { DueRun, RunPatch, RunRecord, RunStatus } from './run-record';
 
 /** A query for runs, newest first. */
@@ -222,6 +223,19 @@ export interface Store {
    * taken out): callers read each run before acting on it.
    */
   listQueuedRuns?(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]>;
+  /**
+   * Optional, with {@link Store.writeGate} (a store without them cannot serve `throttle`,
+   * `rateLimit` or `debounce`): a gate's register, read consistently, or undefined when it was never
+   * written or its `expiresAt` has passed.
+   */
+  readGate?(gate: GateKey): Promise<GateRecord | undefined>;
+  /**
+   * Writes the register's value as version `expected + 1`, only while its version is still
+   * `expected` (`0`: the register must not exist, or has expired). True when written; false
+   * otherwise (nothing written). `expiresAt` (epoch ms): after it the register reads as absent
+   * and the store may delete it.
+   */
+  writeGate?(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean>;
 }
 
 /** The run a revision was computed from (see {@link Store.reviseRun}). */

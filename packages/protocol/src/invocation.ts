@@ -65,20 +65,45 @@ export interface DurableInvocation {
   skipTo?(time: number): void;
   /**
    * Optional: flow control per key. Asked before the handler runs by a function configured with
-   * `concurrency`: true when the run holds (or just took) one of the `limit` slots of `key`, and
-   * the handler runs; false when the backend queued the run (it is `QUEUED`, this invocation has
-   * ended, and the run starts again when a slot frees): the SDK then ends the invocation PENDING
-   * without running the handler. A backend without it cannot serve `concurrency`.
+   * any of `concurrency`, `throttle`, `rateLimit`, `debounce`, `singleton`: true when the run may
+   * run now (it passed every gate; under `concurrency` it holds a slot); false when this invocation
+   * has ended without running the handler: the backend queued the run (`QUEUED`, waiting for a
+   * slot or for its time under `throttle` or `debounce`; it starts again by itself) or ended it
+   * (skipped by `rateLimit`, `debounce` or `singleton`). The SDK then ends the invocation PENDING.
+   * A backend without it cannot serve flow control.
    */
   admit?(request: AdmissionRequest): Promise<boolean>;
 }
 
-/** What an invocation asks at admission: a slot of `key`, of which at most `limit` are held at once. */
+/**
+ * What an invocation asks at admission: the gates of the run's function, each with the run's key
+ * under it (a function of the run's input: a tenant, a customer, a resource). At least one gate.
+ * Gates are passed in this order: `debounce`, `rateLimit`, `singleton`, `throttle`, `concurrency`.
+ */
 export interface AdmissionRequest {
-  /** The concurrency key (a function of the run's input: a tenant, a customer, a resource). */
-  readonly key: string;
-  /** At most this many runs of the key run at once (a whole number, 1 or more). */
-  readonly limit: number;
+  /** At most `limit` runs of the key RUNNING at once; the others wait as QUEUED, by `priority` then age. */
+  readonly concurrency?: {
+    readonly key: string;
+    readonly limit: number;
+    /** Higher starts first among queued runs (a whole number, -1,000,000 to 1,000,000; default 0). */
+    readonly priority?: number;
+  };
+  /** At most `limit` starts per `periodMs` per key (`burst` at once, default 1); later starts wait their turn. */
+  readonly throttle?: {
+    readonly key: string;
+    readonly limit: number;
+    readonly periodMs: number;
+    readonly burst?: number;
+  };
+  /** At most `limit` starts per `periodMs` per key; a start past it is skipped (the run ends CANCELLED). */
+  readonly rateLimit?: { readonly key: string; readonly limit: number; readonly periodMs: number };
+  /**
+   * The last run of a key in a quiet window of `periodMs` runs; the earlier ones end CANCELLED.
+   * `timeoutMs`: the latest a run waits after the window's first (default: no bound).
+   */
+  readonly debounce?: { readonly key: string; readonly periodMs: number; readonly timeoutMs?: number };
+  /** One run of a key at a time: a new run is skipped (`skip`) or cancels the running one (`cancel`). */
+  readonly singleton?: { readonly key: string; readonly mode: 'skip' | 'cancel' };
 }
 
 /** An invocation opened by a backend from an incoming event. */

@@ -14,10 +14,11 @@ import { createPluginRunner, type PluginRunner } from './plugins/runner';
 import { resolveRetry } from './retry';
 import { registeredBackend } from './runtime/backend-registry';
 import { executionArnOf } from './runtime/execution-arn';
+import { admissionOf, type FlowControl, parseFlowControl } from './runtime/flow-control';
 import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
 import { backendLoader, serveLambdaEvent } from './runtime/lambda-entry';
 import { defaultSerdes, serializeChecked } from './serdes/checked';
-import type { DurableExecutionConfig, KeyConcurrencyConfig } from './types/config';
+import type { DurableExecutionConfig } from './types/config';
 import type { DurableHandler } from './types/durable-context';
 import type { DurableExecutionInvocationOutput } from './types/invocation';
 import { InvocationStatus } from './types/operation-enums';
@@ -36,6 +37,10 @@ const CONFIG_KEYS = [
   'plugins',
   'pluginsConfig',
   'concurrency',
+  'throttle',
+  'rateLimit',
+  'debounce',
+  'singleton',
 ] as const;
 
 /** Per-invocation overrides a backend driver (test runner, dev server) may apply. */
@@ -117,7 +122,7 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
     logSink: config.logSink ?? jsonLineSink,
   };
 
-  const concurrency = parseConcurrency(config.concurrency);
+  const flow = parseFlowControl(config);
   const plugins = parsePlugins(config.plugins);
   parseConfigObject(config.pluginsConfig, 'config.pluginsConfig', ['childOperationsDepth']);
   // Loaded once, at wrap time, as AWS's SDK does; a failure fails each invocation that needs it.
@@ -138,7 +143,7 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
         handler,
         defaults,
         { ...settings, ...overrides },
-        admitted(invocation, concurrency),
+        admitted(invocation, flow),
         lambdaContext,
         pluginRunner,
       ),
@@ -162,64 +167,25 @@ function envNumber(name: string): number | undefined {
   return Number.isFinite(value) ? value : (raw as unknown as number);
 }
 
-/** Validates the `concurrency` option. */
-function parseConcurrency(value: unknown): KeyConcurrencyConfig | undefined {
-  if (value === undefined) return undefined;
-  parseConfigObject(value, 'config.concurrency', ['key', 'limit']);
-  const { key, limit } = value as Partial<KeyConcurrencyConfig>;
-  if (typeof key !== 'function')
-    throw new InvalidArgumentError('config.concurrency.key', 'must be a function of the input');
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
-    throw new InvalidArgumentError(
-      'config.concurrency.limit',
-      `must be a whole number of at least 1, got ${String(limit)}`,
-    );
-  }
-  return { key, limit };
-}
-
 /**
- * The invocation with its admission ahead of the handler: `admitFirst` asks the backend for a slot
- * of the run's key (see `DurableInvocation.admit`). Undefined without `concurrency`.
+ * The invocation with its admission ahead of the handler: `admitFirst` asks the backend to admit
+ * the run under its function's flow control (see `DurableInvocation.admit`). Undefined without it.
  */
 interface AdmittedInvocation {
   invocation: DurableInvocation;
   admitFirst?: (event: unknown) => Promise<boolean>;
 }
 
-/** The longest concurrency key, in characters (the engine's bound too). */
-const CONCURRENCY_KEY_MAX = 256;
-
-/** The run's concurrency key from `key(event)`: a string of 1-256 characters, else the run fails. */
-function concurrencyKeyOf(concurrency: KeyConcurrencyConfig, event: unknown): string {
-  let key: unknown;
-  try {
-    key = concurrency.key(event);
-  } catch (error) {
-    throw new InvalidArgumentError(
-      'config.concurrency.key',
-      `threw: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  if (typeof key !== 'string' || key.length === 0 || key.length > CONCURRENCY_KEY_MAX) {
-    throw new InvalidArgumentError(
-      'config.concurrency.key',
-      `must return a string of 1 to ${CONCURRENCY_KEY_MAX} characters, got ${typeof key === 'string' ? `${key.length} characters` : typeof key}`,
-    );
-  }
-  return key;
-}
-
-function admitted(invocation: DurableInvocation, concurrency: KeyConcurrencyConfig | undefined): AdmittedInvocation {
-  if (!concurrency) return { invocation };
+function admitted(invocation: DurableInvocation, flow: FlowControl | undefined): AdmittedInvocation {
+  if (!flow) return { invocation };
   const admit = invocation.admit?.bind(invocation);
   return {
     invocation,
     admitFirst: async (event) => {
       if (!admit) {
-        throw new InvalidArgumentError('config.concurrency', 'the backend of this invocation cannot admit runs by key');
+        throw new InvalidArgumentError('config', 'the backend of this invocation cannot serve flow control (admit)');
       }
-      return admit({ key: concurrencyKeyOf(concurrency, event), limit: concurrency.limit });
+      return admit(admissionOf(flow, event));
     },
   };
 }

@@ -92,7 +92,15 @@ export type {
   ThresholdCompletionConfig,
 } from './types/completion';
 export { CompletionOutcome, completeBatch, continueBatch } from './types/completion';
-export type { DurableExecutionConfig, KeyConcurrencyConfig } from './types/config';
+export type {
+  DebounceConfig,
+  DurableExecutionConfig,
+  FlowKey,
+  KeyConcurrencyConfig,
+  RateLimitConfig,
+  SingletonConfig,
+  ThrottleConfig,
+} from './types/config';
 export type {
   ChildFunc,
   ChildFunction,

@@ -21,6 +21,7 @@ const PATCHABLE = new Set<string>([
   'concurrencyKey',
   'queuedAt',
   'queuePriority',
+  'flow',
 ] satisfies (keyof RunPatch)[]);
 
 /**
