@@ -29,6 +29,7 @@ import {
   T0,
   withDueAt,
 } from './fixtures';
+import { describeFlowGateConformance } from './flow-gate-conformance';
 import { describeHistoryOrderConformance } from './history-order-conformance';
 import { describeMeterConformance } from './meter-conformance';
 import { describeOperationPageConformance } from './operation-page-conformance';
@@ -57,6 +58,7 @@ export function describeStoreConformance(
   describeMeterConformance(name, setup, options);
   describeRecreationConformance(name, setup, options);
   describeConcurrencySlotConformance(name, setup, options);
+  describeFlowGateConformance(name, setup, options);
   describeHistoryOrderConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {

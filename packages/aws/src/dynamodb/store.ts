@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   DueRun,
+  GateKey,
+  GateRecord,
   IdempotencyRecord,
   LeaseGrant,
   OperationPage,
@@ -19,6 +21,7 @@ import type { Operation } from '@durable-lambda/protocol';
 import { type DynamoDbTransport, isDynamoDbTransport } from './commands';
 import { DynamoDbSlots } from './concurrency-slots';
 import { duePartitions, findDueRuns } from './due-index';
+import { DynamoDbGates } from './flow-gates';
 import { IdempotencyRecords } from './idempotency';
 import { keyFits, operationSk, RUN_SK, runPk } from './layout';
 import { loadOperationPage } from './operation-page';
@@ -93,6 +96,7 @@ export class DynamoDbStore implements Store {
   private readonly ctx: StoreContext;
   private readonly idempotency: IdempotencyRecords;
   private readonly slots: DynamoDbSlots;
+  private readonly gates: DynamoDbGates;
   private readonly legacyIndexes: boolean;
 
   constructor(options: DynamoDbStoreOptions) {
@@ -106,6 +110,7 @@ export class DynamoDbStore implements Store {
     );
     this.idempotency = new IdempotencyRecords(access, limits);
     this.slots = new DynamoDbSlots(access);
+    this.gates = new DynamoDbGates(access, () => this.ctx.clock.now());
     this.legacyIndexes = options.legacyIndexes === true;
   }
 
@@ -131,6 +136,14 @@ export class DynamoDbStore implements Store {
 
   listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
     return this.slots.list(slot, limit, after);
+  }
+
+  readGate(gate: GateKey): Promise<GateRecord | undefined> {
+    return this.gates.read(gate);
+  }
+
+  writeGate(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean> {
+    return this.gates.write(gate, value, expected, expiresAt);
   }
 
   createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {

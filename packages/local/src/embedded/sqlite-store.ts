@@ -5,6 +5,8 @@ import {
   checkOperationPayloads,
   checkRunPayloads,
   type DueRun,
+  type GateKey,
+  type GateRecord,
   type IdempotencyRecord,
   type LeaseGrant,
   type OperationPage,
@@ -23,6 +25,7 @@ import {
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { SqliteDatabase, SqliteDriverName } from './sqlite-driver';
+import { SqliteGates } from './sqlite-gates';
 import { SqliteIdempotency } from './sqlite-idempotency';
 import { operationPage, replayOperations } from './sqlite-operation-reads';
 import type { OwnerLock } from './sqlite-owner-lock';
@@ -77,6 +80,7 @@ export class SqliteStore implements Store {
   private readonly journal: SqliteRunJournal;
   private readonly idempotency: SqliteIdempotency;
   private readonly slots: SqliteSlots;
+  private readonly gates: SqliteGates;
   private readonly sql: RunStatements;
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
@@ -99,6 +103,7 @@ export class SqliteStore implements Store {
     this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
     this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
     this.slots = new SqliteSlots(this.db);
+    this.gates = new SqliteGates(this.db, () => this.clock.now());
     this.sql = prepareRunStatements(this.db);
   }
 
@@ -283,6 +288,14 @@ export class SqliteStore implements Store {
 
   async listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
     return this.slots.list(slot, limit, after);
+  }
+
+  async readGate(gate: GateKey): Promise<GateRecord | undefined> {
+    return this.gates.read(gate);
+  }
+
+  async writeGate(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean> {
+    return this.gates.write(gate, value, expected, expiresAt);
   }
 
   async writeOutsideEvent(
