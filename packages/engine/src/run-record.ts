@@ -108,7 +108,7 @@ export interface RunRecord {
 }
 
 /** The gates of flow control, in the order a run passes them. */
-export type FlowGate = 'debounce' | 'rateLimit' | 'singleton' | 'throttle' | 'concurrency';
+export type FlowGate = 'debounce' | 'rateLimit' | 'throttle' | 'singleton' | 'concurrency';
 
 /**
  * Flow control's marks on a run: the gates it passed (never asked again: a run woken from a wait

@@ -78,7 +78,7 @@ export interface DurableInvocation {
 /**
  * What an invocation asks at admission: the gates of the run's function, each with the run's key
  * under it (a function of the run's input: a tenant, a customer, a resource). At least one gate.
- * Gates are passed in this order: `debounce`, `rateLimit`, `singleton`, `throttle`, `concurrency`.
+ * Gates are passed in this order: `debounce`, `rateLimit`, `throttle`, `singleton`, `concurrency`.
  */
 export interface AdmissionRequest {
   /** At most `limit` runs of the key RUNNING at once; the others wait as QUEUED, by `priority` then age. */
@@ -95,7 +95,7 @@ export interface AdmissionRequest {
     readonly periodMs: number;
     readonly burst?: number;
   };
-  /** At most `limit` starts per `periodMs` per key; a start past it is skipped (the run ends CANCELLED). */
+  /** At most `limit` (up to 1,000) starts in any window of `periodMs` per key; a start past it is skipped (the run ends CANCELLED). */
   readonly rateLimit?: { readonly key: string; readonly limit: number; readonly periodMs: number };
   /**
    * The last run of a key in a quiet window of `periodMs` runs; the earlier ones end CANCELLED.

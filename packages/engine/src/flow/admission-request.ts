@@ -11,6 +11,8 @@ export const FLOW_KEY_MAX = 256;
 export const MIN_PERIOD_MS = 1_000;
 /** The longest period (and debounce timeout), ms: 7 days. */
 export const MAX_PERIOD_MS = 7 * 86_400_000;
+/** The largest `rateLimit.limit` (its log of starts is kept whole). */
+export const RATE_LIMIT_MAX = 1_000;
 /** The largest priority magnitude. */
 export const MAX_PRIORITY = 1_000_000;
 
@@ -36,7 +38,7 @@ export function checkAdmission(request: AdmissionRequest): void {
   ] as const) {
     if (!rate) continue;
     checkKey(rate.key, `${name}.key`);
-    checkWhole(rate.limit, `${name}.limit`, 1, 1_000_000);
+    checkWhole(rate.limit, `${name}.limit`, 1, name === 'rateLimit' ? RATE_LIMIT_MAX : 1_000_000);
     checkWhole(rate.periodMs, `${name}.periodMs`, MIN_PERIOD_MS, MAX_PERIOD_MS);
   }
   if (throttle?.burst !== undefined) checkWhole(throttle.burst, 'throttle.burst', 1, throttle.limit);

@@ -13,8 +13,9 @@ import type { FlowGate, FlowMarks, RunPatch, RunRecord } from '../run-record';
 import { checkAdmission } from './admission-request';
 import { debounceArrive, debounceFire } from './debounce-gate';
 import type { GateKey, GateKind } from './gate-records';
-import { reserveStart } from './rate-gate';
+import { admitRateLimited } from './rate-limit-gate';
 import { type SingletonDeps, takeSingleton } from './singleton-gate';
+import { reserveStart } from './throttle-gate';
 
 /** What the engine needs to decide an admission. */
 export type FlowDeps = SingletonDeps;
@@ -70,13 +71,13 @@ export async function decideFlow(
     passed.push('debounce');
   }
   if (rateLimit && !passed.includes('rateLimit')) {
-    const rate = { limit: rateLimit.limit, periodMs: rateLimit.periodMs, burst: 1 };
-    const reserved = await reserveStart(deps.store, gateOf('rateLimit', rateLimit.key), rate, run.runId, now, true);
-    if ('refused' in reserved) {
-      const next = new Date(reserved.nextAt).toISOString();
+    const gate = gateOf('rateLimit', rateLimit.key);
+    const admitted = await admitRateLimited(deps.store, gate, rateLimit.limit, rateLimit.periodMs, run.runId, now);
+    if (!admitted.admitted) {
+      const next = new Date(admitted.nextAt).toISOString();
       return skipped(
         'rate_limited',
-        `rate key ${JSON.stringify(rateLimit.key)} allows ${rateLimit.limit} per ${rateLimit.periodMs} ms; the next start is allowed at ${next}`,
+        `rate key ${JSON.stringify(rateLimit.key)} allows ${rateLimit.limit} starts per ${rateLimit.periodMs} ms; the next is allowed at ${next}`,
         marks(),
       );
     }
@@ -84,12 +85,10 @@ export async function decideFlow(
   }
   if (throttle && !passed.includes('throttle')) {
     const rate = { limit: throttle.limit, periodMs: throttle.periodMs, burst: throttle.burst ?? 1 };
-    const reserved = await reserveStart(deps.store, gateOf('throttle', throttle.key), rate, run.runId, now, false);
+    const at = await reserveStart(deps.store, gateOf('throttle', throttle.key), rate, run.runId, now);
     passed.push('throttle');
     // Its start is reserved (marked passed): woken at its time, it goes on to the next gate.
-    if ('at' in reserved && reserved.at > now) {
-      return { kind: 'wait', until: reserved.at, patch: marks({ waitingFor: 'throttle', until: reserved.at }) };
-    }
+    if (at > now) return { kind: 'wait', until: at, patch: marks({ waitingFor: 'throttle', until: at }) };
   }
   if (singleton && !passed.includes('singleton')) {
     const taken = await takeSingleton(deps, run, singleton.key, singleton.mode);

@@ -71,7 +71,7 @@ export function parseFlowControl(config: DurableExecutionConfig): FlowControl | 
       field: f,
       key: keyFunction(config.rateLimit.key, `${f}.key`),
       request: {
-        limit: whole(config.rateLimit.limit, `${f}.limit`, 1, 1_000_000),
+        limit: whole(config.rateLimit.limit, `${f}.limit`, 1, 1_000),
         periodMs: period(config.rateLimit.period, `${f}.period`),
       },
     };

@@ -49,7 +49,10 @@ export interface DurableExecutionConfig extends StepDefaults {
    * their turn (starts are spaced `period / limit` apart; `burst` may start at once, default 1).
    */
   throttle?: ThrottleConfig;
-  /** At most `limit` runs of a key start per `period`; one past it ends at once, `CANCELLED` (`rate_limited`). */
+  /**
+   * At most `limit` runs of a key start in any window of `period` (exactly: a sliding window); one
+   * past it ends at once, `CANCELLED` (`rate_limited`).
+   */
   rateLimit?: RateLimitConfig;
   /**
    * The last run of a key in a quiet `period` runs; each earlier one ends `CANCELLED`
@@ -92,7 +95,7 @@ export interface ThrottleConfig {
 /** See {@link DurableExecutionConfig.rateLimit}. */
 export interface RateLimitConfig {
   key?: FlowKey;
-  /** Starts per period: a whole number, 1 or more. */
+  /** Starts in any window of `period`: a whole number, 1 to 1,000. */
   limit: number;
   /** At least 1 second, at most 7 days. */
   period: Duration;

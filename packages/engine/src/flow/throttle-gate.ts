@@ -1,10 +1,9 @@
 /**
- * `throttle` and `rateLimit`: at most `limit` starts per `period` per key, kept as a generic cell
- * rate (GCRA) in one register per key. Each start reserves the next start time the key allows in
- * one compare-and-set write: starts are spaced `period / limit` apart, and `burst` of them may go
- * at once (default 1: at most `limit` in any window of `period`). `throttle` waits for its reserved
- * time (the run is QUEUED until then, woken by its waker, so waiting costs no invocation);
- * `rateLimit` skips a start that would have to wait (nothing reserved).
+ * `throttle`: at most `limit` starts per `period` per key, smoothed, kept as a generic cell rate
+ * (GCRA) in one register per key. Each start reserves the next start time the key allows in one
+ * compare-and-set write: starts are spaced `period / limit` apart, and `burst` of them may go at
+ * once (default 1: at most `limit` in any window of `period`). The run waits for its reserved time
+ * QUEUED, woken by its waker, so waiting costs no invocation.
  *
  * The register holds the key's theoretical arrival time `tat` (when the bucket is full again) and
  * the last reservation (`by`, `at`), so a retry after a lost response finds its own reservation
@@ -21,36 +20,28 @@ export interface Rate {
   burst: number;
 }
 
-/** What a reservation decided. */
-export type Reservation = { at: number } | { refused: true; nextAt: number };
-
 /** How many compare-and-set attempts one reservation makes before it fails (a very hot key). */
 const ATTEMPTS = 20;
 
-/**
- * Reserves a start for `runId` under `rate`: when it may start (`at`, now or later), or, with
- * `refuseLater` (`rateLimit`), a refusal when that would be later than now (nothing written).
- */
+/** Reserves a start for `runId` under `rate`: when it may start (now or later). */
 export async function reserveStart(
   store: Store,
   gate: GateKey,
   rate: Rate,
   runId: string,
   now: number,
-  refuseLater: boolean,
-): Promise<Reservation> {
+): Promise<number> {
   const gates = gateStore(store);
   const interval = rate.periodMs / rate.limit;
   const tolerance = (rate.burst - 1) * interval;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const record = await gates.readGate(gate);
-    if (record && record.value.by === runId) return { at: Number(record.value.at) };
+    if (record && record.value.by === runId) return Number(record.value.at);
     const tat = Math.max(Number(record?.value.tat ?? 0), now);
     const at = Math.max(now, tat - tolerance);
-    if (refuseLater && at > now) return { refused: true, nextAt: at };
     const value = { tat: tat + interval, by: runId, at };
     // Idle past `tat + interval`, the register says nothing a fresh one would not.
-    if (await gates.writeGate(gate, value, record?.version ?? 0, tat + interval + rate.periodMs)) return { at };
+    if (await gates.writeGate(gate, value, record?.version ?? 0, tat + interval + rate.periodMs)) return at;
   }
   throw new Error(`durable-lambda: ${gate.gate} key ${JSON.stringify(gate.key)} is too contended to reserve a start`);
 }
