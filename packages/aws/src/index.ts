@@ -12,6 +12,7 @@ export {
   ScheduleReceiver,
   type ScheduleReceiverOptions,
   scheduleKeyPrefix,
+  scheduleOfRunKey,
   scheduleRunKey,
   type TriggerBatch,
   type TriggerBatchResponse,

@@ -66,4 +66,9 @@ export interface StartRunRequest {
    * Used by {@link Engine.open} for a start event.
    */
   lease?: { leaseExpiresAt: number; leaseToken: string };
+  /**
+   * The run is created QUEUED behind `behind` (a schedule's `bufferOne` firing, see
+   * `starts/schedule-buffer.ts`): in the queue of `key` from `queuedAt`, re-checked at `recheckAt`.
+   */
+  buffered?: { key: string; behind: string[]; queuedAt: number; recheckAt: number };
 }

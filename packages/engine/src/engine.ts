@@ -77,6 +77,7 @@ export class Engine implements DurableBackend {
       invoker: this.invoker,
       clock: this.clock,
       maxPayloadBytes: this.maxPayloadBytes,
+      ...(this.queueRecheckMs === undefined ? {} : { queueRecheckMs: this.queueRecheckMs }),
       startChild: async (request) => (await this.startRun(request)).run,
     });
   }

@@ -143,6 +143,7 @@ export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';
 export { type KickDeps, kickNewRun } from './starts/kick-new-run';
+export { scheduleBufferKey, scheduleOfRunKey } from './starts/schedule-buffer';
 export type { OverlapDecision, OverlapPolicy, ScheduleFiringEvent } from './starts/schedule-events';
 export {
   decideOverlap,

@@ -1,9 +1,11 @@
 import { type ErrorObject, incarnationId, type Operation } from '@durable-lambda/protocol';
 import { parseCallbackId, sameCallbackId } from './callback-ids';
-import { freeSlot, unqueue } from './concurrency-queue';
+import { unqueue } from './concurrency-queue';
 import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
+import { flowAfterEnd } from './flow/run-ended';
 import { heldAt, outsideHistoryOrder } from './history-order';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
+import { recheckBuffered } from './starts/schedule-buffer';
 import { callbackTimeout } from './transitions';
 import { wakeEvent } from './wake-event';
 
@@ -22,6 +24,8 @@ export interface OutsideEventDeps {
   maxPayloadBytes: number;
   /** How long an ended run is kept, ms; undefined keeps it forever. */
   retentionMs: number | undefined;
+  /** How long a QUEUED run waits before its re-check, ms (the engine's `queueRecheckMs`). */
+  queueRecheckMs?: number;
   /** Starts (or finds) a child run for a chained invoke. */
   startChild(request: {
     functionName: string;
@@ -172,12 +176,17 @@ export class OutsideEvents {
    * with its tree): its slot is released and the head of its key's queue woken (`concurrency-queue.ts`).
    */
   async slotFreed(run: RunRecord): Promise<void> {
-    await freeSlot(this.queueDeps(), run);
+    await flowAfterEnd(this.queueDeps(), run);
   }
 
   /** A QUEUED run is taken out of its wait (RUNNING, due now) and woken to try its admission again. */
   async unqueue(run: RunRecord): Promise<void> {
     await unqueue(this.queueDeps(), run);
+  }
+
+  /** A schedule's buffered run at its re-check: started if what it waits behind ended (`schedule-buffer.ts`). */
+  recheckBuffered(run: RunRecord): Promise<boolean> {
+    return recheckBuffered(this.queueDeps(), run, this.deps.queueRecheckMs ?? 15 * 60_000);
   }
 
   private queueDeps() {

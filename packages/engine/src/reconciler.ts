@@ -155,8 +155,12 @@ async function reconcileRun(deps: ReconcilerDeps, runId: string, report: Reconci
       report.timedOut.push(runId);
     } else if (dueAt !== undefined && dueAt <= now) {
       // Its re-check: a hand-over lost to a crash or a fault strands no queued run.
-      await deps.outside.unqueue(run);
-      report.woken.push({ runId, reason: 'due' });
+      if (run.flow?.waitingFor === 'schedule') {
+        if (await deps.outside.recheckBuffered(run)) report.woken.push({ runId, reason: 'due' });
+      } else {
+        await deps.outside.unqueue(run);
+        report.woken.push({ runId, reason: 'due' });
+      }
     }
     return;
   }

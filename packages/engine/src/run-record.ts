@@ -116,10 +116,15 @@ export type FlowGate = 'debounce' | 'rateLimit' | 'throttle' | 'singleton' | 'co
  */
 export interface FlowMarks {
   passed: FlowGate[];
-  /** While QUEUED for its time: the gate it waits on (its reserved start, its debounce window). */
-  waitingFor?: 'throttle' | 'debounce';
-  /** When that wait ends (epoch ms): the run is woken then. */
+  /**
+   * While QUEUED: what it waits for besides a slot: its reserved start (`throttle`), its debounce
+   * window (`debounce`), or the runs of its schedule it was buffered behind (`schedule`, `bufferOne`).
+   */
+  waitingFor?: 'throttle' | 'debounce' | 'schedule';
+  /** When a `throttle` or `debounce` wait ends (epoch ms): the run is woken then. */
   until?: number;
+  /** The runs a `schedule` wait is behind: it starts once they all ended. */
+  behind?: string[];
 }
 
 /** What an operator did to a run. */

@@ -68,6 +68,18 @@ export function newRunRecord(
         }
       : {}),
   };
+  if (request.buffered) {
+    const { key, behind, queuedAt, recheckAt } = request.buffered;
+    Object.assign(run, {
+      status: 'QUEUED',
+      concurrencyKey: key,
+      queuedAt,
+      queuePriority: 0,
+      nextWakeAt: recheckAt,
+      dueAt: recheckAt,
+      flow: { passed: [], waitingFor: 'schedule', behind },
+    } satisfies Partial<RunRecord>);
+  }
   if (request.lease) {
     const due = dueAtOf(run);
     if (due !== undefined) run.dueAt = due;

@@ -8,9 +8,10 @@ import {
   type Operation,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
-import { freeSlot, type QueueDeps } from './concurrency-queue';
+import type { QueueDeps } from './concurrency-queue';
 import { afterFlow, decideFlow, type FlowDeps } from './flow/admission';
 import { admittedRecord } from './flow/admitted-record';
+import { flowAfterEnd } from './flow/run-ended';
 import { HistoryCounter, withInvocation } from './history-order';
 import type { RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
@@ -330,7 +331,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     await this.cancelSafetyWakeUp();
     // Its slot, if it held one, goes to the head of its key's queue; a death before this is
     // healed by the next admission that finds the key full.
-    await bestEffort(freeSlot(this.queueDeps(), { ...this.run, status: output.Status }));
+    await bestEffort(flowAfterEnd(this.queueDeps(), { ...this.run, status: output.Status }));
     if (this.run.parent) {
       // Left to the reconciler when it fails: the run stays in the due index until it succeeds.
       await bestEffort(

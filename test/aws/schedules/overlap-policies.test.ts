@@ -12,9 +12,10 @@ import {
   type OverlapPolicy,
   type ScheduleFiringEvent,
   ScheduleReceiver,
+  scheduleOfRunKey,
   scheduleRunKey,
 } from '@durable-lambda/aws';
-import { Engine, MemoryStore, type Store } from '@durable-lambda/engine';
+import { Engine, MemoryStore, type Store, type WakeRequest, wakeEvent } from '@durable-lambda/engine';
 import { VirtualClock } from '@durable-lambda/local';
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +46,13 @@ const MINUTE = 60_000;
 async function world(makeStore: (clock: VirtualClock) => Promise<Store>) {
   const clock = new VirtualClock(T0);
   const store = await makeStore(clock);
-  const engine = new Engine({ store, clock, waker: { wakeAt: async () => {} }, retentionMs: 86_400_000 });
+  const wakes: WakeRequest[] = [];
+  const engine = new Engine({
+    store,
+    clock,
+    waker: { wakeAt: async (w) => void wakes.push(w) },
+    retentionMs: 86_400_000,
+  });
   const invoked: unknown[] = [];
   const receiver = new ScheduleReceiver({
     engine,
@@ -66,6 +73,11 @@ async function world(makeStore: (clock: VirtualClock) => Promise<Store>) {
       });
     }
   };
+  /** Delivers the wake-ups asked for (a hand-over, the reconciler's), as the waker would. */
+  const wake = async () => {
+    for (const w of wakes.splice(0)) if (w.reason !== 'lease') invoked.push(wakeEvent(w.runId));
+    await drain();
+  };
   /** Scheduler firing schedule `nightly` at `at` (the clock moved there first). */
   const fire = async (overlap: OverlapPolicy, at: number) => {
     clock.advanceTo(at);
@@ -83,7 +95,7 @@ async function world(makeStore: (clock: VirtualClock) => Promise<Store>) {
   const run = async (at: number) =>
     (await engine.listRuns({ limit: 100 })).runs.find((r) => r.runKey === scheduleRunKey('nightly', at));
   const runs = async () => (await engine.listRuns({ limit: 100 })).runs;
-  return { fire, drain, run, runs, invoked };
+  return { fire, drain, wake, run, runs, invoked, engine, clock, store };
 }
 
 describe.each(stores)('schedule overlap on %s', (_name, makeStore) => {
@@ -127,10 +139,51 @@ describe.each(stores)('schedule overlap on %s', (_name, makeStore) => {
     expect((await w.runs()).filter((r) => r.status === 'RUNNING')).toHaveLength(3);
   }, 60_000);
 
-  it('bufferOne: without a durable slot to wait in, a firing that would wait is skipped (said in its answer)', async () => {
+  it('bufferOne: one firing waits QUEUED behind the running run and starts when it ends; more are skipped', async () => {
     const w = await world(makeStore);
     await w.fire('bufferOne', T0);
-    expect(await w.fire('bufferOne', T0 + MINUTE)).toMatchObject({ skipped: true });
+    const buffered = await w.fire('bufferOne', T0 + MINUTE);
+    expect(buffered).toMatchObject({ created: true, buffered: true });
+    const waiting = await w.run(T0 + MINUTE);
+    expect(waiting).toMatchObject({
+      status: 'QUEUED',
+      flow: { waitingFor: 'schedule', behind: [(await w.run(T0))?.runId] },
+    });
+    // A third firing while one waits is skipped; a duplicate of the buffered firing finds it.
+    expect(await w.fire('bufferOne', T0 + 2 * MINUTE)).toMatchObject({ skipped: true });
+    expect(await w.fire('bufferOne', T0 + MINUTE)).toMatchObject({ runId: waiting?.runId, created: false });
+    expect(w.invoked).toHaveLength(1);
+    // The first run ends: the buffered one starts (woken), and ends in turn.
+    await w.drain();
+    expect((await w.run(T0))?.status).toBe('SUCCEEDED');
+    expect((await w.run(T0 + MINUTE))?.status).toBe('RUNNING');
+    await w.wake();
+    expect(await w.run(T0 + MINUTE)).toMatchObject({ status: 'SUCCEEDED', invocations: 1 });
+    expect((await w.run(T0 + MINUTE))?.flow).toBeUndefined();
+    expect(await w.run(T0 + 2 * MINUTE)).toBeUndefined();
+  }, 60_000);
+
+  it('bufferOne: a hand-over lost to a crash is made up at the re-check, never while the previous still runs', async () => {
+    const w = await world(makeStore);
+    await w.fire('bufferOne', T0);
+    await w.fire('bufferOne', T0 + MINUTE);
+    // The re-check comes while the first still runs: the buffered run keeps waiting.
+    w.clock.advanceTo(T0 + 20 * MINUTE);
+    await w.engine.reconcile({ graceMs: 0 });
+    expect((await w.run(T0 + MINUTE))?.status).toBe('QUEUED');
+    // The first ends, but the hand-over is lost (the queue cannot be read as it ends).
+    const list = w.store.listQueuedRuns?.bind(w.store);
+    w.store.listQueuedRuns = async () => {
+      throw new Error('process died');
+    };
+    await w.drain();
+    w.store.listQueuedRuns = list;
+    expect((await w.run(T0 + MINUTE))?.status).toBe('QUEUED');
+    w.clock.advanceTo(T0 + 40 * MINUTE);
+    await w.engine.reconcile({ graceMs: 0 });
+    expect((await w.run(T0 + MINUTE))?.status).toBe('RUNNING');
+    await w.wake();
+    expect((await w.run(T0 + MINUTE))?.status).toBe('SUCCEEDED');
   }, 60_000);
 });
 
@@ -143,5 +196,7 @@ describe('the overlap decision', () => {
     expect(decideOverlap('bufferOne', ['a'], 0)).toEqual({ action: 'buffer' });
     expect(decideOverlap('bufferOne', ['a'], 1)).toEqual({ action: 'skip' });
     expect(scheduleRunKey('nightly', '2026-01-01T00:00:00Z')).toBe('schedule:nightly:2026-01-01T00:00:00.000Z');
+    expect(scheduleOfRunKey(scheduleRunKey('a:b', T0))).toBe('a:b');
+    expect(scheduleOfRunKey('sqs:m-1')).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
 
 const ok = async () => 'ok';
-const wrap = (options: Record<string, unknown>) => () => withDurableExecution(ok, options);
+const wrap = (options: Record<string, unknown>) => (): unknown => withDurableExecution(ok, options);
 
 describe('the flow-control options are checked at wrap time, naming the field', () => {
   it.each([
@@ -17,8 +17,8 @@ describe('the flow-control options are checked at wrap time, naming the field', 
     [{ debounce: { period: { seconds: 10 }, timeout: { seconds: 5 } } }, 'config.debounce.timeout'],
     [{ debounce: {} }, 'config.debounce.period'],
     [{ singleton: { mode: 'queue' } }, 'config.singleton.mode'],
-    [{ singleton: { mode: 'skip' }, concurrency: { key: () => 'k', limit: 1 } }, 'config.singleton'],
-    [{ concurrency: { key: () => 'k', limit: 1, priority: 3 } }, 'config.concurrency.priority'],
+    [{ singleton: { mode: 'skip' }, concurrency: { key: (): string => 'k', limit: 1 } }, 'config.singleton'],
+    [{ concurrency: { key: (): string => 'k', limit: 1, priority: 3 } }, 'config.concurrency.priority'],
   ])('%j is refused naming %s', (options, field) => {
     expect(wrap(options)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
     expect(wrap(options)).toThrow(field);

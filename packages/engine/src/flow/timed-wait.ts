@@ -9,6 +9,7 @@ import type { RunRecord, Store } from '../ports';
 /** `run` RUNNING when its timed wait is over (revised so), else `run` as it was. */
 export async function endTimedWait(store: Store, run: RunRecord, now: number): Promise<RunRecord | undefined> {
   const until = run.flow?.until;
-  if (run.status !== 'QUEUED' || run.flow?.waitingFor === undefined || until === undefined || until > now) return run;
+  const timed = run.flow?.waitingFor === 'throttle' || run.flow?.waitingFor === 'debounce';
+  if (run.status !== 'QUEUED' || !timed || until === undefined || until > now) return run;
   return (await store.reviseRun(run.runId, 'QUEUED', { status: 'RUNNING' }, [])) ?? (await store.getRun(run.runId));
 }

@@ -1,21 +1,26 @@
+import { type QueueDeps, slotOf, slotStore } from '../concurrency-queue';
 import type { Engine } from '../engine';
 import type { Clock, Invoker, Waker } from '../ports';
+import { runIdFor } from '../run-ids';
 import type { RunRecord } from '../run-record';
 import { kickNewRun } from './kick-new-run';
+import { scheduleBufferKey, startIfClear } from './schedule-buffer';
 import { decideOverlap, type ScheduleFiringEvent, scheduleKeyPrefix, scheduleRunKey } from './schedule-events';
 
-/** The answer to a firing: the run it started or found, or why it started none. */
+/** The answer to a firing: the run it started (or buffered) or found, or why it started none. */
 export type ScheduleFiringResponse =
-  | { schedule: string; runId: string; created: boolean; cancelled: string[] }
+  | { schedule: string; runId: string; created: boolean; cancelled: string[]; buffered?: true }
   | { schedule: string; skipped: true; running: string[] };
 
 /** What a {@link ScheduleReceiver} reads and starts runs through. */
 export interface ScheduleReceiverOptions {
-  engine: Pick<Engine, 'startRun' | 'listRuns' | 'cancelRun'>;
+  engine: Pick<Engine, 'startRun' | 'listRuns' | 'cancelRun' | 'store'>;
   invoker?: Invoker;
   waker: Waker;
   clock: Clock;
   report?(error: unknown): void;
+  /** How long a buffered run waits before the reconciler re-checks it, ms. Default 15 minutes. */
+  queueRecheckMs?: number;
 }
 
 /**
@@ -24,8 +29,7 @@ export interface ScheduleReceiverOptions {
  * the schedule's runs still RUNNING. Those are read from the store's listing of the function's
  * RUNNING runs (one query per firing; no per-schedule item, so a firing writes only its run):
  * `skip` starts nothing while one runs; `cancelPrevious` cancels them first; `allowAll` starts
- * regardless. `bufferOne` needs a durable slot to wait in (the flow-control queue of issue 26):
- * until then a firing that would wait is skipped, and the answer says so.
+ * regardless; `bufferOne` starts its run QUEUED behind them, at most one (`schedule-buffer.ts`).
  */
 export class ScheduleReceiver {
   private readonly options: ScheduleReceiverOptions;
@@ -38,15 +42,21 @@ export class ScheduleReceiver {
   async receive(event: ScheduleFiringEvent, functionName: string): Promise<ScheduleFiringResponse> {
     const { name, scheduledTime, overlap, input } = event.durableLambda;
     const runKey = scheduleRunKey(name, scheduledTime);
-    const running = (await this.runningOf(functionName, name)).filter((r) => r.runKey !== runKey);
+    const prefix = scheduleKeyPrefix(name);
+    const running = (await this.runsOf(functionName, prefix, 'RUNNING')).filter((r) => r.runKey !== runKey);
     // Its own run already there (a duplicate firing) is found by its key below, whatever else runs.
+    const waiting =
+      overlap === 'bufferOne' && running.length > 0 ? await this.runsOf(functionName, prefix, 'QUEUED') : [];
+    const mine = waiting.some((r) => r.runKey === runKey);
     const decision = decideOverlap(
       overlap,
       running.map((r) => r.runId),
+      waiting.filter((r) => r.runKey !== runKey).length,
     );
-    if (decision.action !== 'start') {
-      const mine = await this.findOwn(functionName, name, runKey);
-      if (!mine) return { schedule: name, skipped: true, running: running.map((r) => r.runId) };
+    if (decision.action === 'skip' || (decision.action === 'buffer' && mine)) {
+      if (!mine && !(await this.findOwn(functionName, prefix, runKey))) {
+        return { schedule: name, skipped: true, running: running.map((r) => r.runId) };
+      }
     }
     const cancelled: string[] = [];
     if (decision.action === 'start') {
@@ -61,23 +71,48 @@ export class ScheduleReceiver {
         }
       }
     }
-    const started = await this.options.engine.startRun({
-      functionName,
-      ...(input === undefined ? {} : { input }),
-      runKey,
-    });
-    await this.kick(started.run);
+    const request = { functionName, ...(input === undefined ? {} : { input }), runKey };
+    if (decision.action === 'buffer' && !mine) return this.buffer(request, name, running);
+    const started = await this.options.engine.startRun(request);
+    // A duplicate firing of a buffered run finds it QUEUED: it starts when its turn comes.
+    if (started.run.status !== 'QUEUED') await this.kick(started.run);
     return { schedule: name, runId: started.run.runId, created: started.created, cancelled };
   }
 
-  private async runningOf(functionName: string, schedule: string): Promise<RunRecord[]> {
-    const prefix = scheduleKeyPrefix(schedule);
+  /**
+   * Starts the firing's run QUEUED behind `running`, in the schedule's queue (its entry first, so
+   * a run ending meanwhile finds it), then looks once more: if they all ended in between, nothing
+   * else would start it now, so it is started here.
+   */
+  private async buffer(
+    request: { functionName: string; input?: string; runKey: string },
+    name: string,
+    running: readonly RunRecord[],
+  ): Promise<ScheduleFiringResponse> {
+    const { engine, clock } = this.options;
+    const queuedAt = clock.now();
+    const key = scheduleBufferKey(name);
+    const runId = runIdFor(request.runKey);
+    const slot = slotOf(request, key);
+    await slotStore(engine.store).enqueueRun(slot, { runId, priority: 0, queuedAt });
+    const behind = running.map((r) => r.runId);
+    const recheckAt = queuedAt + (this.options.queueRecheckMs ?? 15 * 60_000);
+    const started = await engine.startRun({ ...request, buffered: { key, behind, queuedAt, recheckAt } });
+    if (started.run.status === 'QUEUED') await startIfClear(this.queueDeps(), started.run);
+    return { schedule: name, runId: started.run.runId, created: started.created, cancelled: [], buffered: true };
+  }
+
+  private queueDeps(): QueueDeps {
+    return { store: this.options.engine.store, clock: this.options.clock, wake: (run) => this.kick(run) };
+  }
+
+  private async runsOf(functionName: string, prefix: string, status: 'RUNNING' | 'QUEUED'): Promise<RunRecord[]> {
     const out: RunRecord[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.options.engine.listRuns({
         functionName,
-        status: 'RUNNING',
+        status,
         limit: 100,
         ...(cursor ? { cursor } : {}),
       });
@@ -87,8 +122,8 @@ export class ScheduleReceiver {
     return out;
   }
 
-  private async findOwn(functionName: string, schedule: string, runKey: string): Promise<boolean> {
-    return (await this.runningOf(functionName, schedule)).some((r) => r.runKey === runKey);
+  private async findOwn(functionName: string, prefix: string, runKey: string): Promise<boolean> {
+    return (await this.runsOf(functionName, prefix, 'RUNNING')).some((r) => r.runKey === runKey);
   }
 
   private kick(run: RunRecord): Promise<void> {
