@@ -1,11 +1,12 @@
 /**
- * What an `EngineSession` does as it lets go of its run: the patch that releases the lease, and
- * the outside calls around that write (start a child run never invoked, look once more for an
+ * What an `EngineSession` does as it lets go of its run: the patch that releases the lease (or
+ * ends the run), a chained invoke it cannot make, and the outside calls around that write (start a child run never invoked, look once more for an
  * outside event that landed meanwhile), each of which the due index covers when it fails.
  */
+import type { InvocationOutput, Operation } from '@durable-lambda/protocol';
 import type { RunPatch, RunRecord } from './ports';
 import { dueAtOf } from './ports';
-import type { SessionDeps } from './session-deps';
+import type { SessionDeps, SessionHooks } from './session-deps';
 import type { SessionOperations } from './session-operations';
 
 /** Awaits an outside call whose failure the due index already covers (left to the reconciler). */
@@ -70,4 +71,43 @@ export async function wakeForLateEvents(
   if (ops.waitingOutside.size === 0) return;
   const latest = await deps.store.getRun(run.runId);
   if (latest?.status === 'RUNNING' && latest.eventSeq > run.eventSeq) await deps.hooks.wake(latest);
+}
+
+/** The patch that ends `run` at `now` as `output` says (SUCCEEDED or FAILED), its lease let go. */
+export function endPatch(
+  run: RunRecord,
+  output: InvocationOutput,
+  now: number,
+  retentionMs: number | undefined,
+): RunPatch {
+  return {
+    status: output.Status as 'SUCCEEDED' | 'FAILED',
+    endedAt: now,
+    leaseExpiresAt: null,
+    nextWakeAt: null,
+    // A child run stays due until its parent has heard that it ended.
+    dueAt: run.parent ? now : null,
+    ...(output.Result === undefined ? {} : { result: output.Result }),
+    ...(output.Error === undefined ? {} : { error: output.Error }),
+    ...(retentionMs === undefined ? {} : { expiresAt: now + retentionMs }),
+  };
+}
+
+/** A new chained invoke to a function the invoker cannot reach fails at once. */
+export function invokableOrFailed(op: Operation, now: number, hooks: Pick<SessionHooks, 'canInvoke'>): Operation {
+  const name = op.ChainedInvokeDetails?.FunctionName ?? '';
+  if (hooks.canInvoke(name)) return op;
+  return {
+    ...op,
+    Status: 'FAILED',
+    EndTimestamp: now,
+    ChainedInvokeDetails: {
+      ...op.ChainedInvokeDetails,
+      Error: {
+        ErrorType: 'InvokeError',
+        ErrorMessage: `no durable function named ${JSON.stringify(name)}`,
+        ErrorCode: 'function_not_found',
+      },
+    },
+  };
 }

@@ -18,8 +18,16 @@ import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
 import type { SessionDeps } from './session-deps';
 import { SessionOperations } from './session-operations';
-import { bestEffort, releasePatch, startMissingChildren, wakeForLateEvents } from './session-release';
-import { applyUpdate, nextDue, settleDue } from './transitions';
+import {
+  bestEffort,
+  endPatch,
+  invokableOrFailed,
+  releasePatch,
+  startMissingChildren,
+  wakeForLateEvents,
+} from './session-release';
+import { TimeSettlement } from './session-settled';
+import { applyUpdate, nextDue } from './transitions';
 
 export type { SessionDeps, SessionHooks } from './session-deps';
 
@@ -33,10 +41,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly ops = new SessionOperations();
   /** Chained invokes whose child this session has invoked. */
   private readonly invokedChildren = new Set<string>();
-  /** Operations changed by time alone (waits come due), written with the next commit. */
-  private readonly settled = new Set<string>();
-  /** Ids time changed since {@link takeSettledByTime} last looked (one per wait or retry, so small). */
-  private settledByTime: string[] = [];
+  /** What time alone changed (waits came due), written with the next commit. */
+  private readonly time: TimeSettlement;
+  /** The ids of {@link time} not yet written. */
+  private readonly settled: Set<string>;
   private ended = false;
   /** The run was queued at admission: the invocation ended there, its handler never ran. */
   private queued = false;
@@ -53,6 +61,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     private readonly deps: SessionDeps,
   ) {
     this.history = new HistoryCounter(run.historySeq);
+    this.time = new TimeSettlement(this.ops, this.history);
+    this.settled = this.time.unwritten;
     this.startedAt = deps.leasedAt ?? deps.clock.now();
     for (const op of operations) this.ops.put(op);
     this.settleDue();
@@ -141,7 +151,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     for (const update of updates) {
       let op = applyUpdate(lookup(update.Id), update, now, parentExists, this.deps.limits, this.deps.ids);
       if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED' && !lookup(op.Id)) {
-        op = this.invokable(op, now);
+        op = invokableOrFailed(op, now, this.deps.hooks);
         if (op.Status === 'STARTED') {
           invokes ??= [];
           invokes.push(op);
@@ -225,15 +235,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    * scanning every operation (the compatibility transport does, at each checkpoint).
    */
   takeSettledByTime(): Operation[] {
-    if (this.settledByTime.length === 0) return [];
-    const ids = new Set(this.settledByTime);
-    this.settledByTime = [];
-    const ops: Operation[] = [];
-    for (const id of ids) {
-      const op = this.ops.byId.get(id);
-      if (op) ops.push(op);
-    }
-    return ops;
+    return this.time.takeChanged();
   }
 
   /**
@@ -315,18 +317,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const execution = this.ops.byId.get('0');
     const finished: Operation | undefined =
       execution && this.history.place(execution, { ...execution, Status: output.Status, EndTimestamp: now });
-    const patch: RunPatch = this.metered({
-      ...invocationEnd,
-      status: output.Status,
-      endedAt: now,
-      leaseExpiresAt: null,
-      nextWakeAt: null,
-      // A child run stays due until its parent has heard that it ended.
-      dueAt: this.run.parent ? now : null,
-      ...(output.Result === undefined ? {} : { result: output.Result }),
-      ...(output.Error === undefined ? {} : { error: output.Error }),
-      ...(this.deps.retentionMs === undefined ? {} : { expiresAt: now + this.deps.retentionMs }),
-    });
+    const patch = this.metered({ ...invocationEnd, ...endPatch(this.run, output, now, this.deps.retentionMs) });
     await this.commit(finished ? [...pending, finished] : pending, patch);
     await this.cancelSafetyWakeUp();
     // Its slot, if it held one, goes to the head of its key's queue; a death before this is
@@ -367,25 +358,6 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     await bestEffort(this.deps.waker.cancel({ ...this.target(), at, reason: 'lease' }));
   }
 
-  /** A new chained invoke to a function the invoker cannot reach fails at once. */
-  private invokable(op: Operation, now: number): Operation {
-    const name = op.ChainedInvokeDetails?.FunctionName ?? '';
-    if (this.deps.hooks.canInvoke(name)) return op;
-    return {
-      ...op,
-      Status: 'FAILED',
-      EndTimestamp: now,
-      ChainedInvokeDetails: {
-        ...op.ChainedInvokeDetails,
-        Error: {
-          ErrorType: 'InvokeError',
-          ErrorMessage: `no durable function named ${JSON.stringify(name)}`,
-          ErrorCode: 'function_not_found',
-        },
-      },
-    };
-  }
-
   async abort(_error: unknown): Promise<void> {
     if (this.ended) return;
     this.ended = true;
@@ -424,18 +396,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
 
   /** Applies what time alone changes; only time-bound operations are looked at (hot path). */
   private settleDue(): void {
-    if (this.ops.timeBound.size === 0) return;
-    const now = this.now();
-    for (const id of [...this.ops.timeBound]) {
-      const op = this.ops.byId.get(id);
-      const settled = op && settleDue(op, now);
-      const next = settled && this.history.place(op, settled);
-      if (next) {
-        this.ops.put(next);
-        this.settled.add(id);
-        this.settledByTime.push(id);
-      }
-    }
+    this.time.settle(this.now());
   }
 
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
@@ -445,20 +406,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
 
   /** The write of `operations` (and the run's patch) with the operations time changed since the last one. */
   private writeOf(operations: Operation[], patch?: RunPatch): { operations: Operation[]; run?: RunPatch } {
-    let all = operations;
     // The count of the run's history events rides with the write that records them.
     const counted = this.history.patch();
     const run = counted.historySeq === undefined ? patch : { ...patch, ...counted };
-    // Operations time changed ride along (rare: only a checkpoint after a wait came due has any).
-    if (this.settled.size > 0) {
-      const ids = new Set(operations.map((op) => op.Id));
-      const carried: Operation[] = [];
-      for (const id of this.settled) {
-        const op = this.ops.byId.get(id);
-        if (op && !ids.has(id)) carried.push(op);
-      }
-      all = [...carried, ...operations];
-    }
+    const all = this.time.withUnwritten(operations);
     return run ? { operations: all, run } : { operations: all };
   }
 }
