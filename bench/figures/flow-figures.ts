@@ -127,6 +127,14 @@ try {
       'RRU',
     );
   }
+  const most = RUNNING[RUNNING.length - 1]!;
+  const skipped = await scheduleFiring(fw, `flow-sched-${i++}`, most, 0, true);
+  row(
+    `flow: schedule firing skipped (overlap skip), ${most.toLocaleString('en-US')} RUNNING runs of the function and one of the schedule's`,
+    skipped.fired,
+    "A firing that finds the schedule's previous run still RUNNING: the overlap check's listing, then the same listing again to look for the firing's own run (findOwn: a duplicate firing is its own run), and no start.",
+    'RRU',
+  );
   const ended = await scheduleFiring(fw, `flow-sched-${i++}`, 0, ENDED);
   row(
     `flow: schedule firing, 0 RUNNING and ${ENDED.toLocaleString('en-US')} ended runs of the function in their retention`,

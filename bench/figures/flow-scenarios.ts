@@ -5,7 +5,13 @@
  * or ended unreleased, a run started by an SQS trigger event (and its duplicate delivery), and a
  * schedule's firing with its overlap check against the function's RUNNING runs.
  */
-import { type ScheduleFiringEvent, ScheduleReceiver, TriggerReceiver, triggerBatchOf } from '@durable-lambda/engine';
+import {
+  type ScheduleFiringEvent,
+  ScheduleReceiver,
+  scheduleRunKey,
+  TriggerReceiver,
+  triggerBatchOf,
+} from '@durable-lambda/engine';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { addCost, type Cost, type FlowEvent, type FlowWorld, noCost, sumCosts } from '../lib/flow-world';
 import { progressLine } from './figure-rows';
@@ -198,16 +204,30 @@ export async function sqsTrigger(fw: FlowWorld, fn: string) {
 /**
  * A schedule's firing (overlap `skip`) on a function with `running` RUNNING runs of other keys
  * and `ended` ended ones (seeded, unmetered): the firing's invocation (its overlap check, the
- * start, the invoke), the run's own invocation apart.
+ * start, the invoke), the run's own invocation apart. With `skipped`, one more RUNNING run is
+ * the schedule's own (an earlier firing's): the firing starts nothing.
  */
-export async function scheduleFiring(fw: FlowWorld, fn: string, running: number, ended: number) {
-  progressLine(`flow: a schedule firing, ${running} RUNNING and ${ended} ended runs of the function`);
+export async function scheduleFiring(fw: FlowWorld, fn: string, running: number, ended: number, skipped = false) {
+  progressLine(
+    `flow: a schedule firing, ${running} RUNNING and ${ended} ended runs of the function${skipped ? ', skipped' : ''}`,
+  );
   const handler = fw.handler();
+  // Run keys are table-wide (schedule:<name>:<time>): a name per function keeps them apart.
+  const name = `nightly-${fn}`;
+  const now = fw.world.clock.now();
   await unmetered(fw, async () => {
     for (let i = 0; i < running; i++) await fw.start(fn, { tenant: nextKey(), id: nextId() }, fw.seeder);
     for (let i = 0; i < ended; i++) {
       const run = await fw.start(fn, { tenant: nextKey(), id: nextId() }, fw.seeder);
       await fw.seeder.cancelRun(run.runId);
+    }
+    if (skipped) {
+      const runKey = scheduleRunKey(name, now - 3_600_000);
+      await fw.seeder.startRun({
+        functionName: fn,
+        input: JSON.stringify({ tenant: nextKey(), id: nextId() }),
+        runKey,
+      });
     }
   });
   const receiver = new ScheduleReceiver({
@@ -219,9 +239,8 @@ export async function scheduleFiring(fw: FlowWorld, fn: string, running: number,
   const firing: ScheduleFiringEvent = {
     durableLambda: {
       action: 'schedule',
-      // Run keys are table-wide (schedule:<name>:<time>): a name per function keeps them apart.
-      name: `nightly-${fn}`,
-      scheduledTime: new Date(fw.world.clock.now()).toISOString(),
+      name,
+      scheduledTime: new Date(now).toISOString(),
       overlap: 'skip',
       input: JSON.stringify({ tenant: nextKey(), id: nextId() }),
     },
@@ -231,7 +250,7 @@ export async function scheduleFiring(fw: FlowWorld, fn: string, running: number,
     const answer = await receiver.receive(firing, fn);
     started = 'runId' in answer && answer.created;
   });
-  if (!started) throw new Error('schedule firing: no run started');
+  if (started === skipped) throw new Error(`schedule firing: ${started ? 'started a run' : 'started no run'}`);
   const run = await fw.cost(() => fw.drain(handler, fn));
   return { running, ended, fired, run };
 }
