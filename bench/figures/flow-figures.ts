@@ -15,7 +15,7 @@ import { localClient, startDynamoDbLocal, waitUntilReady } from '../../test/supp
 import { TABLE } from '../lib/dynamodb-world';
 import { addCost, type Cost, costText, dollarsPerMillion, FlowWorld, sumCosts } from '../lib/flow-world';
 import { emitRows, type FigureRow, figure, progressLine, sizeArg } from './figure-rows';
-import { atOnce, evictionArrival, queuedStart, scheduleFiring, sqsTrigger } from './flow-scenarios';
+import { atOnce, busyKeyStart, evictionArrival, queuedStart, scheduleFiring, sqsTrigger } from './flow-scenarios';
 
 const size = sizeArg();
 /** Limits of the key in the queued-start, hand-over and eviction figures. */
@@ -66,6 +66,14 @@ try {
     addCost(keyedAll, plainAll, -1),
     `The run: startRun (one PutItem) and its invocation (one step, then its end); without concurrency ${costText(plainAll)}; ` +
       `with it ${costText(keyedAll)}. The extra: the queue's head read (a Query of the key's partition, empty), the slot taken (a conditional ADD to the key's holders item), the admission recorded on the run item, and at the end the slot released (a DELETE from the set) and the queue read again for a head to wake. Mean of ${K}.`,
+  );
+
+  const busiest = LIMITS[LIMITS.length - 1]!;
+  const busy = await busyKeyStart(fw, 'flow-keyed', busiest);
+  row(
+    `flow: start admitted at once at a key holding ${busiest - 1} of ${busiest} slots, extra over the same run without`,
+    addCost(sumCosts(busy.start, busy.run), plainAll, -1),
+    `As the row before, at a busy key: the holders item names every holder (a string set of run ids, ~35 B each), and DynamoDB charges a write by the item's size, before or after, so the slot's take and its release cost ⌈size / 1 KB⌉ WRU each and the holders read ⌈size / 4 KB⌉ RRU. Its start and invocation in all: ${costText(sumCosts(busy.start, busy.run))}.`,
   );
 
   // ----- A queued start and its hand-over, and the arrival at a full key, by limit.

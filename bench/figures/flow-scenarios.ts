@@ -69,6 +69,24 @@ export async function atOnce(fw: FlowWorld, functionName: string, limit: number 
   return { start: mean(start), run: mean(run) } satisfies StartCost;
 }
 
+/**
+ * A run admitted at once at a key whose other `limit - 1` slots are held: the holders item then
+ * names `limit - 1` runs, and a write of it is charged by its size. Its start and invocation.
+ */
+export async function busyKeyStart(fw: FlowWorld, fn: string, limit: number): Promise<StartCost> {
+  progressLine(`flow: a start admitted at once at a key holding ${limit - 1} of ${limit} slots`);
+  const handler = fw.handler(limit);
+  const key = nextKey();
+  const held = await holders(fw, handler, fn, key, limit - 1);
+  const event: FlowEvent = { tenant: key, id: nextId() };
+  let runId = '';
+  const start = await fw.cost(async () => (runId = (await fw.start(fn, event)).runId));
+  const run = await fw.cost(() => fw.drain(handler, fn));
+  await expectStatus(fw, runId, 'SUCCEEDED', 'start at a busy key');
+  await endHolders(fw, handler, fn, held);
+  return { start, run };
+}
+
 /** Starts `n` runs of `key` that take a slot each and hold it on a callback; returns their ids (event ids, run ids). */
 async function holders(fw: FlowWorld, handler: DurableLambdaHandler, fn: string, key: string, n: number) {
   return unmetered(fw, async () => {
