@@ -28,7 +28,17 @@ import { tsxArgv, tsxEnv } from './figures/tsx-process';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** The sections, in table order. */
-const SECTIONS = ['steps', 'dynamodb', 'fixed-cost', 'lateness', 'bundle', 'memory', 'recovery', 'reconciler'] as const;
+const SECTIONS = [
+  'steps',
+  'dynamodb',
+  'flow',
+  'fixed-cost',
+  'lateness',
+  'bundle',
+  'memory',
+  'recovery',
+  'reconciler',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const argv = process.argv;

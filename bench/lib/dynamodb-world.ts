@@ -27,6 +27,7 @@ import { Engine, type RunRecord, runIdFor, type WakeRequest, type Waker } from '
 import type { DurableBackend } from '@durable-lambda/protocol';
 import {
   type DurableContext,
+  type DurableExecutionConfig,
   type DurableLambdaHandler,
   StepSemantics,
   withDurableExecution,
@@ -351,7 +352,10 @@ export class World {
   }
 
   /** A handler on this world's engine, logging as the deployed runtime does (the SDK's default sink). */
-  handler<E, R>(fn: (event: E, ctx: DurableContext) => Promise<R>, config: { lazyStartMs?: number } = {}) {
+  handler<E, R>(
+    fn: (event: E, ctx: DurableContext) => Promise<R>,
+    config: Pick<DurableExecutionConfig, 'lazyStartMs' | 'concurrency'> = {},
+  ) {
     return withDurableExecution(fn, { backend: this.backend, ...config });
   }
 

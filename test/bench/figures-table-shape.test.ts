@@ -21,6 +21,7 @@ const SECTIONS = [
   'dynamodb',
   'cost',
   'partitions',
+  'flow',
   'lateness',
   'bundle',
   'memory',
@@ -121,6 +122,27 @@ describe('npm run bench, smoke size', () => {
       expect(metrics.filter((m) => m.endsWith(`wait ${wait}, shipped today`)).length, wait).toBe(1);
     }
     expect(metrics.some((m) => m.startsWith('in-process hold per wake-up'))).toBe(true);
+    // Flow control, triggers and schedules in DynamoDB units: the price of `concurrency` at a free
+    // key, a queued start and a slot hand-over (each a positive WRU figure, by limit), an arrival at
+    // a full key, an eviction, a trigger's run and its redelivery, and a schedule's firing by the
+    // function's RUNNING runs.
+    const flow = (prefix: string) =>
+      report.rows.filter((r) => r.section === 'flow' && String(r.metric).startsWith(prefix));
+    for (const prefix of ['flow: queued start end to end, limit', 'flow: slot hand-over, limit']) {
+      expect(flow(prefix).length, prefix).toBeGreaterThan(0);
+      for (const r of flow(prefix)) expect([r.unit, (r.ours as number) > 0], String(r.metric)).toEqual(['WRU', true]);
+    }
+    for (const prefix of [
+      'flow: start admitted at once under concurrency',
+      'flow: arrival at a full key, limit',
+      'flow: arrival at a full key whose',
+      'flow: run started by an SQS trigger event',
+      'flow: the same SQS trigger event delivered again',
+      'flow: schedule firing, 0 RUNNING runs',
+      'flow: schedule firing, 0 RUNNING and',
+    ]) {
+      expect(flow(prefix).length, prefix).toBeGreaterThan(0);
+    }
   });
 
   it('prints one aligned table with a line per row', () => {
