@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DurableFunction, DurableTable, TRIGGER_MAX_RECEIVES } from '@durable-lambda/cdk';
 import { Stack, Validations } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -24,9 +24,11 @@ const entry = join(REPO_ROOT, 'examples', 'checkout', 'handler.ts');
 let template: Template;
 let outdir: string;
 let withoutPipes: unknown[];
+let mainStack: Stack;
 beforeAll(() => {
   const app = newApp();
   const stack = new Stack(app, 'Pipes');
+  mainStack = stack;
   const table = new DurableTable(stack, 'Runs');
   const inboxDlq = new sqs.Queue(stack, 'Redrive', { enforceSSL: true, encryption: sqs.QueueEncryption.SQS_MANAGED });
   const inbox = new sqs.Queue(stack, 'Inbox', {
@@ -196,6 +198,22 @@ describe('DurableFunction pipe triggers', () => {
     // The function's own role gains nothing from its pipes.
     const fnRole = logicalId(template, 'AWS::IAM::Role', 'CheckoutServiceRole');
     expect(strip(statementsOfRole(template, fnRole))).toBe(strip(withoutPipes));
+  });
+
+  it('warns of a queue source without a dead-letter queue (Pipes has none for SQS)', () => {
+    const stack = newStack();
+    const bare = new sqs.Queue(stack, 'Bare');
+    new DurableFunction(stack, 'Checkout', {
+      entry,
+      table: new DurableTable(stack, 'Runs'),
+      triggers: [{ kind: 'pipe', source: bare }],
+    });
+    Annotations.fromStack(stack).hasWarning(
+      '/Test/Checkout/Trigger0',
+      Match.stringLikeRegexp('has no dead-letter queue'),
+    );
+    // A queue with its redrive (the stack above): no warning.
+    Annotations.fromStack(mainStack).hasNoWarning('*', Match.stringLikeRegexp('has no dead-letter queue'));
   });
 
   it('refuses a bad pipe trigger, naming it', () => {

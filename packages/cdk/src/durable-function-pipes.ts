@@ -5,8 +5,8 @@ import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as pipes from 'aws-cdk-lib/aws-pipes';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Stack } from 'aws-cdk-lib/core';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Annotations, Stack } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
 
 /** An EventBridge Pipes filter pattern (an event pattern matched against each source record). */
@@ -105,6 +105,13 @@ export function addPipe(scope: Construct, trigger: PipeTrigger, wiring: PipeWiri
   const where = `${scope.node.path}: pipe trigger`;
   const source = sourceOf(where, trigger.source);
   const batchSize = checkedBatchSize(where, source.kind, trigger.batchSize);
+  if (trigger.source instanceof sqs.Queue && !trigger.source.deadLetterQueue) {
+    // Pipes has no dead-letter queue for SQS: a message whose run never starts would be retried until it expires.
+    Annotations.of(scope).addWarningV2(
+      '@durable-lambda/cdk:pipe-queue-without-dead-letters',
+      'The queue of this pipe trigger has no dead-letter queue: a message whose run never starts is retried until it expires. Give it one (deadLetterQueue).',
+    );
+  }
   const filter = trigger.filter ?? [];
   if (filter.length > 5) throw new Error(`${where}: filter takes at most 5 patterns`);
   const role = new iam.Role(scope, 'Role', {

@@ -2,6 +2,7 @@ import {
   type Clock,
   CronError,
   type CronExpression,
+  isTimeZone,
   nextCronFiring,
   type OverlapPolicy,
   parseCron,
@@ -86,7 +87,8 @@ function firingRule(schedule: DevSchedule): NextFiring {
     const timezone = schedule.timezone ?? 'UTC';
     try {
       cron = parseCron(schedule.cron);
-      nextCronFiring(0, cron, timezone);
+      if (!isTimeZone(timezone))
+        throw new CronError('timezone', `${JSON.stringify(timezone)} is not an IANA time zone`);
     } catch (error) {
       if (error instanceof CronError) throw new Error(`${where}: ${error.message}`, { cause: error });
       throw error;
