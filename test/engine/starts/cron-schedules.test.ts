@@ -139,11 +139,22 @@ describe('cron: the next firing in UTC', () => {
     expect(nextCronFiring(utc(2199, 12, 31, 23, 59), '* * * * ? *')).toBeUndefined();
   });
 
-  it('gives only the last firings asked for', () => {
+  it('gives only the last firings asked for, dense or sparse, the same as walking the whole window', () => {
     expect(cronFiringsBetween('0 * * * ? *', utc(2026, 1, 1), utc(2026, 1, 2), 'UTC', 2).map(iso)).toEqual([
       '2026-01-01T23:00:00.000Z',
       '2026-01-02T00:00:00.000Z',
     ]);
+    // Every minute for a month: the last 100 minutes up to the end.
+    const end = utc(2026, 1, 31, 12, 0) + 30_000;
+    const last = cronFiringsBetween('* * * * ? *', utc(2026, 1, 1), end, 'America/New_York', 100);
+    expect(last).toEqual(Array.from({ length: 100 }, (_, i) => utc(2026, 1, 31, 10, 21) + i * 60_000));
+    expect(last).toEqual(cronFiringsBetween('* * * * ? *', utc(2026, 1, 31), end, 'America/New_York').slice(-100));
+    // Yearly, from far back: the window widens until it holds them.
+    expect(
+      cronFiringsBetween('0 0 1 1 ? *', utc(2000, 1, 1), utc(2026, 1, 31), 'America/New_York', 3).map(iso),
+    ).toEqual(['2024-01-01T05:00:00.000Z', '2025-01-01T05:00:00.000Z', '2026-01-01T05:00:00.000Z']);
+    // Fewer than asked for in the whole window: all of them.
+    expect(cronFiringsBetween('0 0 1 1 ? *', utc(2024, 6, 1), utc(2026, 1, 31), 'UTC', 10)).toHaveLength(2);
   });
 });
 

@@ -2,6 +2,7 @@ import {
   type Clock,
   CronError,
   type CronExpression,
+  cronFiringsBetween,
   isTimeZone,
   nextCronFiring,
   type OverlapPolicy,
@@ -73,11 +74,16 @@ export function firingsBetween(
 /** Longest a Node timer waits (longer ones fire at once): a later firing is waited for in steps. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** When a schedule fires: its next firing strictly after an instant (undefined: never again). */
-type NextFiring = (after: number) => number | undefined;
+/** When a schedule fires. */
+interface FiringRule {
+  /** Its next firing strictly after `after` (undefined: never again). */
+  next(after: number): number | undefined;
+  /** Its last `limit` firings in `(after, upTo]`, oldest first. */
+  between(after: number, upTo: number, limit: number): number[];
+}
 
 /** The checked firing rule of `schedule` (a bad entry throws, naming it). */
-function firingRule(schedule: DevSchedule): NextFiring {
+function firingRule(schedule: DevSchedule): FiringRule {
   const where = `schedule ${JSON.stringify(schedule.name)}`;
   if ((schedule.rateMs === undefined) === (schedule.cron === undefined)) {
     throw new Error(`${where}: give exactly one of rateMs and cron`);
@@ -93,29 +99,25 @@ function firingRule(schedule: DevSchedule): NextFiring {
       if (error instanceof CronError) throw new Error(`${where}: ${error.message}`, { cause: error });
       throw error;
     }
-    return (after) => nextCronFiring(after, cron, timezone);
+    return {
+      next: (after) => nextCronFiring(after, cron, timezone),
+      between: (after, upTo, limit) => cronFiringsBetween(cron, after, upTo, timezone, limit),
+    };
   }
   const rateMs = schedule.rateMs as number;
   if (!(Number.isInteger(rateMs) && rateMs >= 1_000)) {
     throw new Error(`${where}: rateMs must be a whole number of ms, at least 1000`);
   }
-  return (after) => Math.floor(after / rateMs) * rateMs + rateMs;
-}
-
-/** The firings of `next` in `(after, upTo]`, oldest first, at most the last `limit`. */
-function firingsOf(next: NextFiring, after: number, upTo: number, limit: number): number[] {
-  const out: number[] = [];
-  for (let at = next(after); at !== undefined && at <= upTo; at = next(at)) {
-    out.push(at);
-    if (out.length > limit) out.shift();
-  }
-  return out;
+  return {
+    next: (after) => Math.floor(after / rateMs) * rateMs + rateMs,
+    between: (after, upTo, limit) => firingsBetween(rateMs, after, upTo, limit),
+  };
 }
 
 /**
  * Fires a function's schedules (`rateMs` or `cron`) with timers: each firing is the same event
- * Scheduler delivers in production (keyed by name and fire time: a firing repeated after a restart is the same run).
- * The last firing is read from the store (the newest run key of the schedule), so no state is
+ * Scheduler delivers in production (keyed by name and fire time: a firing repeated after a
+ * restart is the same run). The last firing is read from the store (the newest run key of the schedule), so no state is
  * kept beside the runs; `catchUp` decides whether the firings missed while stopped are fired.
  */
 export class ScheduleTimers {
@@ -132,19 +134,15 @@ export class ScheduleTimers {
     // Every entry checked before any fires: a bad one fails the start, naming it.
     const rules = schedules.map((schedule) => firingRule(schedule));
     for (const [i, schedule] of schedules.entries()) {
-      const next = rules[i] as NextFiring;
+      const rule = rules[i] as FiringRule;
       const now = this.deps.clock.now();
       if (schedule.catchUp) {
         const last = await this.lastFiring(functionName, schedule.name);
         if (last !== undefined) {
-          const missed =
-            schedule.rateMs !== undefined
-              ? firingsBetween(schedule.rateMs, last, now, MAX_CATCH_UP)
-              : firingsOf(next, last, now, MAX_CATCH_UP);
-          for (const at of missed) await this.fireAt(functionName, schedule, at);
+          for (const at of rule.between(last, now, MAX_CATCH_UP)) await this.fireAt(functionName, schedule, at);
         }
       }
-      this.arm(functionName, schedule, next, now);
+      this.arm(functionName, schedule, rule, now);
     }
   }
 
@@ -155,14 +153,14 @@ export class ScheduleTimers {
     this.pending.clear();
   }
 
-  private arm(functionName: string, schedule: DevSchedule, next: NextFiring, after: number): void {
+  private arm(functionName: string, schedule: DevSchedule, rule: FiringRule, after: number): void {
     if (this.stopped) return;
-    const at = next(after);
+    const at = rule.next(after);
     if (at === undefined) return;
     this.waitFor(at, () =>
       this.fireAt(functionName, schedule, at)
         .catch((error: unknown) => this.deps.onError?.(error))
-        .finally(() => this.arm(functionName, schedule, next, at)),
+        .finally(() => this.arm(functionName, schedule, rule, at)),
     );
   }
 
