@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DurableFunction, DurableTable, TRIGGER_MAX_RECEIVES } from '@durable-lambda/cdk';
+import { DurableFunction, DurableTable, fixedMonthlyCost, TRIGGER_MAX_RECEIVES } from '@durable-lambda/cdk';
 import { Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -214,6 +214,11 @@ describe('DurableFunction pipe triggers', () => {
     );
     // A queue with its redrive (the stack above): no warning.
     Annotations.fromStack(mainStack).hasNoWarning('*', Match.stringLikeRegexp('has no dead-letter queue'));
+  });
+
+  it('costs nothing while idle: the fixed-cost estimate knows a pipe (billed per request delivered)', () => {
+    const estimate = fixedMonthlyCost(template.toJSON() as never);
+    expect(estimate.unknown.filter((u) => u.includes('AWS::Pipes::Pipe'))).toEqual([]);
   });
 
   it('refuses a bad pipe trigger, naming it', () => {
