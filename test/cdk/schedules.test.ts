@@ -111,8 +111,20 @@ describe('DurableFunction schedules', () => {
             schedules: [schedule as never],
           }),
       ).toThrow(message);
-    bad({ name: 'x', cron: '0 3 * * *' }, /cron needs six fields/);
-    bad({ name: 'x', cron: '0 3 * * 1 *' }, /\? in day or weekday/);
+    bad({ name: 'x', cron: '0 3 * * *' }, /schedule "x": cron expression: "0 3 \* \* \*" needs six fields/);
+    bad(
+      { name: 'x', cron: '0 3 * * 1 *' },
+      /schedule "x": cron dayOfMonth: exactly one of day-of-month and day-of-week must be \?/,
+    );
+    // The same parser as the dev server's: every field checked, not only the count.
+    bad({ name: 'late', cron: '0 25 * * ? *' }, /schedule "late": cron hours: 25 is out of range 0-23/);
+    bad({ name: 'x', cron: '0 3 ? * MON/2 *' }, /cron dayOfWeek: \/ is not allowed here/);
+    bad({ name: 'x', cron: '0 3 ? * 2#6 *' }, /cron dayOfWeek: "2#6": <day>#<n> needs n from 1 to 5/);
+    bad({ name: 'x', cron: '0 3 * * ? 1969' }, /cron year: 1969 is out of range 1970-2199/);
+    bad(
+      { name: 'x', cron: '0 3 * * ? *', timezone: 'Mars/Olympus' },
+      /timezone "Mars\/Olympus" is not an IANA time zone/,
+    );
     bad({ name: 'x', rate: Duration.seconds(30) }, /whole minutes/);
     bad({ name: 'x' }, /exactly one of cron and rate/);
     bad({ name: 'no spaces', rate: Duration.minutes(1) }, /name must be/);

@@ -68,8 +68,8 @@ export interface ProductionWiring {
   /** Wraps the waker (`OnTimeWaker`, whose immediate wake-ups go through the wrapped invoker). */
   waker?(waker: Waker): Waker;
   /**
-   * The run key of a trigger event (an SQS message, an EventBridge event, a DynamoDB Streams
-   * record); default: the event's own id (see `TriggerReceiver`).
+   * The run key of a trigger event (an SQS message, an EventBridge event, a DynamoDB Streams or
+   * Kinesis record); default: the event's own id (see `TriggerReceiver`).
    */
   triggerRunKey?: TriggerRunKey;
 }
@@ -260,8 +260,9 @@ export class ProductionBackend implements DurableBackend {
    */
   private async openUnmetered(event: unknown, lambdaContext: LambdaContextLike): ReturnType<DurableBackend['open']> {
     this.bindInvokedArn(lambdaContext.invokedFunctionArn, lambdaContext.functionVersion);
-    // A trigger (SQS from another queue, EventBridge, DynamoDB Streams): one run per event, each
-    // invoked on its own; this invocation only starts them and answers the batch.
+    // A trigger (SQS from another queue, EventBridge, DynamoDB Streams, an EventBridge pipe's array
+    // of SQS, Streams or Kinesis records): one run per event, each invoked on its own; this
+    // invocation only starts them and answers the batch (`batchItemFailures` for every batch).
     if (isScheduleFiring(event)) {
       return { response: await this.schedules.receive(event, (this.versions.running as RunningCode).own.name) };
     }

@@ -177,7 +177,8 @@ export interface DurableFunctionOwnProps {
   readonly pinning?: DurableVersionPinning;
   /**
    * Sources of events that each start one run, targeting the alias (runs start and pin there as a
-   * request's do): SQS queues, EventBridge rules, DynamoDB streams. A run's key comes from its
+   * request's do): SQS queues, EventBridge rules, DynamoDB streams, EventBridge pipes (from a
+   * queue, a table's stream or a Kinesis stream, with filters). A run's key comes from its
    * event (the message id, the event id, the stream record's id; or the handler's backend wiring's
    * `triggerRunKey`), so a redelivered event is the same run. The batch invocation only starts the
    * runs and answers `batchItemFailures`; each run gets its own invocation. Default: none.

@@ -1,4 +1,4 @@
-import type { OverlapPolicy } from '@durable-lambda/engine';
+import { CronError, isTimeZone, type OverlapPolicy, parseCron } from '@durable-lambda/engine';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -55,11 +55,17 @@ export function scheduleExpression(path: string, schedule: DurableSchedule): str
   if (schedule.overlap !== undefined && !SCHEDULE_OVERLAPS.includes(schedule.overlap)) {
     throw new Error(`${where}: overlap must be one of ${SCHEDULE_OVERLAPS.join(', ')}`);
   }
+  if (schedule.timezone !== undefined && !isTimeZone(schedule.timezone)) {
+    throw new Error(`${where}: timezone ${JSON.stringify(schedule.timezone)} is not an IANA time zone`);
+  }
   if (schedule.cron !== undefined) {
-    const fields = schedule.cron.trim().split(/\s+/);
-    if (fields.length !== 6) throw new Error(`${where}: cron needs six fields (minutes hours day month weekday year)`);
-    if (fields[2] !== '?' && fields[4] !== '?') throw new Error(`${where}: cron needs ? in day or weekday`);
-    return `cron(${fields.join(' ')})`;
+    // The parser the dev server fires with: what synthesizes here fires the same way locally.
+    try {
+      return `cron(${parseCron(schedule.cron).source})`;
+    } catch (error) {
+      if (error instanceof CronError) throw new Error(`${where}: ${error.message}`, { cause: error });
+      throw error;
+    }
   }
   const minutes = (schedule.rate as Duration).toSeconds() / 60;
   if (!Number.isInteger(minutes) || minutes < 1) throw new Error(`${where}: rate must be whole minutes, at least one`);

@@ -2,11 +2,14 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
+import { addPipe, type PipeTrigger } from './durable-function-pipes';
 import { acknowledge, REASONS } from './nag';
 
 /** Deliveries of one trigger message whose run would not start before it is dead-lettered. */
@@ -49,7 +52,7 @@ export interface DynamoDbStreamTrigger {
 }
 
 /** A source of events that start runs of a durable function (see `DurableFunctionProps.triggers`). */
-export type DurableTrigger = SqsTrigger | EventBridgeTrigger | DynamoDbStreamTrigger;
+export type DurableTrigger = SqsTrigger | EventBridgeTrigger | DynamoDbStreamTrigger | PipeTrigger;
 
 /** What {@link addTriggers} built for one trigger. */
 export interface BuiltTrigger {
@@ -61,6 +64,10 @@ export interface BuiltTrigger {
   /** The alarm on {@link deadLetterQueue}: a poison event arrived. */
   readonly alarm?: cloudwatch.Alarm;
   readonly rule?: events.Rule;
+  /** A pipe trigger's pipe. */
+  readonly pipe?: pipes.CfnPipe;
+  /** The role a pipe trigger's pipe runs as. */
+  readonly role?: iam.Role;
 }
 
 /** What the triggers need of the function. */
@@ -76,7 +83,8 @@ export interface TriggerWiring {
 /**
  * Wires each trigger to `wiring.target` (the alias: runs start there and pin as a request's do).
  * Each grant is the event source's own (Lambda's polling of that queue or stream, EventBridge's
- * invoke of that alias); the function's role gains nothing else (starting a run writes its table,
+ * invoke of that alias, a pipe's role reading its source and invoking the alias); the function's
+ * role gains nothing else (starting a run writes its table,
  * and invoking itself it may already).
  */
 export function addTriggers(
@@ -88,6 +96,15 @@ export function addTriggers(
     const id = `Trigger${i}`;
     if (trigger.kind === 'sqs') return sqsTrigger(new Construct(scope, id), trigger, wiring);
     if (trigger.kind === 'eventbridge') return eventBridgeTrigger(new Construct(scope, id), trigger, wiring);
+    if (trigger.kind === 'pipe') {
+      const at = new Construct(scope, id);
+      const built = addPipe(at, trigger, {
+        target: wiring.target,
+        retryAttempts: TRIGGER_MAX_RECEIVES,
+        deadLetters: () => deadLetters(at, wiring),
+      });
+      return { trigger, ...built };
+    }
     return streamTrigger(new Construct(scope, id), trigger, wiring);
   });
 }

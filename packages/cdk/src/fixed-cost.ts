@@ -70,6 +70,7 @@ export const FREE_RESOURCE_TYPES: Readonly<Record<string, string>> = {
   'AWS::SQS::Queue':
     'SQS bills requests: nothing reads it at rest (the wake-up queue is polled: its event source line)',
   'AWS::SQS::QueuePolicy': 'free',
+  'AWS::Pipes::Pipe': 'EventBridge Pipes bills the requests it delivers (after its filter) only',
   'AWS::Logs::LogGroup': 'billed per GB ingested and stored: priced with the scheduled function writing to it',
   'AWS::CDK::Metadata': 'CDK metadata, deployed as nothing billable',
 };

@@ -18,6 +18,12 @@ export {
   type DurableFunctionProps,
   type DurableSdk,
 } from './durable-function';
+export type {
+  BuiltPipe,
+  PipeFilterPattern,
+  PipeSource,
+  PipeTrigger,
+} from './durable-function-pipes';
 export {
   type DurableSchedule,
   firingInput,

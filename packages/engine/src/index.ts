@@ -142,6 +142,16 @@ export type { FlowGate, FlowMarks } from './run-record';
 export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';
+export type { CronExpression, CronField } from './starts/cron';
+export {
+  CRON_FIELDS,
+  CRON_MAX_YEAR,
+  CronError,
+  cronFiringsBetween,
+  isTimeZone,
+  nextCronFiring,
+  parseCron,
+} from './starts/cron';
 export { type KickDeps, kickNewRun } from './starts/kick-new-run';
 export { scheduleBufferKey, scheduleOfRunKey } from './starts/schedule-buffer';
 export type { OverlapDecision, OverlapPolicy, ScheduleFiringEvent } from './starts/schedule-events';

@@ -19,7 +19,7 @@ export type { DevServer, DevServerOptions } from './dev-server/dev-server';
 export { DEFAULT_DEV_DB, DEFAULT_DEV_HOST, DEFAULT_DEV_PORT, startDevServer } from './dev-server/dev-server';
 export { LocalRequestRefusedError } from './dev-server/local-request-guard';
 export type { DevSchedule, ScheduleTimerDeps, TimerPort } from './dev-server/schedule-timers';
-export { firingsBetween, MAX_CATCH_UP, ScheduleTimers } from './dev-server/schedule-timers';
+export { firingsBetween, MAX_CATCH_UP, MAX_TIMER_MS, ScheduleTimers } from './dev-server/schedule-timers';
 export type { InProcessInvokerOptions } from './embedded/in-process-invoker';
 export { FunctionNotFoundError, InProcessInvoker } from './embedded/in-process-invoker';
 export type { LocalRuntimeOptions, LocalRuntimeStore } from './embedded/local-runtime';

@@ -4,7 +4,7 @@
  * run the store holds) or none. Timers are a list the test runs in time order (no real waiting).
  */
 import { Engine, MemoryStore, ScheduleReceiver, scheduleRunKey } from '@durable-lambda/engine';
-import { type DevSchedule, firingsBetween, ScheduleTimers, VirtualClock } from '@durable-lambda/local';
+import { type DevSchedule, firingsBetween, MAX_TIMER_MS, ScheduleTimers, VirtualClock } from '@durable-lambda/local';
 import { describe, expect, it } from 'vitest';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -47,7 +47,8 @@ function world() {
     clock.advanceTo(to);
   };
   const keys = async () => (await engine.listRuns({ limit: 100 })).runs.map((r) => r.runKey).sort();
-  return { clock, make, advance, keys };
+  const armed = () => timers.filter((t) => !t.cancelled).map((t) => t.at);
+  return { clock, make, advance, keys, armed };
 }
 
 const every = (catchUp: boolean): DevSchedule => ({ name: 'tick', rateMs: MINUTE, overlap: 'allowAll', catchUp });
@@ -82,8 +83,76 @@ describe('dev server schedule timers', () => {
     }
   });
 
+  it('fires a cron schedule at local time in its zone, one run per firing, across a change of daylight saving time', async () => {
+    const w = world();
+    const timers = w.make();
+    // 01:30 in New York on weekdays; 2026-11-02 (a Monday) is the first weekday after the clocks go back.
+    w.clock.advanceTo(Date.UTC(2026, 9, 29));
+    const cron: DevSchedule = {
+      name: 'tick',
+      cron: '30 1 ? * MON-FRI *',
+      timezone: 'America/New_York',
+      overlap: 'allowAll',
+    };
+    await timers.start('report', [cron]);
+    await w.advance(Date.UTC(2026, 10, 4));
+    timers.stop();
+    expect(await w.keys()).toEqual(
+      [
+        '2026-10-29T05:30:00.000Z',
+        '2026-10-30T05:30:00.000Z',
+        '2026-11-02T06:30:00.000Z',
+        '2026-11-03T06:30:00.000Z',
+      ].map((at) => scheduleRunKey('tick', at)),
+    );
+  });
+
+  it('after downtime, catchUp fires the cron firings missed since the last run', async () => {
+    const w = world();
+    const hourly: DevSchedule = { name: 'tick', cron: '0 * * * ? *', overlap: 'allowAll', catchUp: true };
+    const before = w.make();
+    await before.start('report', [hourly]);
+    await w.advance(T0 + 60 * MINUTE);
+    before.stop();
+    w.clock.advanceTo(T0 + 4 * 60 * MINUTE + 5 * MINUTE);
+    const after = w.make();
+    await after.start('report', [hourly]);
+    after.stop();
+    expect(await w.keys()).toEqual([1, 2, 3, 4].map((h) => scheduleRunKey('tick', T0 + h * 60 * MINUTE)));
+  });
+
+  it('waits for a firing beyond the longest timer in steps, firing nothing early', async () => {
+    const w = world();
+    const timers = w.make();
+    await timers.start('report', [{ name: 'tick', cron: '0 0 1 1 ? *', overlap: 'allowAll' }]);
+    const newYear = Date.UTC(2027, 0, 1);
+    expect(w.armed()).toEqual([T0 + 30_000 + MAX_TIMER_MS]);
+    await w.advance(newYear - 1);
+    expect(await w.keys()).toEqual([]);
+    await w.advance(newYear);
+    timers.stop();
+    expect(await w.keys()).toEqual([scheduleRunKey('tick', newYear)]);
+  });
+
+  it('refuses a bad entry before any fires, naming it', async () => {
+    const w = world();
+    const timers = w.make();
+    await expect(
+      timers.start('report', [every(false), { name: 'nightly', cron: '0 3 * * ? *', timezone: 'Nowhere/Else' }]),
+    ).rejects.toThrow(/schedule "nightly": cron timezone: "Nowhere\/Else" is not an IANA time zone/);
+    await expect(timers.start('report', [{ name: 'nightly', cron: '0 3 * *' }])).rejects.toThrow(
+      /schedule "nightly": cron expression: .* needs six fields/,
+    );
+    await expect(timers.start('report', [{ name: 'both', cron: '0 3 * * ? *', rateMs: MINUTE }])).rejects.toThrow(
+      /schedule "both": give exactly one of rateMs and cron/,
+    );
+    expect(w.armed()).toEqual([]);
+  });
+
   it('computes firing times at whole multiples of the period', () => {
     expect(firingsBetween(MINUTE, T0 + 1, T0 + 2 * MINUTE)).toEqual([T0 + MINUTE, T0 + 2 * MINUTE]);
     expect(firingsBetween(MINUTE, T0, T0)).toEqual([]);
+    // Only the last ones, without walking a long downtime minute by minute.
+    expect(firingsBetween(1_000, 0, T0, 2)).toEqual([T0 - 1_000, T0]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The dev server delivers trigger events and schedule firings locally: `POST
- * /v1/functions/<name>/events` with an SQS batch, an EventBridge event or a schedule firing
+ * /v1/functions/<name>/events` with an SQS batch, an EventBridge event, an EventBridge pipe's
+ * batch (a JSON array of records) or a schedule firing
  * starts one run per event, keyed as in production (a second delivery is the same run), run by
  * the dev server's runtime.
  */
@@ -90,8 +91,33 @@ describe('dev server trigger events', () => {
     expect(await post('orders', firing)).toMatchObject({ status: 200, body: { created: false } });
   });
 
+  it('takes an EventBridge pipe batch (a JSON array of Kinesis records): one run per record, delivered twice', async () => {
+    const record = (sequence: string) => ({
+      kinesisSchemaVersion: '1.0',
+      partitionKey: '1',
+      sequenceNumber: sequence,
+      data: Buffer.from(`{"n":${sequence}}`).toString('base64'),
+      eventSource: 'aws:kinesis',
+      eventID: `shardId-000000000000:${sequence}`,
+      eventName: 'aws:kinesis:record',
+      eventSourceARN: 'arn:aws:kinesis:local:0:stream/orders',
+    });
+    const batch = [record('1'), record('2')];
+    expect(await post('orders', batch)).toEqual({ status: 200, body: { batchItemFailures: [] } });
+    expect(await post('orders', [record('2')])).toEqual({ status: 200, body: { batchItemFailures: [] } });
+    const keys = ['kinesis:shardId-000000000000:1', 'kinesis:shardId-000000000000:2'];
+    await until(
+      async () => (await runs()).filter((r) => keys.includes(r.runKey ?? '') && r.status === 'SUCCEEDED').length === 2,
+    );
+    expect((await runs()).filter((r) => keys.includes(r.runKey ?? ''))).toHaveLength(2);
+  });
+
   it('refuses a body that is no trigger event, and an unknown function', async () => {
     expect(await post('orders', { hello: 'world' })).toMatchObject({
+      status: 400,
+      body: { code: 'not_a_trigger_event' },
+    });
+    expect(await post('orders', [{ hello: 'world' }])).toMatchObject({
       status: 400,
       body: { code: 'not_a_trigger_event' },
     });
@@ -135,5 +161,18 @@ describe('dev server schedules', () => {
         log: () => {},
       }),
     ).rejects.toThrow(/no function "nobody"/);
+  });
+
+  it('refuses a cron schedule that does not parse, naming it', async () => {
+    const tick = withDurableExecution(async () => 1);
+    await expect(
+      startDevServer({
+        functions: { tick },
+        schedules: { tick: [{ name: 'nightly', cron: '0 3 * * MON *' }] },
+        port: 0,
+        db: join(dir, 'bad-cron.sqlite'),
+        log: () => {},
+      }),
+    ).rejects.toThrow(/schedule "nightly": cron dayOfMonth: exactly one of day-of-month and day-of-week must be \?/);
   });
 });

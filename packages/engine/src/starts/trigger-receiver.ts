@@ -5,7 +5,10 @@ import type { RunRecord } from '../run-record';
 import { kickNewRun } from './kick-new-run';
 import type { TriggerBatch, TriggerInput, TriggerRecord, TriggerSource } from './trigger-events';
 
-/** The answer to a trigger batch: SQS's and DynamoDB Streams' partial batch response. */
+/**
+ * The answer to a trigger batch: the partial batch response SQS's and DynamoDB Streams' event
+ * source mappings and EventBridge Pipes read (each by the id it names records by).
+ */
 export interface TriggerBatchResponse {
   batchItemFailures: Array<{ itemIdentifier: string }>;
 }
@@ -18,7 +21,8 @@ export interface TriggerStartResponse {
 
 /**
  * The run key of a trigger event, given by the user: a string of 1-256 characters; undefined for
- * the source's own key (the SQS message id, the EventBridge event id, the stream record's id).
+ * the source's own key (the SQS message id, the EventBridge event id, the stream record's id, the
+ * Kinesis record's id).
  */
 export type TriggerRunKey = (input: TriggerInput, source: TriggerSource) => string | undefined;
 

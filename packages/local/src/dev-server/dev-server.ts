@@ -79,7 +79,8 @@ export interface DevServerOptions {
    */
   journal?: RunJournalLimits;
   /**
-   * Recurring schedules by function name, fired with timers while the server runs (each firing
+   * Recurring schedules by function name (`rateMs`, or EventBridge cron with its `timezone`, read
+   * by the engine's `parseCron` as the CDK's are), fired with timers while the server runs (each firing
    * the run keyed by the schedule and its fire time, as Scheduler's in production); `catchUp`
    * fires the firings missed while it was stopped. Trigger events (SQS, EventBridge, Streams) and
    * single firings are delivered by `POST /v1/functions/<name>/events`.

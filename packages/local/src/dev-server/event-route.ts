@@ -27,7 +27,8 @@ export interface EventRouteDeps {
 /**
  * `POST /v1/functions/<name>/events` with an event shaped as AWS delivers it to the function: an
  * SQS batch (`Records` from `aws:sqs`), a DynamoDB Streams batch (`aws:dynamodb`), an EventBridge
- * event, or a schedule firing (`{ durableLambda: { action: 'schedule', ... } }`). Each event
+ * event, an EventBridge pipe's batch (a JSON array of SQS, DynamoDB Streams or Kinesis records),
+ * or a schedule firing (`{ durableLambda: { action: 'schedule', ... } }`). Each event
  * starts one run keyed by the event (as in production: a second delivery is the same run), run by
  * the dev server's runtime; the answer is what the function answers its event source
  * (`batchItemFailures`, or the run). 400 for a body that is none of these, 404 for an unknown function.
@@ -72,7 +73,8 @@ export function eventRoute(deps: EventRouteDeps) {
     if (!batch) {
       return answer(400, {
         code: 'not_a_trigger_event',
-        message: 'POST an SQS or DynamoDB Streams batch, an EventBridge event, or a schedule firing',
+        message:
+          "POST an SQS or DynamoDB Streams batch, an EventBridge event, a pipe's batch (an array of SQS, DynamoDB Streams or Kinesis records), or a schedule firing",
       });
     }
     return answer(200, await triggers.receive(batch, name));

@@ -1,17 +1,34 @@
 import {
   type Clock,
+  CronError,
+  type CronExpression,
+  cronFiringsBetween,
+  isTimeZone,
+  nextCronFiring,
   type OverlapPolicy,
+  parseCron,
   type ScheduleFiringEvent,
   type ScheduleFiringResponse,
   type Store,
   scheduleKeyPrefix,
 } from '@durable-lambda/engine';
 
-/** A schedule the dev server fires with timers (the same entry as the CDK's, `rate` in ms). */
+/**
+ * A schedule the dev server fires with timers (the same entry as the CDK's, `rate` in ms).
+ * Exactly one of `rateMs` and `cron`.
+ */
 export interface DevSchedule {
   name: string;
   /** Every this many ms, at whole multiples of it since the epoch. */
-  rateMs: number;
+  rateMs?: number;
+  /**
+   * EventBridge Scheduler's six cron fields, e.g. `0 3 * * ? *` (minutes hours day-of-month month
+   * day-of-week year; see `parseCron`), read in `timezone`, fired as Scheduler fires them (see
+   * `nextCronFiring`, daylight saving time included).
+   */
+  cron?: string;
+  /** The IANA time zone `cron` is read in. Default UTC. */
+  timezone?: string;
   /** The run's input (a JSON value). */
   input?: unknown;
   /** Default `skip`. */
@@ -40,17 +57,67 @@ export interface ScheduleTimerDeps {
   onError?(error: unknown): void;
 }
 
-/** The firing times of `rateMs` in `(after, upTo]`, oldest first. */
-export function firingsBetween(rateMs: number, after: number, upTo: number): number[] {
+/** The firing times of `rateMs` in `(after, upTo]`, oldest first (at most the last `limit`). */
+export function firingsBetween(
+  rateMs: number,
+  after: number,
+  upTo: number,
+  limit = Number.POSITIVE_INFINITY,
+): number[] {
   const out: number[] = [];
-  for (let t = Math.floor(after / rateMs) * rateMs + rateMs; t <= upTo; t += rateMs) out.push(t);
-  return out;
+  // Only the last `limit` are wanted: start there, not at `after` (a long downtime, a short rate).
+  const from = Number.isFinite(limit) ? Math.max(after, upTo - limit * rateMs) : after;
+  for (let t = Math.floor(from / rateMs) * rateMs + rateMs; t <= upTo; t += rateMs) out.push(t);
+  return out.slice(-limit);
+}
+
+/** Longest a Node timer waits (longer ones fire at once): a later firing is waited for in steps. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** When a schedule fires. */
+interface FiringRule {
+  /** Its next firing strictly after `after` (undefined: never again). */
+  next(after: number): number | undefined;
+  /** Its last `limit` firings in `(after, upTo]`, oldest first. */
+  between(after: number, upTo: number, limit: number): number[];
+}
+
+/** The checked firing rule of `schedule` (a bad entry throws, naming it). */
+function firingRule(schedule: DevSchedule): FiringRule {
+  const where = `schedule ${JSON.stringify(schedule.name)}`;
+  if ((schedule.rateMs === undefined) === (schedule.cron === undefined)) {
+    throw new Error(`${where}: give exactly one of rateMs and cron`);
+  }
+  if (schedule.cron !== undefined) {
+    let cron: CronExpression;
+    const timezone = schedule.timezone ?? 'UTC';
+    try {
+      cron = parseCron(schedule.cron);
+      if (!isTimeZone(timezone))
+        throw new CronError('timezone', `${JSON.stringify(timezone)} is not an IANA time zone`);
+    } catch (error) {
+      if (error instanceof CronError) throw new Error(`${where}: ${error.message}`, { cause: error });
+      throw error;
+    }
+    return {
+      next: (after) => nextCronFiring(after, cron, timezone),
+      between: (after, upTo, limit) => cronFiringsBetween(cron, after, upTo, timezone, limit),
+    };
+  }
+  const rateMs = schedule.rateMs as number;
+  if (!(Number.isInteger(rateMs) && rateMs >= 1_000)) {
+    throw new Error(`${where}: rateMs must be a whole number of ms, at least 1000`);
+  }
+  return {
+    next: (after) => Math.floor(after / rateMs) * rateMs + rateMs,
+    between: (after, upTo, limit) => firingsBetween(rateMs, after, upTo, limit),
+  };
 }
 
 /**
- * Fires a function's schedules with timers: each firing is the same event Scheduler delivers in
- * production (keyed by name and fire time: a firing repeated after a restart is the same run).
- * The last firing is read from the store (the newest run key of the schedule), so no state is
+ * Fires a function's schedules (`rateMs` or `cron`) with timers: each firing is the same event
+ * Scheduler delivers in production (keyed by name and fire time: a firing repeated after a
+ * restart is the same run). The last firing is read from the store (the newest run key of the schedule), so no state is
  * kept beside the runs; `catchUp` decides whether the firings missed while stopped are fired.
  */
 export class ScheduleTimers {
@@ -64,22 +131,18 @@ export class ScheduleTimers {
 
   /** Starts the timers of `schedules` of `functionName`, after catching up where asked. */
   async start(functionName: string, schedules: readonly DevSchedule[]): Promise<void> {
-    for (const schedule of schedules) {
-      if (!(Number.isInteger(schedule.rateMs) && schedule.rateMs >= 1_000)) {
-        throw new Error(
-          `schedule ${JSON.stringify(schedule.name)}: rateMs must be a whole number of ms, at least 1000`,
-        );
-      }
+    // Every entry checked before any fires: a bad one fails the start, naming it.
+    const rules = schedules.map((schedule) => firingRule(schedule));
+    for (const [i, schedule] of schedules.entries()) {
+      const rule = rules[i] as FiringRule;
       const now = this.deps.clock.now();
       if (schedule.catchUp) {
         const last = await this.lastFiring(functionName, schedule.name);
         if (last !== undefined) {
-          for (const at of firingsBetween(schedule.rateMs, last, now).slice(-MAX_CATCH_UP)) {
-            await this.fireAt(functionName, schedule, at);
-          }
+          for (const at of rule.between(last, now, MAX_CATCH_UP)) await this.fireAt(functionName, schedule, at);
         }
       }
-      this.arm(functionName, schedule, now);
+      this.arm(functionName, schedule, rule, now);
     }
   }
 
@@ -90,18 +153,27 @@ export class ScheduleTimers {
     this.pending.clear();
   }
 
-  private arm(functionName: string, schedule: DevSchedule, after: number): void {
+  private arm(functionName: string, schedule: DevSchedule, rule: FiringRule, after: number): void {
     if (this.stopped) return;
-    const [next] = firingsBetween(schedule.rateMs, after, after + schedule.rateMs);
-    const at = next as number;
+    const at = rule.next(after);
+    if (at === undefined) return;
+    this.waitFor(at, () =>
+      this.fireAt(functionName, schedule, at)
+        .catch((error: unknown) => this.deps.onError?.(error))
+        .finally(() => this.arm(functionName, schedule, rule, at)),
+    );
+  }
+
+  /** Runs `then` once the clock reaches `at`, in timer steps of at most {@link MAX_TIMER_MS}. */
+  private waitFor(at: number, then: () => void): void {
+    if (this.stopped) return;
     const timer = this.deps.timers.set(
       () => {
         this.pending.delete(timer);
-        this.fireAt(functionName, schedule, at)
-          .catch((error: unknown) => this.deps.onError?.(error))
-          .finally(() => this.arm(functionName, schedule, at));
+        if (this.deps.clock.now() < at) this.waitFor(at, then);
+        else then();
       },
-      Math.max(0, at - this.deps.clock.now()),
+      Math.min(MAX_TIMER_MS, Math.max(0, at - this.deps.clock.now())),
     );
     this.pending.add(timer);
   }
