@@ -29,6 +29,7 @@ import {
   T0,
   withDueAt,
 } from './fixtures';
+import { describeFunctionLimitsConformance } from './function-limits-conformance';
 import { describeHistoryOrderConformance } from './history-order-conformance';
 import { describeMeterConformance } from './meter-conformance';
 import { describeOperationPageConformance } from './operation-page-conformance';
@@ -58,6 +59,7 @@ export function describeStoreConformance(
   describeRecreationConformance(name, setup, options);
   describeConcurrencySlotConformance(name, setup, options);
   describeHistoryOrderConformance(name, setup, options);
+  describeFunctionLimitsConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

@@ -84,6 +84,13 @@ export type { ExecutionTimeoutSetting } from './execution-timeout';
  * outside `Engine.openRun` (the Lambda-shaped API routes) and must end such a run the same way.
  */
 export { EXECUTION_TIMED_OUT, expireRun, MAX_EXECUTION_TIMEOUT_SECONDS, pastDeadline } from './execution-timeout';
+export type {
+  FunctionLimits,
+  FunctionLimitsRecord,
+  FunctionLimitsStore,
+  NoteFunctionLimitsOptions,
+} from './function-limits';
+export { canonicalLimits, noteFunctionLimits } from './function-limits';
 export {
   FIRST_HISTORY_ORDER,
   type HistoryInvocation,

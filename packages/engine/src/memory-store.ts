@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
+import type { FunctionLimitsRecord } from './function-limits';
 import { takeLease } from './lease';
 import { MemorySlots } from './memory-slots';
 import { copyData, copyOperation } from './operation-copy';
@@ -44,6 +45,8 @@ export class MemoryStore implements Store {
   private readonly dueIndex = new Set<string>();
   /** The slots and queues of concurrency keys. */
   private readonly slots = new MemorySlots();
+  /** Each function's limits record, by bare name. */
+  private readonly functionLimits = new Map<string, FunctionLimitsRecord>();
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
@@ -327,6 +330,21 @@ export class MemoryStore implements Store {
 
   async listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
     return this.slots.list(slot, limit, after);
+  }
+
+  async putFunctionLimits(record: FunctionLimitsRecord): Promise<void> {
+    this.functionLimits.set(record.functionName, copyData(record));
+  }
+
+  async getFunctionLimits(functionName: string): Promise<FunctionLimitsRecord | undefined> {
+    const record = this.functionLimits.get(functionName);
+    return record && copyData(record);
+  }
+
+  async listFunctionLimits(): Promise<FunctionLimitsRecord[]> {
+    return [...this.functionLimits.values()]
+      .sort((a, b) => (a.functionName < b.functionName ? -1 : a.functionName > b.functionName ? 1 : 0))
+      .map((record) => copyData(record));
   }
 
   /** Sets the run's due-index key from its own fields (see {@link dueAtOf}), in place. */

@@ -6,6 +6,7 @@
  */
 import type { Operation } from '@durable-lambda/protocol';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
+import type { FunctionLimitsRecord } from './function-limits';
 import type { DueRun, RunPatch, RunRecord, RunStatus } from './run-record';
 
 /** A query for runs, newest first. */
@@ -222,6 +223,16 @@ export interface Store {
    * taken out): callers read each run before acting on it.
    */
   listQueuedRuns?(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]>;
+  /**
+   * Optional, with the two below: stores a function's limits as last recorded (see
+   * `noteFunctionLimits`), replacing the record it had. Written rarely (a cold start whose code's
+   * limits differ from the stored ones), read by the control API's functions listing.
+   */
+  putFunctionLimits?(record: FunctionLimitsRecord): Promise<void>;
+  /** The function's limits record (by its bare name), or undefined. */
+  getFunctionLimits?(functionName: string): Promise<FunctionLimitsRecord | undefined>;
+  /** Every function's limits record, by name. */
+  listFunctionLimits?(): Promise<FunctionLimitsRecord[]>;
 }
 
 /** The run a revision was computed from (see {@link Store.reviseRun}). */

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   DueRun,
+  FunctionLimitsRecord,
   IdempotencyRecord,
   LeaseGrant,
   OperationPage,
@@ -19,6 +20,7 @@ import type { Operation } from '@durable-lambda/protocol';
 import { type DynamoDbTransport, isDynamoDbTransport } from './commands';
 import { DynamoDbSlots } from './concurrency-slots';
 import { duePartitions, findDueRuns } from './due-index';
+import { DynamoDbFunctionLimits } from './function-limits';
 import { IdempotencyRecords } from './idempotency';
 import { keyFits, operationSk, RUN_SK, runPk } from './layout';
 import { loadOperationPage } from './operation-page';
@@ -93,6 +95,7 @@ export class DynamoDbStore implements Store {
   private readonly ctx: StoreContext;
   private readonly idempotency: IdempotencyRecords;
   private readonly slots: DynamoDbSlots;
+  private readonly functionLimits: DynamoDbFunctionLimits;
   private readonly legacyIndexes: boolean;
 
   constructor(options: DynamoDbStoreOptions) {
@@ -106,6 +109,7 @@ export class DynamoDbStore implements Store {
     );
     this.idempotency = new IdempotencyRecords(access, limits);
     this.slots = new DynamoDbSlots(access);
+    this.functionLimits = new DynamoDbFunctionLimits(access);
     this.legacyIndexes = options.legacyIndexes === true;
   }
 
@@ -131,6 +135,18 @@ export class DynamoDbStore implements Store {
 
   listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
     return this.slots.list(slot, limit, after);
+  }
+
+  putFunctionLimits(record: FunctionLimitsRecord): Promise<void> {
+    return this.functionLimits.put(record);
+  }
+
+  getFunctionLimits(functionName: string): Promise<FunctionLimitsRecord | undefined> {
+    return this.functionLimits.get(functionName);
+  }
+
+  listFunctionLimits(): Promise<FunctionLimitsRecord[]> {
+    return this.functionLimits.list();
   }
 
   createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {

@@ -1,5 +1,6 @@
 import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import type { SqliteDatabase } from './sqlite-driver';
+import { FUNCTION_LIMITS_SCHEMA } from './sqlite-function-limits';
 import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
 import { SLOT_SCHEMA } from './sqlite-slots';
 
@@ -23,6 +24,8 @@ import { SLOT_SCHEMA } from './sqlite-slots';
  *   children without the rest of the run. Rows written before it get theirs from their body.
  * - `slot_holders`, `slot_queue` (version 5): the slots and queues of concurrency keys (flow
  *   control per key; see `SqliteSlots`).
+ * - `function_limits` (version 6): each function's flow-control limits as last recorded (see
+ *   `SqliteFunctionLimits`).
  *
  * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
@@ -99,6 +102,7 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteDatabase) => void)> = [
     }
   },
   SLOT_SCHEMA,
+  FUNCTION_LIMITS_SCHEMA,
 ];
 
 /** The schema version this code writes. */

@@ -5,6 +5,7 @@ import {
   checkOperationPayloads,
   checkRunPayloads,
   type DueRun,
+  type FunctionLimitsRecord,
   type IdempotencyRecord,
   type LeaseGrant,
   type OperationPage,
@@ -23,6 +24,7 @@ import {
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { SqliteDatabase, SqliteDriverName } from './sqlite-driver';
+import { SqliteFunctionLimits } from './sqlite-function-limits';
 import { SqliteIdempotency } from './sqlite-idempotency';
 import { operationPage, replayOperations } from './sqlite-operation-reads';
 import type { OwnerLock } from './sqlite-owner-lock';
@@ -77,6 +79,7 @@ export class SqliteStore implements Store {
   private readonly journal: SqliteRunJournal;
   private readonly idempotency: SqliteIdempotency;
   private readonly slots: SqliteSlots;
+  private readonly functionLimits: SqliteFunctionLimits;
   private readonly sql: RunStatements;
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
@@ -99,6 +102,7 @@ export class SqliteStore implements Store {
     this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
     this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
     this.slots = new SqliteSlots(this.db);
+    this.functionLimits = new SqliteFunctionLimits(this.db);
     this.sql = prepareRunStatements(this.db);
   }
 
@@ -283,6 +287,18 @@ export class SqliteStore implements Store {
 
   async listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
     return this.slots.list(slot, limit, after);
+  }
+
+  async putFunctionLimits(record: FunctionLimitsRecord): Promise<void> {
+    this.functionLimits.put(record);
+  }
+
+  async getFunctionLimits(functionName: string): Promise<FunctionLimitsRecord | undefined> {
+    return this.functionLimits.get(functionName);
+  }
+
+  async listFunctionLimits(): Promise<FunctionLimitsRecord[]> {
+    return this.functionLimits.list();
   }
 
   async writeOutsideEvent(
