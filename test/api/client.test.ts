@@ -167,6 +167,19 @@ describe('DurableClient retries', () => {
     expect(s.seen[1]?.url).toBe('/v1/callbacks/a%2Fb/heartbeat');
     expect(s.seen[1]?.key).not.toBe(s.seen[2]?.key);
   });
+
+  it('asks for a concurrency key’s queued runs and for functions with their run counts', async () => {
+    const s = await scripted([json(200, { runs: [] }), json(200, { functions: [] })]);
+    const client = new DurableClient({ baseUrl: s.url, backoffMs: 1 });
+    await client.listRuns({ function: 'jobs', status: 'QUEUED', concurrencyKey: 'tenant a' });
+    await client.listFunctions({ includeCounts: true });
+    await client.listFunctions();
+    expect(s.seen.map((seen) => seen.url)).toEqual([
+      '/v1/runs?function=jobs&status=QUEUED&concurrencyKey=tenant+a',
+      '/v1/functions?include=counts',
+      '/v1/functions',
+    ]);
+  });
 });
 
 describe('DurableClient against the real API over node:http', () => {

@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { resolve } from 'node:path';
 import { DurableClient } from '@durable-lambda/api';
 import { createSignedFetch } from '@durable-lambda/aws';
+import { noteFunctionLimits } from '@durable-lambda/engine';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../packages/cli/src/args';
@@ -70,18 +71,25 @@ async function startConsole(args: string[], env: Record<string, string>) {
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  world = await startSignedApiWorld({
-    checkout: async (event: { sku: string }, ctx) => {
-      const reserved = await ctx.step('reserve', async () => ({ sku: event.sku, shelf: 'B4' }));
-      const charged = await ctx.step('charge', async () => ({ amount: 42, currency: 'EUR' }));
-      return { ...reserved, ...charged };
+  world = await startSignedApiWorld(
+    {
+      checkout: async (event: { sku: string }, ctx) => {
+        const reserved = await ctx.step('reserve', async () => ({ sku: event.sku, shelf: 'B4' }));
+        const charged = await ctx.step('charge', async () => ({ amount: 42, currency: 'EUR' }));
+        return { ...reserved, ...charged };
+      },
+      approval: async (event: { order: string }, ctx) => {
+        await ctx.step('prepare', async () => ({ order: event.order }));
+        const [promise] = await ctx.createCallback('manager');
+        return { order: event.order, decision: JSON.parse((await promise) as string) };
+      },
+      jobs: async (_event: { tenant: string }, ctx) => {
+        await ctx.wait({ hours: 1 });
+        return 'done';
+      },
     },
-    approval: async (event: { order: string }, ctx) => {
-      await ctx.step('prepare', async () => ({ order: event.order }));
-      const [promise] = await ctx.createCallback('manager');
-      return { order: event.order, decision: JSON.parse((await promise) as string) };
-    },
-  });
+    { jobs: { concurrency: { key: (e) => (e as { tenant: string }).tenant, limit: 1 } } },
+  );
   // The test's own client signs as a user's script would.
   api = new DurableClient({
     baseUrl: world.front.url,
@@ -168,6 +176,42 @@ describe('durable console against a deployed (IAM-auth) API', () => {
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.filter((s) => s.refused)).toEqual([]);
     await page.screenshot({ path: resolve(ARTIFACTS, 'console-functions.png'), fullPage: true });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows a key's QUEUED runs with their positions and the function's recorded limits, from the deployed table", async () => {
+    const url = consoles[0]!.url;
+    // What the engine records when the code declaring the limit admits a run (a deployed API
+    // never loads the handler's code: it reads the record from the table).
+    await noteFunctionLimits(world.engine.store, 'jobs', { concurrency: { limit: 1 } }, { now: () => Date.now() });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { run } = await api.startRun({ function: 'jobs', input: { tenant: 'initech' } });
+      ids.push(run.runId);
+      await waitForStatus(run.runId, i === 0 ? 'RUNNING' : 'QUEUED');
+    }
+    await page.goto(`${url}/#/?status=QUEUED&function=jobs&key=initech`);
+    await page.locator('[data-testid="run-queued"]').nth(1).waitFor();
+    const cells = await page
+      .locator('[data-testid="run-queued"]')
+      .evaluateAll((els: any[]) => els.map((el) => [el.dataset.key, el.dataset.position]));
+    expect(cells).toEqual([
+      ['initech', '1'],
+      ['initech', '2'],
+    ]);
+    expect(
+      await page.locator('[data-testid="run-row"]').evaluateAll((rows: any[]) => rows.map((r) => r.dataset.runId)),
+    ).toEqual([ids[1], ids[2]]);
+
+    await page.goto(`${url}/#/functions`);
+    const jobs = page.locator('[data-testid="function"][data-name="jobs"]');
+    await jobs.locator('[data-testid="function-queued"]').waitFor();
+    expect(await jobs.locator('[data-testid="function-limit"][data-kind="concurrency"]').textContent()).toBe(
+      'at most 1 running per key',
+    );
+    expect(await jobs.locator('[data-testid="function-queued"]').getAttribute('data-count')).toBe('2');
+    expect(await jobs.locator('[data-testid="function-running"]').getAttribute('data-count')).toBe('1');
+    await page.screenshot({ path: resolve(ARTIFACTS, 'console-queued-functions.png'), fullPage: true });
     expect(pageErrors).toEqual([]);
   });
 

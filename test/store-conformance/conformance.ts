@@ -30,6 +30,7 @@ import {
   withDueAt,
 } from './fixtures';
 import { describeFlowGateConformance } from './flow-gate-conformance';
+import { describeFunctionLimitsConformance } from './function-limits-conformance';
 import { describeHistoryOrderConformance } from './history-order-conformance';
 import { describeMeterConformance } from './meter-conformance';
 import { describeOperationPageConformance } from './operation-page-conformance';
@@ -60,6 +61,7 @@ export function describeStoreConformance(
   describeConcurrencySlotConformance(name, setup, options);
   describeFlowGateConformance(name, setup, options);
   describeHistoryOrderConformance(name, setup, options);
+  describeFunctionLimitsConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

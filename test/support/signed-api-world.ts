@@ -8,7 +8,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createControlApi, toLambdaHandler } from '@durable-lambda/api';
 import { createDurableTable, DynamoDbStore } from '@durable-lambda/aws';
 import { Engine } from '@durable-lambda/engine';
-import { type DurableHandler, type DurableLambdaHandler, withDurableExecution } from '@durable-lambda/sdk';
+import {
+  type DurableExecutionConfig,
+  type DurableHandler,
+  type DurableLambdaHandler,
+  withDurableExecution,
+} from '@durable-lambda/sdk';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from './dynamodb-local';
 import { type Sigv4Front, startSigv4Front } from './sigv4-verifier';
 
@@ -24,9 +29,10 @@ export interface SignedApiWorld {
   close(): Promise<void>;
 }
 
-/** Starts the world serving `functions` (written against its engine). */
+/** Starts the world serving `functions` (written against its engine), each with its `configs` entry. */
 export async function startSignedApiWorld(
   functions: Record<string, DurableHandler<any, any>>,
+  configs: Record<string, DurableExecutionConfig> = {},
 ): Promise<SignedApiWorld> {
   const client: DynamoDBDocumentClient = localDocumentClient(await dynamoDbLocalEndpoint());
   const tableName = uniqueTableName('console');
@@ -58,7 +64,7 @@ export async function startSignedApiWorld(
     },
   });
   for (const [name, handler] of Object.entries(functions)) {
-    handlers.set(name, withDurableExecution(handler, { backend: engine, logSink: () => {} }));
+    handlers.set(name, withDurableExecution(handler, { backend: engine, logSink: () => {}, ...configs[name] }));
   }
   const api = createControlApi({ engine, functions: Object.keys(functions).sort(), onError: () => {} });
   const front = await startSigv4Front(toLambdaHandler(api), WORLD_REGION);

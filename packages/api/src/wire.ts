@@ -283,7 +283,50 @@ export interface FunctionListWire {
      * API knows one (a deployed API: the function's `DurableConfig`); absent: none known.
      */
     executionTimeoutSeconds?: number;
+    /**
+     * The function's flow-control limits as last recorded by its code (the engine records them
+     * when it admits a run, the dev server when it loads the handler); absent: none recorded.
+     */
+    limits?: FunctionLimitsWire;
+    /** When the limits were recorded, and by which code version when known. */
+    limitsRecordedAt?: string;
+    limitsVersion?: string;
+    /** Its RUNNING and QUEUED runs (`GET /v1/functions?include=counts` only). */
+    counts?: FunctionRunCountsWire;
+    /** The schedules fired and the trigger events taken for it, where the server knows (the dev server). */
+    starts?: FunctionStartsWire;
   }>;
+}
+
+/** A function's flow-control limits (periods in ms); each absent when the function has no such limit. */
+export interface FunctionLimitsWire {
+  /** At most `limit` runs of a concurrency key RUNNING at once; the rest wait QUEUED. */
+  concurrency?: { limit: number };
+  throttle?: { limit: number; periodMs: number; burst?: number };
+  rateLimit?: { limit: number; periodMs: number };
+  debounce?: { periodMs: number; timeoutMs?: number };
+  singleton?: { mode: 'skip' | 'cancel' };
+  priority?: boolean;
+}
+
+/**
+ * How many runs of a function are RUNNING and QUEUED, counted from its runs a page at a time up to
+ * a bound (see the API's `FUNCTION_COUNT_LIMIT`); `runningMore` / `queuedMore`: there are more
+ * than the count says.
+ */
+export interface FunctionRunCountsWire {
+  running: number;
+  queued: number;
+  runningMore?: boolean;
+  queuedMore?: boolean;
+}
+
+/** What starts a function's runs besides the API, where the server knows it. */
+export interface FunctionStartsWire {
+  /** The recurring schedules fired for it. */
+  schedules?: Array<{ name: string; rateMs: number; overlap: string; catchUp: boolean }>;
+  /** Where its trigger events (SQS, EventBridge, DynamoDB Streams) and schedule firings are delivered. */
+  eventsPath?: string;
 }
 
 /** `POST /v1/runs` body. */

@@ -25,6 +25,7 @@ const OPTIONS = {
   faults: { type: 'string' },
   'allowed-hosts': { type: 'string' },
   search: { type: 'string' },
+  'concurrency-key': { type: 'string' },
   operation: { type: 'string' },
   handler: { type: 'string' },
   table: { type: 'string' },
@@ -46,8 +47,9 @@ const COMMON: readonly OptionName[] = ['url', 'json', 'help', 'sign', 'region'];
 /** The options of each command, besides the common ones. */
 export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
   start: ['input', 'run-key', 'latest'],
-  list: ['function', 'status', 'limit', 'cursor', 'created-after', 'created-before', 'search'],
+  list: ['function', 'status', 'limit', 'cursor', 'created-after', 'created-before', 'search', 'concurrency-key'],
   show: [],
+  functions: [],
   history: [],
   logs: [],
   callback: ['result', 'message', 'code'],

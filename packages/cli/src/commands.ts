@@ -1,10 +1,19 @@
 import type { DurableClient, OperatorAnswerWire, RunStatusWire } from '@durable-lambda/api';
 import { type CommandLine, jsonOption, positionals, stringOption } from './args';
 import { formatActions, formatHistory, formatLogs, formatRun, formatRunList, formatWake } from './format';
+import { formatFunctionList } from './format-functions';
 import type { CliIo } from './io';
 import { UsageError } from './usage';
 
-const STATUSES: readonly RunStatusWire[] = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STOPPED', 'CANCELLED'];
+const STATUSES: readonly RunStatusWire[] = [
+  'RUNNING',
+  'QUEUED',
+  'SUCCEEDED',
+  'FAILED',
+  'TIMED_OUT',
+  'STOPPED',
+  'CANCELLED',
+];
 
 /** What a command prints: the API's JSON answer with `--json`, else the human text. */
 function print(io: CliIo, line: CommandLine, value: unknown, human: () => string): void {
@@ -43,9 +52,11 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
       const after = stringOption(line, 'created-after');
       const before = stringOption(line, 'created-before');
       const search = stringOption(line, 'search');
+      const concurrencyKey = stringOption(line, 'concurrency-key');
       const list = await client.listRuns({
         includeWaitingFor: true,
         ...(search === undefined ? {} : { search }),
+        ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
         ...(fn === undefined ? {} : { function: fn }),
         ...(status === undefined ? {} : { status: status as RunStatusWire }),
         ...(limit === undefined ? {} : { limit }),
@@ -54,6 +65,12 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
         ...(before === undefined ? {} : { createdBefore: before }),
       });
       print(io, line, list, () => formatRunList(list));
+      return;
+    }
+    case 'functions': {
+      positionals(line, []);
+      const list = await client.listFunctions({ includeCounts: true });
+      print(io, line, list, () => formatFunctionList(list));
       return;
     }
     case 'show': {

@@ -72,6 +72,9 @@ export function formatRun(run: RunWire, now: number = Date.now()): string {
     ['function', run.function],
     ['status', run.status],
     ['run key', run.runKey],
+    ['concurrency key', run.concurrencyKey],
+    ['queued since', run.status === 'QUEUED' ? run.queuedAt : undefined],
+    ['queue position', run.queuePosition === undefined ? undefined : `${run.queuePosition} (1: next to start)`],
     ['created', run.createdAt],
     ['updated', run.updatedAt],
     ['ended', run.endedAt],
@@ -118,15 +121,18 @@ function waitingColumn(run: RunWire): string {
 /** A page of runs as a table. */
 export function formatRunList(list: RunListWire): string {
   if (list.runs.length === 0) return 'No runs.';
+  // The key and queue columns only when a run of the page has a key (flow control per key).
+  const keyed = list.runs.some((run) => run.concurrencyKey !== undefined || run.status === 'QUEUED');
   const body = table(
-    ['RUN ID', 'FUNCTION', 'STATUS', 'CREATED', 'ENDED', 'WAITING FOR'],
+    ['RUN ID', 'FUNCTION', 'STATUS', ...(keyed ? ['KEY', 'POSITION'] : []), 'CREATED', 'ENDED', 'WAITING FOR'],
     list.runs.map((run) => [
       run.runId,
       run.function,
       run.status,
+      ...(keyed ? [run.concurrencyKey ?? '-', run.queuePosition === undefined ? '-' : String(run.queuePosition)] : []),
       run.createdAt,
       run.endedAt ?? '-',
-      waitingColumn(run),
+      run.status === 'QUEUED' ? `a slot of its key (queued ${run.queuedAt ?? '?'})` : waitingColumn(run),
     ]),
   );
   return list.nextCursor ? `${body}\n\nMore: --cursor ${list.nextCursor}` : body;

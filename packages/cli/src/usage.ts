@@ -8,11 +8,19 @@ Commands:
                                                      start a run (a known run key finds its run);
                                                      --latest: on $LATEST, not pinned to a version
   list [--function F] [--status S] [--limit N] [--cursor C] [--search TEXT]
-       [--created-after ISO] [--created-before ISO]  list runs, newest first, with what they wait for
+       [--created-after ISO] [--created-before ISO] [--concurrency-key K]
+                                                     list runs, newest first, with what they wait for
                                                      (--search: a run id or run key, or part of one;
-                                                     --function F: every version of F, F:7 only v7)
+                                                     --function F: every version of F, F:7 only v7;
+                                                     QUEUED runs with their key and queue position;
+                                                     --function F --status QUEUED --concurrency-key K:
+                                                     K's queue in order)
   show <runId>                                       show a run (with what it consumed: invocations,
-                                                     billed ms, DynamoDB units, Scheduler, SQS)
+                                                     billed ms, DynamoDB units, Scheduler, SQS; a
+                                                     QUEUED run's key, queue time and position)
+  functions                                          the functions served, each with its limits (as
+                                                     its code recorded them), its RUNNING and QUEUED
+                                                     runs and its schedules
   history <runId>                                    show a run's operations, errors (with stack
                                                      traces) and the log lines of each step
   logs <runId>                                       the run's log lines alone, oldest first, each

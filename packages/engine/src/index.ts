@@ -86,6 +86,13 @@ export { EXECUTION_TIMED_OUT, expireRun, MAX_EXECUTION_TIMEOUT_SECONDS, pastDead
 export type { SkipCode } from './flow/admission';
 export { checkAdmission } from './flow/admission-request';
 export type { GateKey, GateKind, GateRecord } from './flow/gate-records';
+export type {
+  FunctionLimits,
+  FunctionLimitsRecord,
+  FunctionLimitsStore,
+  NoteFunctionLimitsOptions,
+} from './function-limits';
+export { canonicalLimits, noteFunctionLimits } from './function-limits';
 export {
   FIRST_HISTORY_ORDER,
   type HistoryInvocation,

@@ -3,6 +3,7 @@ import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 import type { GateKey, GateRecord } from './flow/gate-records';
 import { MemoryGates } from './flow/memory-gates';
+import type { FunctionLimitsRecord } from './function-limits';
 import { takeLease } from './lease';
 import { MemorySlots } from './memory-slots';
 import { copyData, copyOperation } from './operation-copy';
@@ -48,6 +49,8 @@ export class MemoryStore implements Store {
   private readonly slots = new MemorySlots();
   /** Flow control's registers (`throttle`, `rateLimit`, `debounce`). */
   private readonly gates = new MemoryGates();
+  /** Each function's limits record, by bare name. */
+  private readonly functionLimits = new Map<string, FunctionLimitsRecord>();
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
@@ -339,6 +342,21 @@ export class MemoryStore implements Store {
 
   async writeGate(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean> {
     return this.gates.write(gate, value, expected, expiresAt, this.clock.now());
+  }
+
+  async putFunctionLimits(record: FunctionLimitsRecord): Promise<void> {
+    this.functionLimits.set(record.functionName, copyData(record));
+  }
+
+  async getFunctionLimits(functionName: string): Promise<FunctionLimitsRecord | undefined> {
+    const record = this.functionLimits.get(functionName);
+    return record && copyData(record);
+  }
+
+  async listFunctionLimits(): Promise<FunctionLimitsRecord[]> {
+    return [...this.functionLimits.values()]
+      .sort((a, b) => (a.functionName < b.functionName ? -1 : a.functionName > b.functionName ? 1 : 0))
+      .map((record) => copyData(record));
   }
 
   /** Sets the run's due-index key from its own fields (see {@link dueAtOf}), in place. */

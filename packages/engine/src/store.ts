@@ -7,6 +7,7 @@
 import type { Operation } from '@durable-lambda/protocol';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 import type { GateKey, GateRecord } from './flow/gate-records';
+import type { FunctionLimitsRecord } from './function-limits';
 import type { DueRun, RunPatch, RunRecord, RunStatus } from './run-record';
 
 /** A query for runs, newest first. */
@@ -236,6 +237,15 @@ export interface Store {
    * and the store may delete it.
    */
   writeGate?(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean>;
+   * Optional, with the two below: stores a function's limits as last recorded (see
+   * `noteFunctionLimits`), replacing the record it had. Written rarely (a cold start whose code's
+   * limits differ from the stored ones), read by the control API's functions listing.
+   */
+  putFunctionLimits?(record: FunctionLimitsRecord): Promise<void>;
+  /** The function's limits record (by its bare name), or undefined. */
+  getFunctionLimits?(functionName: string): Promise<FunctionLimitsRecord | undefined>;
+  /** Every function's limits record, by name. */
+  listFunctionLimits?(): Promise<FunctionLimitsRecord[]>;
 }
 
 /** The run a revision was computed from (see {@link Store.reviseRun}). */

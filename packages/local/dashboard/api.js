@@ -119,7 +119,8 @@ async function wholeHistory(runId) {
 }
 
 export const api = {
-  functions: () => request('GET', 'v1/functions'),
+  /** The functions served; `{ counts: true }`: with their RUNNING and QUEUED runs counted. */
+  functions: (options = {}) => request('GET', 'v1/functions', { query: { include: options.counts ? 'counts' : '' } }),
   listRuns: (query) => request('GET', 'v1/runs', { query }),
   getRun: (runId) => request('GET', `v1/runs/${seg(runId)}`),
   /** The exported-run file `durable export` prints. */

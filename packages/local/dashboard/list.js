@@ -12,7 +12,7 @@ import { startRunForm } from './start-form.js';
 /** Typing in the search box queries once it pauses this long, ms. */
 const SEARCH_PAUSE_MS = 250;
 
-const STATUSES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STOPPED', 'CANCELLED'];
+const STATUSES = ['RUNNING', 'QUEUED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STOPPED', 'CANCELLED'];
 const PAGE_SIZE = 25;
 /**
  * A content search is read again at most this often while the page is live, ms: each one reads
@@ -23,8 +23,12 @@ const MAX_PAGE_SIZE = 100;
 
 export const runHref = (runId) => `#/runs/${encodeURIComponent(runId)}`;
 
+/** The runs list of a function's concurrency key waiting their turn (its queue, in order). */
+export const keyHref = (functionName, key) =>
+  `#/?${new URLSearchParams({ status: 'QUEUED', function: functionName, key }).toString()}`;
+
 /** Filters kept in the hash's query, in this order. */
-const FILTERS = ['status', 'function', 'search', 'contains', 'after', 'before'];
+const FILTERS = ['status', 'function', 'key', 'search', 'contains', 'after', 'before'];
 
 /** A `datetime-local` value (local time, no zone) as an ISO time for the API; '' when unset or bad. */
 function isoOf(local) {
@@ -34,8 +38,9 @@ function isoOf(local) {
 }
 
 /**
- * `params`: the hash's query (`status`, `function`, `search` (id or key) or `contains` (text in
- * input, result or error), `after` and `before` (local times of the start), `limit`).
+ * `params`: the hash's query (`status`, `function`, `key` (a concurrency key), `search` (id or
+ * key) or `contains` (text in input, result or error), `after` and `before` (local times of the
+ * start), `limit`).
  */
 export function listView(params, refreshNow) {
   const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? '']));
@@ -102,6 +107,20 @@ export function listView(params, refreshNow) {
       setFilters({ search: content ? '' : value, contains: content ? value : '' });
     }, pause);
   }
+  let keyTimer;
+  const keyBox = h('input', {
+    id: 'filter-key',
+    type: 'search',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'concurrency key',
+    value: filters.key,
+    dataset: { testid: 'filter-key' },
+    oninput: () => {
+      clearTimeout(keyTimer);
+      keyTimer = setTimeout(() => setFilter('key', keyBox.value.trim()), SEARCH_PAUSE_MS);
+    },
+  });
   const timeInput = (name, label) => [
     h('label', { for: `filter-${name}` }, label),
     h('input', {
@@ -120,6 +139,7 @@ export function listView(params, refreshNow) {
       dataset: { testid: 'filter-clear' },
       onclick: () => {
         searchBox.value = '';
+        keyBox.value = '';
         for (const input of el.querySelectorAll('input[type="datetime-local"]')) input.value = '';
         statusSelect.value = '';
         functionSelect.value = '';
@@ -149,6 +169,8 @@ export function listView(params, refreshNow) {
         statusSelect,
         h('label', { for: 'filter-function' }, 'Function'),
         functionSelect,
+        h('label', { for: 'filter-key', title: 'Runs of one concurrency key (flow control per key)' }, 'Key'),
+        keyBox,
         clear,
       ),
       h(
@@ -220,7 +242,12 @@ export function listView(params, refreshNow) {
     pageRuns = page.runs;
     prev.disabled = cursors.length <= 1;
     next.disabled = !nextCursor;
-    pageLabel.textContent = filters.search ? 'Search results' : `Page ${cursors.length}`;
+    const queue = filters.key && filters.function && filters.status === 'QUEUED';
+    pageLabel.textContent = filters.search
+      ? 'Search results'
+      : queue
+        ? `The queue of ${filters.key}, next to start first`
+        : `Page ${cursors.length}`;
     bulk.update();
     const key = JSON.stringify(page);
     if (key === shown) return;
@@ -263,6 +290,7 @@ export function listView(params, refreshNow) {
           : api.listRuns({
               status: filters.status,
               function: filters.function,
+              concurrencyKey: filters.key,
               search: filters.search,
               contains: filters.contains,
               createdAfter: isoOf(filters.after),

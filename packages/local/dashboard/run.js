@@ -5,7 +5,7 @@
 import { api } from './api.js';
 import { h, replace, rerender } from './dom.js';
 import { badge, duration, elapsed, errorBox, logList, payload, renderNote, sinceEl, timeEl } from './format.js';
-import { runHref, toWire } from './list.js';
+import { keyHref, runHref, toWire } from './list.js';
 import { renderMeter } from './meter.js';
 import { rawHistoryPanel } from './raw-history.js';
 import { runTreePanel } from './run-tree.js';
@@ -214,13 +214,34 @@ function renderSummary(run, retriedAt) {
     fact('Started', timeEl(run.createdAt, 'both')),
     run.endedAt
       ? fact('Ended', timeEl(run.endedAt, 'both'), h('span', { dataset: { testid: 'run-took' } }, took(run, retriedAt)))
-      : fact('Running for', sinceEl(run.createdAt)),
+      : fact(run.status === 'QUEUED' ? 'Waiting for' : 'Running for', sinceEl(run.createdAt)),
     fact('Updated', timeEl(run.updatedAt, 'both')),
     run.nextWakeAt ? fact('Next wake-up', timeEl(run.nextWakeAt, 'both')) : null,
     fact('Invocations', String(run.invocations), run.lostInvocations ? ` (${run.lostInvocations} lost)` : ''),
     run.meter ? fact('Consumed', renderMeter(run.meter)) : null,
     retriedAt.length > 0 ? fact('Retried', `${retriedAt.length}×, last `, timeEl(retriedAt.at(-1), 'both')) : null,
     run.runKey ? fact('Run key', h('code', null, run.runKey)) : null,
+    // Flow control per key: the key links to its runs waiting their turn.
+    run.concurrencyKey
+      ? fact(
+          'Concurrency key',
+          h(
+            'a',
+            { href: keyHref(run.function, run.concurrencyKey), dataset: { testid: 'run-concurrency-key' } },
+            h('code', null, run.concurrencyKey),
+          ),
+        )
+      : null,
+    run.status === 'QUEUED' && run.queuedAt
+      ? fact('Queued since', h('span', { dataset: { testid: 'run-queued-at' } }, timeEl(run.queuedAt, 'both')))
+      : null,
+    run.queuePosition === undefined
+      ? null
+      : fact(
+          'Queue position',
+          h('strong', { dataset: { testid: 'run-queue-position' } }, String(run.queuePosition)),
+          h('span', { class: 'muted' }, ' (1: next to start, when a slot of its key comes free)'),
+        ),
     run.parent
       ? fact(
           'Started by',

@@ -5,7 +5,7 @@
  */
 import { h } from './dom.js';
 import { badge, compact, duration, elapsed, sinceEl, timeEl } from './format.js';
-import { runHref } from './list.js';
+import { keyHref, runHref } from './list.js';
 
 /** Characters of an error message or a result shown in a row (the whole text is in its tooltip). */
 const PREVIEW_CHARS = 90;
@@ -71,6 +71,34 @@ function waitingCell(run) {
     },
     shown.map(([nodes], i) => h('span', { class: 'wait-item' }, i > 0 ? ' · ' : '', nodes)),
     rest > 0 ? h('span', { class: 'muted' }, ` +${rest} more`) : null,
+  );
+}
+
+/** What a QUEUED run waits for: a slot of its key, its place in the key's queue, since when. */
+function queuedCell(run) {
+  return h(
+    'span',
+    {
+      class: 'waiting waiting-queued',
+      title: `waits for a slot of its concurrency key ${run.concurrencyKey ?? ''}${run.queuedAt ? ` (queued ${run.queuedAt})` : ''}`,
+      dataset: {
+        testid: 'run-queued',
+        key: run.concurrencyKey ?? '',
+        position: run.queuePosition === undefined ? '' : String(run.queuePosition),
+      },
+    },
+    run.queuePosition === undefined
+      ? 'queued'
+      : h('strong', { dataset: { testid: 'run-queue-position' } }, `#${run.queuePosition} in queue`),
+    ' · key ',
+    run.concurrencyKey
+      ? h(
+          'a',
+          { href: keyHref(run.function, run.concurrencyKey), dataset: { testid: 'run-concurrency-key' } },
+          h('code', null, run.concurrencyKey),
+        )
+      : '?',
+    run.queuedAt ? [' · since ', timeEl(run.queuedAt, 'rel')] : '',
   );
 }
 
@@ -153,7 +181,11 @@ function runRow(run, selection, onSelect) {
     ),
     h('td', { title: run.function }, run.function),
     h('td', null, badge(run.status, 'run-status')),
-    h('td', { class: 'details' }, run.status === 'RUNNING' ? waitingCell(run) : outcomeCell(run)),
+    h(
+      'td',
+      { class: 'details' },
+      run.status === 'QUEUED' ? queuedCell(run) : run.status === 'RUNNING' ? waitingCell(run) : outcomeCell(run),
+    ),
     h('td', null, timeEl(run.createdAt, 'both')),
     h(
       'td',

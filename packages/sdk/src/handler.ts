@@ -56,6 +56,11 @@ export interface DurableEntry {
   ): Promise<InvocationResult>;
   /** The function-level runtime settings. */
   readonly settings: RuntimeSettings;
+  /**
+   * The flow-control limits the handler declares (its `concurrency` limit), for a driver that
+   * shows them before any run is admitted (the dev server records them at load). Absent: none.
+   */
+  readonly limits?: { concurrency?: { limit: number } };
 }
 
 /** Carries a handler's result type in its type alone (declared, never set at run time). */
@@ -138,6 +143,7 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
 
   const entry: DurableEntry = {
     settings,
+    ...(concurrency ? { limits: { concurrency: { limit: concurrency.limit } } } : {}),
     execute: (invocation, lambdaContext = {}, overrides = {}) =>
       executeInvocation(
         handler,

@@ -63,6 +63,12 @@ export interface ListRunsQuery {
   contains?: string;
   /** Also what each RUNNING run waits for (`waitingFor`). */
   includeWaitingFor?: boolean;
+  /**
+   * Runs of this concurrency key. With `function` and `status: 'QUEUED'`: the key's queue, in
+   * queue order (position 1 first; one page, no cursor); otherwise found among the newest runs
+   * within the other filters, up to 1,000 read per page (follow `nextCursor`).
+   */
+  concurrencyKey?: string;
 }
 
 /** What {@link DurableClient.startRun} returns. */
@@ -106,9 +112,13 @@ export class DurableClient {
     this.headers = options.headers ?? {};
   }
 
-  /** `GET /v1/functions`: the durable functions the API serves. */
-  async listFunctions(): Promise<FunctionListWire> {
-    return (await this.request('GET', '/v1/functions')).value as FunctionListWire;
+  /**
+   * `GET /v1/functions`: the durable functions the API serves, each with its recorded limits;
+   * `includeCounts`: with its RUNNING and QUEUED runs counted too (a bounded read of its runs).
+   */
+  async listFunctions(options: { includeCounts?: boolean } = {}): Promise<FunctionListWire> {
+    const path = options.includeCounts ? '/v1/functions?include=counts' : '/v1/functions';
+    return (await this.request('GET', path)).value as FunctionListWire;
   }
 
   /**
@@ -144,6 +154,7 @@ export class DurableClient {
     if (query.createdBefore !== undefined) params.set('createdBefore', time(query.createdBefore));
     if (query.search !== undefined) params.set('search', query.search);
     if (query.contains !== undefined) params.set('contains', query.contains);
+    if (query.concurrencyKey !== undefined) params.set('concurrencyKey', query.concurrencyKey);
     if (query.includeWaitingFor) params.set('include', 'waitingFor');
     const search = params.toString();
     return (await this.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;

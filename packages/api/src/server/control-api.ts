@@ -1,7 +1,7 @@
 import type { Clock, Invoker } from '@durable-lambda/engine';
 import { type AwsRoutesOptions, awsRoutes } from '../aws/aws-routes';
 import { awsErrorResponse, toAwsRouteError } from '../aws/aws-routes-wire';
-import type { FunctionSampleWire } from '../wire';
+import type { FunctionSampleWire, FunctionStartsWire } from '../wire';
 import { callbackRoutes } from './callback-routes';
 import type { ControlEngine, RouteDeps } from './deps';
 import { ApiError, toApiError } from './errors';
@@ -33,6 +33,11 @@ export interface ControlApiOptions {
    * engine's own `executionTimeout` is what applies it.
    */
   executionTimeouts?: Readonly<Record<string, number>> | ((name: string) => number | undefined);
+  /**
+   * What starts each function's runs besides the API, listed by `GET /v1/functions` (the dev
+   * server: the schedules it fires, its events route). Default: nothing known.
+   */
+  starts?: (name: string) => FunctionStartsWire | undefined;
   /**
    * Invokes a function with a run's wake-up event after a start. Default: the engine's invoker;
    * with neither, the engine's waker is asked to wake the run now. A retry, skip or wake-now is
@@ -94,6 +99,7 @@ export function createControlApi(options: ControlApiOptions): ControlApi {
       typeof samples === 'function'
         ? samples
         : (name) => (samples && Object.hasOwn(samples, name) ? samples[name] : undefined),
+    starts: options.starts ?? (() => undefined),
     executionTimeoutSeconds:
       typeof timeouts === 'function'
         ? timeouts

@@ -1,5 +1,5 @@
 import type { Clock, Engine, Invoker } from '@durable-lambda/engine';
-import type { FunctionSampleWire } from '../wire';
+import type { FunctionSampleWire, FunctionStartsWire } from '../wire';
 
 /** The parts of an {@link Engine} the control API uses (an `Engine` fits). */
 export type ControlEngine = Pick<
@@ -31,6 +31,8 @@ export interface RouteDeps {
   samples(name: string): readonly FunctionSampleWire[] | undefined;
   /** A function's execution timeout, seconds, when the API was told it (reported, not applied). */
   executionTimeoutSeconds(name: string): number | undefined;
+  /** What starts a function's runs besides the API (schedules, an events route), when the server knows. */
+  starts(name: string): FunctionStartsWire | undefined;
   /** Invokes a function to start a new run (see `startRunGoing`); undefined: the engine's waker wakes it instead. */
   invoker: Invoker | undefined;
   clock: Clock;

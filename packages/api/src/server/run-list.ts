@@ -1,4 +1,12 @@
-import { encodeRunCursor, type RunQuery, type RunRecord, runIdFor, runOfFunction } from '@durable-lambda/engine';
+import {
+  encodeRunCursor,
+  functionBaseName,
+  type QueuedRunEntry,
+  type RunQuery,
+  type RunRecord,
+  runIdFor,
+  runOfFunction,
+} from '@durable-lambda/engine';
 import type { RunListWire, RunWire } from '../wire';
 import type { RouteDeps } from './deps';
 import { PAGE_BUDGET_BYTES, travelBytes } from './page-budget';
@@ -55,13 +63,16 @@ function holds(run: RunRecord, needle: string): boolean {
 }
 
 /**
- * A page of the runs whose content holds `text`: the newest runs within the query's filters are
- * read (at most {@link CONTAINS_SCAN_LIMIT} per call, the store's own pages) until the page is
- * full. The cursor continues after the last run read, so a scan that found fewer keeps paging.
+ * A page of the runs `keep` accepts: the newest runs within the query's filters are read (at most
+ * {@link CONTAINS_SCAN_LIMIT} per call, the store's own pages) until the page is full. The cursor
+ * continues after the last run read, so a scan that found fewer keeps paging.
  */
-async function runsContaining(deps: RouteDeps, query: RunQuery, text: string): Promise<RunPageSlice> {
+async function runsMatching(
+  deps: RouteDeps,
+  query: RunQuery,
+  keep: (run: RunRecord) => boolean,
+): Promise<RunPageSlice> {
   const limit = query.limit ?? 20;
-  const needle = text.toLowerCase();
   const found: RunRecord[] = [];
   let cursor = query.cursor;
   let scanned = 0;
@@ -73,7 +84,7 @@ async function runsContaining(deps: RouteDeps, query: RunQuery, text: string): P
     });
     for (const run of page.runs) {
       scanned += 1;
-      if (!holds(run, needle)) continue;
+      if (!keep(run)) continue;
       found.push(run);
       // Full: the next page starts after this run (the rest of this store page is read again then).
       if (found.length === limit) return { runs: found, cursor: encodeRunCursor(run) };
@@ -82,6 +93,43 @@ async function runsContaining(deps: RouteDeps, query: RunQuery, text: string): P
     cursor = page.cursor;
   }
   return { runs: found, cursor };
+}
+
+/** Queue entries one request reads at most (stale ones included) before it answers. */
+export const QUEUE_SCAN_LIMIT = 1000;
+
+/**
+ * The QUEUED runs of one function's concurrency key, in queue order with their positions: the
+ * key's queue read a page at a time (its own partition on DynamoDB: no listing index, no scan),
+ * each entry's run read to drop the stale ones. One page (`limit`), no cursor; the position counts
+ * the entries before, stale ones too, as `Engine.getRun`'s does.
+ */
+async function queuedRunsOfKey(deps: RouteDeps, query: RunQuery, key: string): Promise<RunRecord[]> {
+  const { store } = deps.engine;
+  if (!store.listQueuedRuns || query.functionName === undefined) return [];
+  const slot = { functionName: functionBaseName(query.functionName), key };
+  const limit = query.limit ?? 20;
+  const found: RunRecord[] = [];
+  let position = 0;
+  let after: QueuedRunEntry | undefined;
+  while (found.length < limit && position < QUEUE_SCAN_LIMIT) {
+    const entries = await store.listQueuedRuns.call(store, slot, limit, after);
+    const runs: Array<RunRecord | undefined> = [];
+    for (let start = 0; start < entries.length; start += READ_CONCURRENCY) {
+      runs.push(
+        ...(await Promise.all(entries.slice(start, start + READ_CONCURRENCY).map((e) => store.getRun(e.runId)))),
+      );
+    }
+    for (const [i, entry] of entries.entries()) {
+      position += 1;
+      const run = runs[i];
+      const waits = run?.status === 'QUEUED' && run.concurrencyKey === key && run.queuedAt === entry.queuedAt;
+      if (waits && matches(run, query) && found.length < limit) found.push({ ...run, queuePosition: position });
+    }
+    if (entries.length < limit) break;
+    after = entries[entries.length - 1];
+  }
+  return found;
 }
 
 interface RunPageSlice {
@@ -96,10 +144,18 @@ interface RunPageSlice {
 export async function listRuns(deps: RouteDeps, query: RunQuery, extras: RunListExtras): Promise<RunListWire> {
   let runs: RunRecord[];
   let cursor: string | undefined;
+  // A search and a key's queue are one page: no cursor, even when cut at the byte budget.
+  let onePage = extras.search !== undefined;
   if (extras.search !== undefined) {
     runs = await searchRuns(deps, query, extras.search);
   } else if (extras.contains !== undefined) {
-    ({ runs, cursor } = await runsContaining(deps, query, extras.contains));
+    const needle = extras.contains.toLowerCase();
+    ({ runs, cursor } = await runsMatching(deps, query, (run) => holds(run, needle)));
+  } else if (extras.concurrencyKey !== undefined) {
+    const key = extras.concurrencyKey;
+    onePage = query.status === 'QUEUED' && query.functionName !== undefined;
+    if (onePage) runs = await queuedRunsOfKey(deps, query, key);
+    else ({ runs, cursor } = await runsMatching(deps, query, (run) => run.concurrencyKey === key));
   } else {
     const page = await deps.engine.listRuns(query);
     runs = page.runs;
@@ -129,7 +185,7 @@ export async function listRuns(deps: RouteDeps, query: RunQuery, extras: RunList
   }
   if (kept < wire.length) {
     const last = runs[kept - 1] as RunRecord;
-    return { runs: wire.slice(0, kept), ...(extras.search === undefined ? { nextCursor: encodeRunCursor(last) } : {}) };
+    return { runs: wire.slice(0, kept), ...(onePage ? {} : { nextCursor: encodeRunCursor(last) }) };
   }
   return { runs: wire, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
 }

@@ -23,6 +23,7 @@ const PARAMS = [
   'search',
   'contains',
   'include',
+  'concurrencyKey',
 ] as const;
 /** What `include` may ask for besides the runs themselves. */
 const INCLUDES = ['waitingFor'] as const;
@@ -62,12 +63,19 @@ export interface RunListExtras {
   contains?: string;
   /** Each RUNNING run's `waitingFor`. */
   waitingFor: boolean;
+  /**
+   * Runs of this concurrency key (1-256 characters, the key's own bound). With `function` and
+   * `status=QUEUED`: the key's queue, in queue order; else found among the newest runs within the
+   * other filters, a bounded number per request, like `contains`.
+   */
+  concurrencyKey?: string;
 }
 
 /**
  * Reads `GET /v1/runs`'s `search` (a run id or run key, or part of one; 1-256 characters),
- * `contains` (text in a run's input, result or error; 1-256 characters; not with `search`) and
- * `include` (a comma-separated list: `waitingFor`).
+ * `contains` (text in a run's input, result or error; 1-256 characters; not with `search`),
+ * `concurrencyKey` (1-256 characters; not with `search` or `contains`) and `include` (a
+ * comma-separated list: `waitingFor`).
  */
 export function parseRunListExtras(query: ApiRequest['query']): RunListExtras {
   const search = single(query, 'search')?.trim();
@@ -81,6 +89,13 @@ export function parseRunListExtras(query: ApiRequest['query']): RunListExtras {
   if (contains && search) {
     throw invalidArgument('contains', 'cannot be combined with search (search finds runs by id or key)');
   }
+  const concurrencyKey = single(query, 'concurrencyKey');
+  if (concurrencyKey !== undefined && concurrencyKey.length > MAX_SEARCH) {
+    throw invalidArgument('concurrencyKey', `must be at most ${MAX_SEARCH} characters`);
+  }
+  if (concurrencyKey !== undefined && (contains || search)) {
+    throw invalidArgument('concurrencyKey', `cannot be combined with ${contains ? 'contains' : 'search'}`);
+  }
   const include = single(query, 'include');
   const asked = include === undefined ? [] : include.split(',').map((part) => part.trim());
   for (const name of asked) {
@@ -91,6 +106,7 @@ export function parseRunListExtras(query: ApiRequest['query']): RunListExtras {
   return {
     ...(search ? { search } : {}),
     ...(contains ? { contains } : {}),
+    ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
     waitingFor: asked.includes('waitingFor'),
   };
 }

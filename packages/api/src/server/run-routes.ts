@@ -1,8 +1,9 @@
 import type { RunRecord } from '@durable-lambda/engine';
-import type { FunctionListWire, OperationListWire } from '../wire';
+import type { OperationListWire } from '../wire';
 import type { RouteDeps } from './deps';
 import { ApiError } from './errors';
 import { exportRoute } from './export-route';
+import { functionRoutes } from './function-routes';
 import { historyPage, parseHistoryQuery } from './history-page';
 import { jsonResponse } from './http';
 import { startRunGoing } from './kick';
@@ -26,24 +27,7 @@ async function requireRun(deps: RouteDeps, runId: string): Promise<RunRecord> {
 /** The run routes: functions, start, list (and search), get, history, cancel, retry, wake. */
 export function runRoutes(deps: RouteDeps): Route[] {
   return [
-    {
-      method: 'GET',
-      pattern: '/v1/functions',
-      handle: async () => {
-        const answer: FunctionListWire = {
-          functions: deps.functions().map((name) => {
-            const samples = deps.samples(name);
-            const timeout = deps.executionTimeoutSeconds(name);
-            return {
-              name,
-              ...(samples && samples.length > 0 ? { samples: [...samples] } : {}),
-              ...(timeout === undefined ? {} : { executionTimeoutSeconds: timeout }),
-            };
-          }),
-        };
-        return jsonResponse(200, answer);
-      },
-    },
+    ...functionRoutes(deps),
     {
       method: 'POST',
       pattern: '/v1/runs',

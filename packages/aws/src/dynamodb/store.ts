@@ -3,6 +3,7 @@ import type {
   DueRun,
   GateKey,
   GateRecord,
+  FunctionLimitsRecord,
   IdempotencyRecord,
   LeaseGrant,
   OperationPage,
@@ -22,6 +23,7 @@ import { type DynamoDbTransport, isDynamoDbTransport } from './commands';
 import { DynamoDbSlots } from './concurrency-slots';
 import { duePartitions, findDueRuns } from './due-index';
 import { DynamoDbGates } from './flow-gates';
+import { DynamoDbFunctionLimits } from './function-limits';
 import { IdempotencyRecords } from './idempotency';
 import { keyFits, operationSk, RUN_SK, runPk } from './layout';
 import { loadOperationPage } from './operation-page';
@@ -97,6 +99,7 @@ export class DynamoDbStore implements Store {
   private readonly idempotency: IdempotencyRecords;
   private readonly slots: DynamoDbSlots;
   private readonly gates: DynamoDbGates;
+  private readonly functionLimits: DynamoDbFunctionLimits;
   private readonly legacyIndexes: boolean;
 
   constructor(options: DynamoDbStoreOptions) {
@@ -111,6 +114,7 @@ export class DynamoDbStore implements Store {
     this.idempotency = new IdempotencyRecords(access, limits);
     this.slots = new DynamoDbSlots(access);
     this.gates = new DynamoDbGates(access, () => this.ctx.clock.now());
+    this.functionLimits = new DynamoDbFunctionLimits(access);
     this.legacyIndexes = options.legacyIndexes === true;
   }
 
@@ -144,6 +148,18 @@ export class DynamoDbStore implements Store {
 
   writeGate(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean> {
     return this.gates.write(gate, value, expected, expiresAt);
+  }
+
+  putFunctionLimits(record: FunctionLimitsRecord): Promise<void> {
+    return this.functionLimits.put(record);
+  }
+
+  getFunctionLimits(functionName: string): Promise<FunctionLimitsRecord | undefined> {
+    return this.functionLimits.get(functionName);
+  }
+
+  listFunctionLimits(): Promise<FunctionLimitsRecord[]> {
+    return this.functionLimits.list();
   }
 
   createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {

@@ -12,6 +12,7 @@ import { LocalError } from '../local-error';
 import { locateDashboard, serveDashboard } from './dashboard';
 import { checkSamples, isDurableHandler, loadEntryModules, type SampleInput, type ServedHandler } from './entries';
 import { EVENTS_ROUTE, eventRoute } from './event-route';
+import { recordDeclaredLimits, startsOf } from './function-facts';
 import { checkAllowedHosts, hostNameOf, type LocalRequestRefusal, localRequestGuard } from './local-request-guard';
 import { capturingServedLogs } from './log-capture';
 import { type DevSchedule, ScheduleTimers } from './schedule-timers';
@@ -282,6 +283,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     engine: runtime.engine,
     functions: [...functions.keys()],
     samples: Object.fromEntries(samples),
+    starts: startsOf(options.schedules ?? {}),
     invoker: runtime.invoker,
     onError: (error) => log(`error in the control API: ${describeError(error)}`),
   });
@@ -345,6 +347,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   try {
     // The runtime first: a run started through the API as soon as it listens must be run.
     await runtime.start();
+    await recordDeclaredLimits(store, functions, systemClock, (error) =>
+      log(`error recording a function's limits: ${describeError(error)}`),
+    );
     listeningPort = await listen(server, port, host);
     for (const [name, entries] of Object.entries(options.schedules ?? {})) {
       if (!functions.has(name)) throw new Error(`schedules: no function ${JSON.stringify(name)}`);

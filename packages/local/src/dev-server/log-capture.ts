@@ -44,6 +44,7 @@ export function capturingLogs(
   };
   const captured: DurableEntry = {
     settings: { ...entry.settings, logSink },
+    ...(entry.limits ? { limits: entry.limits } : {}),
     // An override the runtime gives (its own logSink) still wins, as it would without the capture.
     execute: (invocation, context, overrides) => entry.execute(invocation, context, { logSink, ...overrides }),
   };

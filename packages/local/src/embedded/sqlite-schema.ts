@@ -1,6 +1,7 @@
 import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import type { SqliteDatabase } from './sqlite-driver';
 import { GATE_SCHEMA } from './sqlite-gates';
+import { FUNCTION_LIMITS_SCHEMA } from './sqlite-function-limits';
 import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
 import { SLOT_SCHEMA } from './sqlite-slots';
 
@@ -25,6 +26,8 @@ import { SLOT_SCHEMA } from './sqlite-slots';
  * - `slot_holders`, `slot_queue` (version 5): the slots and queues of concurrency keys (flow
  *   control per key; see `SqliteSlots`).
  * - `flow_gates` (version 6): the registers of `throttle`, `rateLimit` and `debounce` (see `SqliteGates`).
+ * - `function_limits` (version 7): each function's flow-control limits as last recorded (see
+ *   `SqliteFunctionLimits`).
  *
  * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
@@ -102,6 +105,7 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteDatabase) => void)> = [
   },
   SLOT_SCHEMA,
   GATE_SCHEMA,
+  FUNCTION_LIMITS_SCHEMA,
 ];
 
 /** The schema version this code writes. */

@@ -7,6 +7,7 @@ import {
   type DueRun,
   type GateKey,
   type GateRecord,
+  type FunctionLimitsRecord,
   type IdempotencyRecord,
   type LeaseGrant,
   type OperationPage,
@@ -26,6 +27,7 @@ import {
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { SqliteDatabase, SqliteDriverName } from './sqlite-driver';
 import { SqliteGates } from './sqlite-gates';
+import { SqliteFunctionLimits } from './sqlite-function-limits';
 import { SqliteIdempotency } from './sqlite-idempotency';
 import { operationPage, replayOperations } from './sqlite-operation-reads';
 import type { OwnerLock } from './sqlite-owner-lock';
@@ -81,6 +83,7 @@ export class SqliteStore implements Store {
   private readonly idempotency: SqliteIdempotency;
   private readonly slots: SqliteSlots;
   private readonly gates: SqliteGates;
+  private readonly functionLimits: SqliteFunctionLimits;
   private readonly sql: RunStatements;
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
@@ -104,6 +107,7 @@ export class SqliteStore implements Store {
     this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
     this.slots = new SqliteSlots(this.db);
     this.gates = new SqliteGates(this.db, () => this.clock.now());
+    this.functionLimits = new SqliteFunctionLimits(this.db);
     this.sql = prepareRunStatements(this.db);
   }
 
@@ -296,6 +300,18 @@ export class SqliteStore implements Store {
 
   async writeGate(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean> {
     return this.gates.write(gate, value, expected, expiresAt);
+  }
+
+  async putFunctionLimits(record: FunctionLimitsRecord): Promise<void> {
+    this.functionLimits.put(record);
+  }
+
+  async getFunctionLimits(functionName: string): Promise<FunctionLimitsRecord | undefined> {
+    return this.functionLimits.get(functionName);
+  }
+
+  async listFunctionLimits(): Promise<FunctionLimitsRecord[]> {
+    return this.functionLimits.list();
   }
 
   async writeOutsideEvent(

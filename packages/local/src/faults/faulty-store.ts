@@ -40,6 +40,9 @@ export class FaultyStore implements Store {
   readonly enqueueRun?: Store['enqueueRun'];
   readonly dequeueRun?: Store['dequeueRun'];
   readonly listQueuedRuns?: Store['listQueuedRuns'];
+  readonly putFunctionLimits?: Store['putFunctionLimits'];
+  readonly getFunctionLimits?: Store['getFunctionLimits'];
+  readonly listFunctionLimits?: Store['listFunctionLimits'];
 
   constructor(
     private readonly inner: Store,
@@ -56,6 +59,9 @@ export class FaultyStore implements Store {
     this.enqueueRun = inner.enqueueRun?.bind(inner);
     this.dequeueRun = inner.dequeueRun?.bind(inner);
     this.listQueuedRuns = inner.listQueuedRuns?.bind(inner);
+    this.putFunctionLimits = inner.putFunctionLimits?.bind(inner);
+    this.getFunctionLimits = inner.getFunctionLimits?.bind(inner);
+    this.listFunctionLimits = inner.listFunctionLimits?.bind(inner);
   }
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
