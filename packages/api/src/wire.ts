@@ -36,6 +36,15 @@ export interface RunWire {
   queuedAt?: string;
   /** While QUEUED: its place in its key's queue (1: next to start). */
   queuePosition?: number;
+  /**
+   * While QUEUED on something besides a slot: its throttled start (`throttle`), its debounce
+   * window (`debounce`), or the runs of its schedule it waits behind (`schedule`, `bufferOne`).
+   */
+  queuedFor?: 'throttle' | 'debounce' | 'schedule';
+  /** While waiting for `throttle` or `debounce`: when the wait ends. */
+  queuedUntil?: string;
+  /** While waiting for `schedule`: the runs it waits behind. */
+  queuedBehind?: string[];
   /** When the run next has something to do, while it waits on time. */
   nextWakeAt?: string;
   /**
@@ -324,7 +333,16 @@ export interface FunctionRunCountsWire {
 /** What starts a function's runs besides the API, where the server knows it. */
 export interface FunctionStartsWire {
   /** The recurring schedules fired for it. */
-  schedules?: Array<{ name: string; rateMs: number; overlap: string; catchUp: boolean }>;
+  schedules?: Array<{
+    name: string;
+    /** Every this many ms (a rate schedule), or */
+    rateMs?: number;
+    /** at these times (an EventBridge Scheduler cron, in `timezone`, default UTC). */
+    cron?: string;
+    timezone?: string;
+    overlap: string;
+    catchUp: boolean;
+  }>;
   /** Where its trigger events (SQS, EventBridge, DynamoDB Streams) and schedule firings are delivered. */
   eventsPath?: string;
 }

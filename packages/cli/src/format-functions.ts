@@ -39,7 +39,12 @@ export function formatFunctionList(list: FunctionListWire): string {
       counted(fn.counts?.running, fn.counts?.runningMore),
       counted(fn.counts?.queued, fn.counts?.queuedMore),
       fn.starts?.schedules?.length
-        ? fn.starts.schedules.map((s) => `${s.name} (every ${formatDuration(s.rateMs)})`).join(', ')
+        ? fn.starts.schedules
+            .map(
+              (s) =>
+                `${s.name} (${s.rateMs === undefined ? `cron ${s.cron ?? '?'}` : `every ${formatDuration(s.rateMs)}`})`,
+            )
+            .join(', ')
         : '-',
     ]),
   );

@@ -75,6 +75,7 @@ export function formatRun(run: RunWire, now: number = Date.now()): string {
     ['concurrency key', run.concurrencyKey],
     ['queued since', run.status === 'QUEUED' ? run.queuedAt : undefined],
     ['queue position', run.queuePosition === undefined ? undefined : `${run.queuePosition} (1: next to start)`],
+    ['waiting for', run.status === 'QUEUED' ? queuedFor(run) : undefined],
     ['created', run.createdAt],
     ['updated', run.updatedAt],
     ['ended', run.endedAt],
@@ -132,7 +133,7 @@ export function formatRunList(list: RunListWire): string {
       ...(keyed ? [run.concurrencyKey ?? '-', run.queuePosition === undefined ? '-' : String(run.queuePosition)] : []),
       run.createdAt,
       run.endedAt ?? '-',
-      run.status === 'QUEUED' ? `a slot of its key (queued ${run.queuedAt ?? '?'})` : waitingColumn(run),
+      run.status === 'QUEUED' ? queuedFor(run) : waitingColumn(run),
     ]),
   );
   return list.nextCursor ? `${body}\n\nMore: --cursor ${list.nextCursor}` : body;
@@ -276,4 +277,12 @@ export function formatActions(actions: readonly RunActionWire[]): string {
     `${a.fromStatus}${a.viaRunId ? ` (with ${a.viaRunId})` : ''}`,
   ]);
   return `Operator actions:\n${table(['at', 'action', 'actor', 'operation', 'run was'], rows)}`;
+}
+
+/** What a QUEUED run waits for: its throttled turn, its debounce window, the runs it is buffered behind, or a slot. */
+function queuedFor(run: RunWire): string {
+  if (run.queuedFor === 'throttle') return `its throttled turn at ${run.queuedUntil ?? '?'}`;
+  if (run.queuedFor === 'debounce') return `a quiet debounce window until ${run.queuedUntil ?? '?'}`;
+  if (run.queuedFor === 'schedule') return `its schedule's run to end (${(run.queuedBehind ?? []).join(', ')})`;
+  return `a slot of its key (queued ${run.queuedAt ?? '?'})`;
 }

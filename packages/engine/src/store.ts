@@ -237,6 +237,7 @@ export interface Store {
    * and the store may delete it.
    */
   writeGate?(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean>;
+  /**
    * Optional, with the two below: stores a function's limits as last recorded (see
    * `noteFunctionLimits`), replacing the record it had. Written rarely (a cold start whose code's
    * limits differ from the stored ones), read by the control API's functions listing.

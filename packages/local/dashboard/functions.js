@@ -161,7 +161,7 @@ function startsSection(fn) {
           'li',
           { dataset: { testid: 'function-schedule', name: s.name } },
           h('strong', null, s.name),
-          ` every ${period(s.rateMs)} · overlap ${s.overlap}${s.catchUp ? ' · catches up after downtime' : ''}`,
+          `${s.rateMs === undefined ? ` cron ${s.cron}${s.timezone ? ` (${s.timezone})` : ''}` : ` every ${period(s.rateMs)}`} · overlap ${s.overlap}${s.catchUp ? ' · catches up after downtime' : ''}`,
         ),
       ),
       starts.eventsPath

@@ -235,6 +235,9 @@ function renderSummary(run, retriedAt) {
     run.status === 'QUEUED' && run.queuedAt
       ? fact('Queued since', h('span', { dataset: { testid: 'run-queued-at' } }, timeEl(run.queuedAt, 'both')))
       : null,
+    run.status === 'QUEUED' && run.queuedFor
+      ? fact('Waiting for', h('span', { dataset: { testid: 'run-waiting-for' } }, queuedReason(run)))
+      : null,
     run.queuePosition === undefined
       ? null
       : fact(
@@ -282,4 +285,11 @@ function renderSummary(run, retriedAt) {
       outcome,
     ),
   ];
+}
+
+/** What a QUEUED run waits for besides a slot: its throttled turn, its debounce window, its schedule's run. */
+function queuedReason(run) {
+  if (run.queuedFor === 'schedule') return `the run of its schedule to end (${(run.queuedBehind ?? []).join(', ')})`;
+  const until = run.queuedUntil ? ` until ${run.queuedUntil}` : '';
+  return run.queuedFor === 'throttle' ? `its throttled turn${until}` : `a quiet debounce window${until}`;
 }

@@ -14,7 +14,13 @@ import { createPluginRunner, type PluginRunner } from './plugins/runner';
 import { resolveRetry } from './retry';
 import { registeredBackend } from './runtime/backend-registry';
 import { executionArnOf } from './runtime/execution-arn';
-import { admissionOf, type FlowControl, parseFlowControl } from './runtime/flow-control';
+import {
+  admissionOf,
+  type DeclaredLimits,
+  declaredLimits,
+  type FlowControl,
+  parseFlowControl,
+} from './runtime/flow-control';
 import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
 import { backendLoader, serveLambdaEvent } from './runtime/lambda-entry';
 import { defaultSerdes, serializeChecked } from './serdes/checked';
@@ -57,10 +63,10 @@ export interface DurableEntry {
   /** The function-level runtime settings. */
   readonly settings: RuntimeSettings;
   /**
-   * The flow-control limits the handler declares (its `concurrency` limit), for a driver that
+   * The flow-control limits the handler declares (without its per-run keys), for a driver that
    * shows them before any run is admitted (the dev server records them at load). Absent: none.
    */
-  readonly limits?: { concurrency?: { limit: number } };
+  readonly limits?: DeclaredLimits;
 }
 
 /** Carries a handler's result type in its type alone (declared, never set at run time). */
@@ -143,7 +149,7 @@ export function withDurableExecution<TEvent = unknown, TResult = unknown>(
 
   const entry: DurableEntry = {
     settings,
-    ...(concurrency ? { limits: { concurrency: { limit: concurrency.limit } } } : {}),
+    ...(flow ? { limits: declaredLimits(flow) } : {}),
     execute: (invocation, lambdaContext = {}, overrides = {}) =>
       executeInvocation(
         handler,

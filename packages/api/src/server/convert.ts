@@ -87,6 +87,7 @@ export function runToWire(run: RunRecord): RunWire {
     ...(run.concurrencyKey === undefined ? {} : { concurrencyKey: run.concurrencyKey }),
     ...(run.status === 'QUEUED' && run.queuedAt !== undefined ? { queuedAt: iso(run.queuedAt) } : {}),
     ...(run.queuePosition === undefined ? {} : { queuePosition: run.queuePosition }),
+    ...(run.status === 'QUEUED' ? waitingOf(run) : {}),
     invocations: run.invocations,
     lostInvocations: run.lostInvocations,
     ...(run.meter === undefined ? {} : { meter: { ...run.meter } }),
@@ -148,5 +149,16 @@ export function operationToWire(op: Operation): OperationWire {
     ...(callback?.HeartbeatDeadline === undefined ? {} : { heartbeatDeadline: iso(callback.HeartbeatDeadline) }),
     ...(invoke?.FunctionName === undefined ? {} : { invokedFunction: invoke.FunctionName }),
     ...(invoke?.ChildRunId === undefined ? {} : { childRunId: invoke.ChildRunId }),
+  };
+}
+
+/** What a QUEUED run waits for besides a slot (its flow marks), on the wire. */
+function waitingOf(run: RunRecord): Pick<RunWire, 'queuedFor' | 'queuedUntil' | 'queuedBehind'> {
+  const flow = run.flow;
+  if (!flow?.waitingFor) return {};
+  return {
+    queuedFor: flow.waitingFor,
+    ...(flow.until === undefined ? {} : { queuedUntil: iso(flow.until) }),
+    ...(flow.behind === undefined ? {} : { queuedBehind: [...flow.behind] }),
   };
 }

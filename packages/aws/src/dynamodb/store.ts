@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   DueRun,
+  FunctionLimitsRecord,
   GateKey,
   GateRecord,
-  FunctionLimitsRecord,
   IdempotencyRecord,
   LeaseGrant,
   OperationPage,

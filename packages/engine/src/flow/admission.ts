@@ -12,6 +12,7 @@ import { functionBaseName } from '../run-query';
 import type { FlowGate, FlowMarks, RunPatch, RunRecord } from '../run-record';
 import { checkAdmission } from './admission-request';
 import { debounceArrive, debounceFire } from './debounce-gate';
+import { noteDeclaredLimits } from './declared-limits';
 import type { GateKey, GateKind } from './gate-records';
 import { admitRateLimited } from './rate-limit-gate';
 import { type SingletonDeps, takeSingleton } from './singleton-gate';
@@ -45,6 +46,7 @@ export async function decideFlow(
   previousLost: boolean,
 ): Promise<FlowDecision> {
   checkAdmission(request);
+  await noteDeclaredLimits(deps.store, deps.clock, run.functionName, request);
   const now = deps.clock.now();
   const passed: FlowGate[] = [...(run.flow?.passed ?? [])];
   const marks = (extra: Omit<FlowMarks, 'passed'> = {}): RunPatch => ({ flow: { passed: [...passed], ...extra } });

@@ -35,7 +35,9 @@ export function startsOf(
       ? {
           schedules: (schedules[name] ?? []).map((s) => ({
             name: s.name,
-            rateMs: s.rateMs,
+            ...(s.rateMs === undefined ? {} : { rateMs: s.rateMs }),
+            ...(s.cron === undefined ? {} : { cron: s.cron }),
+            ...(s.timezone === undefined ? {} : { timezone: s.timezone }),
             overlap: s.overlap ?? 'skip',
             catchUp: s.catchUp === true,
           })),

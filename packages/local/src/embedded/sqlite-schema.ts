@@ -1,7 +1,7 @@
 import { dueAtOf, type RunRecord } from '@durable-lambda/engine';
 import type { SqliteDatabase } from './sqlite-driver';
-import { GATE_SCHEMA } from './sqlite-gates';
 import { FUNCTION_LIMITS_SCHEMA } from './sqlite-function-limits';
+import { GATE_SCHEMA } from './sqlite-gates';
 import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
 import { SLOT_SCHEMA } from './sqlite-slots';
 

@@ -5,9 +5,9 @@ import {
   checkOperationPayloads,
   checkRunPayloads,
   type DueRun,
+  type FunctionLimitsRecord,
   type GateKey,
   type GateRecord,
-  type FunctionLimitsRecord,
   type IdempotencyRecord,
   type LeaseGrant,
   type OperationPage,
@@ -26,8 +26,8 @@ import {
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { SqliteDatabase, SqliteDriverName } from './sqlite-driver';
-import { SqliteGates } from './sqlite-gates';
 import { SqliteFunctionLimits } from './sqlite-function-limits';
+import { SqliteGates } from './sqlite-gates';
 import { SqliteIdempotency } from './sqlite-idempotency';
 import { operationPage, replayOperations } from './sqlite-operation-reads';
 import type { OwnerLock } from './sqlite-owner-lock';

@@ -34,6 +34,28 @@ export interface FlowControl {
   singleton?: Gate<{ mode: 'skip' | 'cancel' }>;
 }
 
+/** A function's flow-control limits, as a driver lists them (the engine's `FunctionLimits`). */
+export interface DeclaredLimits {
+  concurrency?: { limit: number };
+  throttle?: { limit: number; periodMs: number; burst?: number };
+  rateLimit?: { limit: number; periodMs: number };
+  debounce?: { periodMs: number; timeoutMs?: number };
+  singleton?: { mode: 'skip' | 'cancel' };
+  priority?: boolean;
+}
+
+/** The limits `flow` declares, without its per-run keys. */
+export function declaredLimits(flow: FlowControl): DeclaredLimits {
+  return {
+    ...(flow.concurrency ? { concurrency: { ...flow.concurrency.request } } : {}),
+    ...(flow.concurrency?.priority ? { priority: true } : {}),
+    ...(flow.throttle ? { throttle: { ...flow.throttle.request } } : {}),
+    ...(flow.rateLimit ? { rateLimit: { ...flow.rateLimit.request } } : {}),
+    ...(flow.debounce ? { debounce: { ...flow.debounce.request } } : {}),
+    ...(flow.singleton ? { singleton: { ...flow.singleton.request } } : {}),
+  };
+}
+
 /** Checks the flow-control options of `config`, naming the field of the first that is wrong. */
 export function parseFlowControl(config: DurableExecutionConfig): FlowControl | undefined {
   const flow: FlowControl = {};
@@ -114,11 +136,11 @@ export function admissionOf(flow: FlowControl, event: unknown): AdmissionRequest
   } = {};
   if (flow.concurrency) {
     const { priority } = flow.concurrency;
-    const value = priority ? priorityOf(priority, event, `${flow.concurrency.field}.priority`) : 0;
+    // Given whenever the function declares one (0 too), so its limits say it queues by priority.
     request.concurrency = {
       key: keyOf(flow.concurrency, event),
       ...flow.concurrency.request,
-      ...(value === 0 ? {} : { priority: value }),
+      ...(priority ? { priority: priorityOf(priority, event, `${flow.concurrency.field}.priority`) } : {}),
     };
   }
   if (flow.throttle) request.throttle = { key: keyOf(flow.throttle, event), ...flow.throttle.request };
