@@ -166,6 +166,7 @@ describe('DurableFunction: two functions sharing a table, one invoking the other
           'dynamodb:BatchGetItem',
           'dynamodb:BatchWriteItem',
           'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
           'dynamodb:GetItem',
           'dynamodb:PutItem',
           'dynamodb:Query',

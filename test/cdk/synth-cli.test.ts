@@ -105,7 +105,14 @@ describe('npx cdk synth (offline, no credentials)', () => {
   it('makes a control API bundle that answers HTTP requests', () => {
     const outcome = callBundle(
       assetOf(synth, 'ControlApiFunction'),
-      { version: '2.0', rawPath: '/v1/functions', requestContext: { http: { method: 'GET' } } },
+      // A request it refuses before reading the table (there is none here, nor a network).
+      {
+        version: '2.0',
+        rawPath: '/v1/functions',
+        rawQueryString: 'include=everything',
+        queryStringParameters: { include: 'everything' },
+        requestContext: { http: { method: 'GET' } },
+      },
       {},
       {
         AWS_REGION: 'eu-west-1',
@@ -116,8 +123,8 @@ describe('npx cdk synth (offline, no credentials)', () => {
         }),
       },
     );
-    expect(outcome.value?.statusCode).toBe(200);
-    expect(JSON.parse(outcome.value?.body)).toEqual({ functions: [{ name: 'checkout' }, { name: 'payments' }] });
+    expect(outcome.value?.statusCode).toBe(400);
+    expect(JSON.parse(outcome.value?.body)).toMatchObject({ error: { code: 'invalid_argument' } });
   });
 
   it("ran CDK's built-in template validation, which found nothing", () => {

@@ -189,23 +189,25 @@ export class DurableTable extends Construct implements IDurableTable {
 
 /**
  * The DynamoDB actions the runtime's `DynamoDbStore` sends for a durable function (start, lease,
- * load, commit, outside events; transactions are authorized per item action, so
- * `TransactWriteItems` is `PutItem`/`UpdateItem`/`ConditionCheckItem`). No Scan, no DeleteItem,
- * no index reads (a function that reconciles also needs `Query` on `indexArn(table, 'due')`), no
+ * load, commit, outside events, flow control's slots, queues and registers; transactions are
+ * authorized per item action, so `TransactWriteItems` is `PutItem`/`UpdateItem`/
+ * `ConditionCheckItem`). `DeleteItem` takes a run out of its concurrency key's queue. No Scan, no
+ * index reads (a function that reconciles also needs `Query` on `indexArn(table, 'due')`), no
  * streams, no table management.
  */
 export const FUNCTION_TABLE_ACTIONS = [
   'dynamodb:BatchGetItem',
   'dynamodb:BatchWriteItem',
   'dynamodb:ConditionCheckItem',
+  'dynamodb:DeleteItem',
   'dynamodb:GetItem',
   'dynamodb:PutItem',
   'dynamodb:Query',
   'dynamodb:UpdateItem',
 ] as const;
 
-/** The control API's item actions: the function's, plus `DeleteItem` (releasing idempotency keys). */
-export const API_TABLE_ACTIONS = [...FUNCTION_TABLE_ACTIONS, 'dynamodb:DeleteItem'].sort();
+/** The control API's item actions: the function's (`DeleteItem` also releases idempotency keys). */
+export const API_TABLE_ACTIONS = [...FUNCTION_TABLE_ACTIONS].sort();
 
 /** The ARN of one of the table's indexes. */
 export function indexArn(table: IDurableTable, index: DurableTableIndex): string {
