@@ -240,7 +240,7 @@ export async function scheduleFiring(fw: FlowWorld, fn: string, running: number,
       await fw.seeder.cancelRun(run.runId);
     }
     if (skipped) {
-      const runKey = scheduleRunKey(name, now - 3_600_000);
+      const runKey = scheduleRunKey(fn, name, now - 3_600_000);
       await fw.seeder.startRun({
         functionName: fn,
         input: JSON.stringify({ tenant: nextKey(), id: nextId() }),

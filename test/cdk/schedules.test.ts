@@ -86,8 +86,8 @@ describe('DurableFunction schedules', () => {
       overlap: 'skip',
       input: JSON.stringify({ kind: 'full' }),
     });
-    expect(scheduleRunKey(fired.durableLambda.name, fired.durableLambda.scheduledTime)).toBe(
-      'schedule:nightly:2026-01-01T02:00:00.000Z',
+    expect(scheduleRunKey('report:live', fired.durableLambda.name, fired.durableLambda.scheduledTime)).toBe(
+      'schedule:report:nightly:2026-01-01T02:00:00.000Z',
     );
     expect(JSON.parse(every5 as string).durableLambda).toMatchObject({ name: 'every-5', overlap: 'cancelPrevious' });
   });

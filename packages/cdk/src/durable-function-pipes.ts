@@ -17,8 +17,8 @@ export type PipeSource = sqs.IQueue | dynamodb.ITable | kinesis.IStream;
 
 /**
  * An EventBridge pipe from `source` to the function's alias: each record (an SQS message, a
- * DynamoDB Streams record, a Kinesis record) starts one run, keyed by its id (`sqs:<messageId>`,
- * `dynamodb:<eventID>`, `kinesis:<eventID>`), so a redelivered record is the same run. The pipe
+ * DynamoDB Streams record, a Kinesis record) starts one run, keyed by its function and id
+ * (`sqs:<function>:<messageId>`, `dynamodb:<function>:<eventID>`, `kinesis:<function>:<eventID>`), so a redelivered record is the same run. The pipe
  * invokes the alias synchronously with a JSON array of the batch's records and reads the
  * function's `batchItemFailures`. Records of a stream whose start keeps failing go, after the
  * retries, to a dead-letter queue of the trigger's own with an alarm; an SQS queue's messages go

@@ -93,7 +93,7 @@ async function world(makeStore: (clock: VirtualClock) => Promise<Store>) {
     return receiver.receive(event, 'report');
   };
   const run = async (at: number) =>
-    (await engine.listRuns({ limit: 100 })).runs.find((r) => r.runKey === scheduleRunKey('nightly', at));
+    (await engine.listRuns({ limit: 100 })).runs.find((r) => r.runKey === scheduleRunKey('report', 'nightly', at));
   const runs = async () => (await engine.listRuns({ limit: 100 })).runs;
   return { fire, drain, wake, run, runs, invoked, engine, clock, store };
 }
@@ -195,8 +195,12 @@ describe('the overlap decision', () => {
     expect(decideOverlap('cancelPrevious', ['a', 'b'])).toEqual({ action: 'start', cancel: ['a', 'b'] });
     expect(decideOverlap('bufferOne', ['a'], 0)).toEqual({ action: 'buffer' });
     expect(decideOverlap('bufferOne', ['a'], 1)).toEqual({ action: 'skip' });
-    expect(scheduleRunKey('nightly', '2026-01-01T00:00:00Z')).toBe('schedule:nightly:2026-01-01T00:00:00.000Z');
-    expect(scheduleOfRunKey(scheduleRunKey('a:b', T0))).toBe('a:b');
+    expect(scheduleRunKey('report', 'nightly', '2026-01-01T00:00:00Z')).toBe(
+      'schedule:report:nightly:2026-01-01T00:00:00.000Z',
+    );
+    expect(scheduleRunKey('report:7', 'nightly', T0)).toBe(scheduleRunKey('report', 'nightly', T0));
+    expect(scheduleRunKey('audit', 'nightly', T0)).not.toBe(scheduleRunKey('report', 'nightly', T0));
+    expect(scheduleOfRunKey(scheduleRunKey('report', 'a:b', T0))).toBe('a:b');
     expect(scheduleOfRunKey('sqs:m-1')).toBeUndefined();
   });
 });

@@ -106,10 +106,10 @@ async function world(makeStore: (clock: VirtualClock) => Promise<Store>, runKey?
       });
     }
   };
-  const deliver = async (event: unknown) => {
-    const batch = triggerBatchOf(event, 'orders-wake-ups');
+  const deliver = async (event: unknown, functionName = 'orders') => {
+    const batch = triggerBatchOf(event, `${functionName}-wake-ups`);
     if (!batch) throw new Error('not a trigger batch');
-    return receiver.receive(batch, 'orders');
+    return receiver.receive(batch, functionName);
   };
   const runs = async () => (await store.listRuns({ limit: 100 })).runs;
   return { deliver, drain, invoked, executions, runs, wakeUps };
@@ -146,6 +146,24 @@ describe.each(stores)('trigger events on %s', (_name, makeStore) => {
     await w.drain();
     expect(w.executions).toEqual([eventBridge('ev-1')]);
     expect(await w.runs()).toHaveLength(1);
+  }, 60_000);
+
+  it('one event sent to two functions (a rule with two targets, a stream with two consumers) starts a run of each', async () => {
+    const w = await world(makeStore);
+    const orders = await w.deliver(eventBridge('ev-2'));
+    const audit = await w.deliver(eventBridge('ev-2'), 'audit');
+    expect(orders).toMatchObject({ created: true });
+    expect(audit).toMatchObject({ created: true });
+    const stream = { Records: [streamRecord('s-9', '900', 'o-9')] };
+    expect(await w.deliver(stream)).toEqual({ batchItemFailures: [] });
+    expect(await w.deliver(stream, 'audit:live')).toEqual({ batchItemFailures: [] });
+    const runs = await w.runs();
+    expect(runs.map((r) => `${r.functionName} ${r.runKey}`).sort()).toEqual([
+      'audit events:audit:ev-2',
+      'audit:live dynamodb:audit:s-9',
+      'orders dynamodb:orders:s-9',
+      'orders events:orders:ev-2',
+    ]);
   }, 60_000);
 
   it('a stream batch with a record whose start fails names its sequence number; the redelivery starts only it', async () => {

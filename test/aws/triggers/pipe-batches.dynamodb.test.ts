@@ -3,7 +3,7 @@
  * DurableFunction deploys it, over DynamoDB Local; Lambda a local fake endpoint recording the
  * invokes): a pipe delivers a JSON array of its source's records (SQS messages, DynamoDB Streams
  * records, Kinesis records). Each record starts one run keyed as its source keys it (`sqs:`,
- * `dynamodb:`, `kinesis:` and the record's id), a redelivered record is the same run, and a record
+ * `dynamodb:`, `kinesis:`, the function and the record's id), a redelivered record is the same run, and a record
  * whose start fails is named in `batchItemFailures` by the id Pipes reads (the SQS message id, the
  * stream record's `eventID`), so the pipe retries only from it.
  */
@@ -158,10 +158,12 @@ describe('EventBridge Pipes batches through the production backend', () => {
     expect(await handler([sqs('p-1', '{"a":1}'), sqs('p-2', '{"a":2}')], lambda())).toEqual({ batchItemFailures: [] });
     expect(await handler([sqs('p-1', '{"a":1}', 2)], lambda())).toEqual({ batchItemFailures: [] });
     expect(executed).toBe(0);
-    expect(await keys('sqs:')).toEqual(['sqs:p-1', 'sqs:p-2']);
+    expect(await keys('sqs:orders:')).toEqual(['sqs:orders:p-1', 'sqs:orders:p-2']);
     // Each run invoked on its own (the redelivery, before p-1's first invocation, kicks it again).
     expect(invokes() - before).toBe(3);
-    const run = (await store.listRuns({ functionName: 'orders', limit: 100 })).runs.find((r) => r.runKey === 'sqs:p-1');
+    const run = (await store.listRuns({ functionName: 'orders', limit: 100 })).runs.find(
+      (r) => r.runKey === 'sqs:orders:p-1',
+    );
     // The input leaves out what changes per delivery: the redelivery asked for the same run, not a conflict.
     expect(JSON.parse(run?.input ?? '{}')).toEqual({
       messageId: 'p-1',
@@ -175,11 +177,15 @@ describe('EventBridge Pipes batches through the production backend', () => {
     poisoned.add('d-2');
     const batch = [stream('d-1', '100', 'a'), stream('d-2', '200', 'b'), stream('d-3', '300', 'c')];
     expect(await handler(batch, lambda())).toEqual({ batchItemFailures: [{ itemIdentifier: 'd-2' }] });
-    expect(await keys('dynamodb:')).toEqual(['dynamodb:d-1', 'dynamodb:d-3']);
+    expect(await keys('dynamodb:orders:')).toEqual(['dynamodb:orders:d-1', 'dynamodb:orders:d-3']);
     // The pipe retries from the failed record: d-2 and d-3 again; d-3 is the same run.
     poisoned.delete('d-2');
     expect(await handler(batch.slice(1), lambda())).toEqual({ batchItemFailures: [] });
-    expect(await keys('dynamodb:')).toEqual(['dynamodb:d-1', 'dynamodb:d-2', 'dynamodb:d-3']);
+    expect(await keys('dynamodb:orders:')).toEqual([
+      'dynamodb:orders:d-1',
+      'dynamodb:orders:d-2',
+      'dynamodb:orders:d-3',
+    ]);
   }, 60_000);
 
   it('a Kinesis pipe batch starts one run per record, keyed kinesis:<eventID>, duplicates one run, failures by eventID', async () => {
@@ -187,12 +193,14 @@ describe('EventBridge Pipes batches through the production backend', () => {
     const two = kinesis('4959002', '{"order":2}');
     poisoned.add(two.eventID);
     expect(await handler([one, two, one], lambda())).toEqual({ batchItemFailures: [{ itemIdentifier: two.eventID }] });
-    expect(await keys('kinesis:')).toEqual([`kinesis:${one.eventID}`]);
+    expect(await keys('kinesis:orders:')).toEqual([`kinesis:orders:${one.eventID}`]);
     poisoned.delete(two.eventID);
     expect(await handler([two], lambda())).toEqual({ batchItemFailures: [] });
-    expect(await keys('kinesis:')).toEqual([`kinesis:${one.eventID}`, `kinesis:${two.eventID}`].sort());
+    expect(await keys('kinesis:orders:')).toEqual(
+      [`kinesis:orders:${one.eventID}`, `kinesis:orders:${two.eventID}`].sort(),
+    );
     const run = (await store.listRuns({ functionName: 'orders', limit: 100 })).runs.find(
-      (r) => r.runKey === `kinesis:${one.eventID}`,
+      (r) => r.runKey === `kinesis:orders:${one.eventID}`,
     );
     expect(JSON.parse(run?.input ?? '{}')).toEqual(one);
   }, 60_000);

@@ -114,7 +114,7 @@ describe('the production backend with triggers and schedules', () => {
       new Set([`arn:aws:lambda:us-east-1:${ACCOUNT}:function:orders:7`]),
     );
     const runs = (await store.listRuns({ functionName: 'orders', limit: 100 })).runs;
-    expect(runs.map((r) => r.runKey).sort()).toEqual(['sqs:t-1', 'sqs:t-2']);
+    expect(runs.map((r) => r.runKey).sort()).toEqual(['sqs:orders:t-1', 'sqs:orders:t-2']);
     // Recorded by the bare name until its first lease pins it (nothing of it ran anywhere yet).
     expect(new Set(runs.map((r) => r.functionName))).toEqual(new Set(['orders']));
   }, 60_000);
@@ -136,6 +136,6 @@ describe('the production backend with triggers and schedules', () => {
     const first = (await handler(firing, lambda())) as { runId: string; created: boolean };
     expect(first).toMatchObject({ schedule: 'nightly', created: true });
     expect(await handler(firing, lambda())).toMatchObject({ runId: first.runId, created: false });
-    expect((await store.getRun(first.runId))?.runKey).toBe('schedule:nightly:2026-01-01T03:00:00.000Z');
+    expect((await store.getRun(first.runId))?.runKey).toBe('schedule:orders:nightly:2026-01-01T03:00:00.000Z');
   }, 60_000);
 });

@@ -60,7 +60,7 @@ describe('dev server schedule timers', () => {
     await timers.start('report', [every(false)]);
     await w.advance(T0 + 3 * MINUTE);
     timers.stop();
-    expect(await w.keys()).toEqual([1, 2, 3].map((i) => scheduleRunKey('tick', T0 + i * MINUTE)));
+    expect(await w.keys()).toEqual([1, 2, 3].map((i) => scheduleRunKey('report', 'tick', T0 + i * MINUTE)));
   });
 
   it('after downtime, catchUp fires the missed firings from the last run; without it none', async () => {
@@ -74,12 +74,12 @@ describe('dev server schedule timers', () => {
       w.clock.advanceTo(T0 + 5 * MINUTE + 10_000);
       const after = w.make();
       await after.start('report', [every(catchUp)]);
-      const missed = [2, 3, 4, 5].map((i) => scheduleRunKey('tick', T0 + i * MINUTE));
-      const first = scheduleRunKey('tick', T0 + MINUTE);
+      const missed = [2, 3, 4, 5].map((i) => scheduleRunKey('report', 'tick', T0 + i * MINUTE));
+      const first = scheduleRunKey('report', 'tick', T0 + MINUTE);
       expect(await w.keys()).toEqual(catchUp ? [first, ...missed].sort() : [first]);
       await w.advance(T0 + 6 * MINUTE);
       after.stop();
-      expect(await w.keys()).toContain(scheduleRunKey('tick', T0 + 6 * MINUTE));
+      expect(await w.keys()).toContain(scheduleRunKey('report', 'tick', T0 + 6 * MINUTE));
     }
   });
 
@@ -103,7 +103,7 @@ describe('dev server schedule timers', () => {
         '2026-10-30T05:30:00.000Z',
         '2026-11-02T06:30:00.000Z',
         '2026-11-03T06:30:00.000Z',
-      ].map((at) => scheduleRunKey('tick', at)),
+      ].map((at) => scheduleRunKey('report', 'tick', at)),
     );
   });
 
@@ -118,7 +118,7 @@ describe('dev server schedule timers', () => {
     const after = w.make();
     await after.start('report', [hourly]);
     after.stop();
-    expect(await w.keys()).toEqual([1, 2, 3, 4].map((h) => scheduleRunKey('tick', T0 + h * 60 * MINUTE)));
+    expect(await w.keys()).toEqual([1, 2, 3, 4].map((h) => scheduleRunKey('report', 'tick', T0 + h * 60 * MINUTE)));
   });
 
   it('waits for a firing beyond the longest timer in steps, firing nothing early', async () => {
@@ -131,7 +131,7 @@ describe('dev server schedule timers', () => {
     expect(await w.keys()).toEqual([]);
     await w.advance(newYear);
     timers.stop();
-    expect(await w.keys()).toEqual([scheduleRunKey('tick', newYear)]);
+    expect(await w.keys()).toEqual([scheduleRunKey('report', 'tick', newYear)]);
   });
 
   it('refuses a bad entry before any fires, naming it', async () => {

@@ -64,10 +64,10 @@ describe('dev server trigger events', () => {
     expect(await post('orders', batch)).toEqual({ status: 200, body: { batchItemFailures: [] } });
     expect(await post('orders', batch)).toEqual({ status: 200, body: { batchItemFailures: [] } });
     const done = await until(async () =>
-      (await runs()).find((r) => r.runKey === 'sqs:m-1' && r.status === 'SUCCEEDED'),
+      (await runs()).find((r) => r.runKey === 'sqs:orders:m-1' && r.status === 'SUCCEEDED'),
     );
     expect(done).toBeDefined();
-    expect((await runs()).filter((r) => r.runKey === 'sqs:m-1')).toHaveLength(1);
+    expect((await runs()).filter((r) => r.runKey === 'sqs:orders:m-1')).toHaveLength(1);
     expect(executed).toBe(1);
   });
 
@@ -105,7 +105,7 @@ describe('dev server trigger events', () => {
     const batch = [record('1'), record('2')];
     expect(await post('orders', batch)).toEqual({ status: 200, body: { batchItemFailures: [] } });
     expect(await post('orders', [record('2')])).toEqual({ status: 200, body: { batchItemFailures: [] } });
-    const keys = ['kinesis:shardId-000000000000:1', 'kinesis:shardId-000000000000:2'];
+    const keys = ['kinesis:orders:shardId-000000000000:1', 'kinesis:orders:shardId-000000000000:2'];
     await until(
       async () => (await runs()).filter((r) => keys.includes(r.runKey ?? '') && r.status === 'SUCCEEDED').length === 2,
     );
@@ -142,9 +142,9 @@ describe('dev server schedules', () => {
         const list = (await (await fetch(`${scheduled.url}/v1/runs?limit=100`)).json()) as {
           runs: Array<{ runKey?: string; status: string }>;
         };
-        return list.runs.find((r) => r.runKey?.startsWith('schedule:every-second:') && r.status === 'SUCCEEDED');
+        return list.runs.find((r) => r.runKey?.startsWith('schedule:tick:every-second:') && r.status === 'SUCCEEDED');
       });
-      expect(done.runKey).toMatch(/^schedule:every-second:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+      expect(done.runKey).toMatch(/^schedule:tick:every-second:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
     } finally {
       await scheduled.stop();
     }

@@ -15,12 +15,15 @@ export function scheduleBufferKey(schedule: string): string {
   return `@schedule:${schedule}`;
 }
 
-/** The name of the schedule a run key was made by (`schedule:<name>:<ISO time>`), or undefined. */
+/** The name of the schedule a run key was made by (`schedule:<function>:<name>:<ISO time>`), or undefined. */
 export function scheduleOfRunKey(runKey: string | undefined): string | undefined {
   const prefix = 'schedule:';
-  // The fire time is ISO 8601 in ms: `2026-01-01T00:00:00.000Z`, 24 characters, after a colon.
-  if (!runKey?.startsWith(prefix) || runKey.length < prefix.length + 26) return undefined;
-  return runKey.slice(prefix.length, -25);
+  if (!runKey?.startsWith(prefix)) return undefined;
+  // A bare function name has no colon; the fire time is ISO 8601 in ms, 24 characters, after one.
+  const rest = runKey.slice(prefix.length);
+  const fn = rest.indexOf(':');
+  if (fn <= 0 || rest.length < fn + 1 + 1 + 25) return undefined;
+  return rest.slice(fn + 1, -25);
 }
 
 /**

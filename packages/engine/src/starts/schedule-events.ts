@@ -1,3 +1,5 @@
+import { functionBaseName } from '../run-query';
+
 /**
  * What a schedule's firing does while the schedule's previous run is still RUNNING: `skip` (no
  * run), `bufferOne` (run once the previous ends, at most one waiting), `allowAll` (start anyway),
@@ -41,17 +43,22 @@ export function isScheduleFiring(event: unknown): event is ScheduleFiringEvent {
   );
 }
 
-/** The prefix of every run key of schedule `name`. */
-export function scheduleKeyPrefix(name: string): string {
-  return `schedule:${name}:`;
+/**
+ * The prefix of every run key of schedule `name` of `functionName` (its bare name: every version
+ * shares it). The function is in the key because run keys name runs table-wide: two functions'
+ * schedules of one name firing at one time are two runs.
+ */
+export function scheduleKeyPrefix(functionName: string, name: string): string {
+  return `schedule:${functionBaseName(functionName)}:${name}:`;
 }
 
 /**
- * The run key of a firing: the schedule's name and its fire time, normalised to ISO 8601 in ms
- * (`2026-01-01T00:00:00.000Z`), so a duplicate firing is the same run.
+ * The run key of a firing: the function, the schedule's name and its fire time, normalised to
+ * ISO 8601 in ms (`schedule:report:nightly:2026-01-01T00:00:00.000Z`), so a duplicate firing is
+ * the same run.
  */
-export function scheduleRunKey(name: string, scheduledTime: string | number): string {
-  return `${scheduleKeyPrefix(name)}${new Date(scheduledTime).toISOString()}`;
+export function scheduleRunKey(functionName: string, name: string, scheduledTime: string | number): string {
+  return `${scheduleKeyPrefix(functionName, name)}${new Date(scheduledTime).toISOString()}`;
 }
 
 /** What a firing does against the schedule's runs still RUNNING (see {@link OverlapPolicy}). */

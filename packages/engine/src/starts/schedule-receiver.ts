@@ -41,8 +41,8 @@ export class ScheduleReceiver {
   /** Handles `event` for `functionName` (the function, as a request's start names it). */
   async receive(event: ScheduleFiringEvent, functionName: string): Promise<ScheduleFiringResponse> {
     const { name, scheduledTime, overlap, input } = event.durableLambda;
-    const runKey = scheduleRunKey(name, scheduledTime);
-    const prefix = scheduleKeyPrefix(name);
+    const runKey = scheduleRunKey(functionName, name, scheduledTime);
+    const prefix = scheduleKeyPrefix(functionName, name);
     const running = (await this.runsOf(functionName, prefix, 'RUNNING')).filter((r) => r.runKey !== runKey);
     // Its own run already there (a duplicate firing) is found by its key below, whatever else runs.
     const waiting =

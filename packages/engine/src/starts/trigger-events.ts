@@ -13,7 +13,10 @@ export type TriggerSource = 'sqs' | 'eventbridge' | 'dynamodb-stream' | 'kinesis
 export interface TriggerRecord {
   source: TriggerSource;
   itemIdentifier?: string;
-  /** `sqs:<messageId>`, `events:<id>`, `dynamodb:<eventID>`, `kinesis:<eventID>`. */
+  /**
+   * `sqs:<messageId>`, `events:<id>`, `dynamodb:<eventID>`, `kinesis:<eventID>`; a run's key has
+   * the function after the source (`TriggerReceiver.runKeyOf`).
+   */
   defaultKey: string;
   /** The run's input: what the handler is given. */
   input: TriggerInput;

@@ -1,6 +1,7 @@
 import type { Engine } from '../engine';
 import { RunKeyConflictError } from '../errors';
 import type { Clock, Invoker, Waker } from '../ports';
+import { functionBaseName } from '../run-query';
 import type { RunRecord } from '../run-record';
 import { kickNewRun } from './kick-new-run';
 import type { TriggerBatch, TriggerInput, TriggerRecord, TriggerSource } from './trigger-events';
@@ -79,13 +80,17 @@ export class TriggerReceiver {
     return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
   }
 
-  /** The run key of `record`: the user's, or its source's. */
-  runKeyOf(record: TriggerRecord): string {
-    return this.options.runKey?.(record.input, record.source) ?? record.defaultKey;
+  /**
+   * The run key of `record` for `functionName`: the user's, or its source's with the function in
+   * it (`sqs:<function>:<messageId>`). Run keys name runs table-wide, and one event may go to
+   * several functions (an EventBridge rule's targets, a stream's consumers): each starts its own.
+   */
+  runKeyOf(record: TriggerRecord, functionName: string): string {
+    return this.options.runKey?.(record.input, record.source) ?? scopedRunKey(functionName, record.defaultKey);
   }
 
   private async start(record: TriggerRecord, functionName: string): Promise<{ runId: string; created: boolean }> {
-    const runKey = this.runKeyOf(record);
+    const runKey = this.runKeyOf(record, functionName);
     let run: RunRecord;
     let created = false;
     try {
@@ -104,4 +109,10 @@ export class TriggerReceiver {
   private kick(run: RunRecord): Promise<void> {
     return kickNewRun(this.options, run);
   }
+}
+
+/** `key` (`<source>:<id>`) with the bare name of `functionName` after its source: `<source>:<function>:<id>`. */
+export function scopedRunKey(functionName: string, key: string): string {
+  const colon = key.indexOf(':');
+  return `${key.slice(0, colon)}:${functionBaseName(functionName)}${key.slice(colon)}`;
 }

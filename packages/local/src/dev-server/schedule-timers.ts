@@ -191,7 +191,7 @@ export class ScheduleTimers {
   }
 
   private async lastFiring(functionName: string, name: string): Promise<number | undefined> {
-    const prefix = scheduleKeyPrefix(name);
+    const prefix = scheduleKeyPrefix(functionName, name);
     let last: number | undefined;
     let cursor: string | undefined;
     do {
