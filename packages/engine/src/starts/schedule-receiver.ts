@@ -43,7 +43,9 @@ export class ScheduleReceiver {
     const { name, scheduledTime, overlap, input } = event.durableLambda;
     const runKey = scheduleRunKey(functionName, name, scheduledTime);
     const prefix = scheduleKeyPrefix(functionName, name);
-    const running = (await this.runsOf(functionName, prefix, 'RUNNING')).filter((r) => r.runKey !== runKey);
+    // `allowAll` decides nothing on the runs: it reads none (its own run, if there, is found by its key).
+    const listed = overlap === 'allowAll' ? [] : await this.runsOf(functionName, prefix, 'RUNNING');
+    const running = listed.filter((r) => r.runKey !== runKey);
     // Its own run already there (a duplicate firing) is found by its key below, whatever else runs.
     const waiting =
       overlap === 'bufferOne' && running.length > 0 ? await this.runsOf(functionName, prefix, 'QUEUED') : [];
@@ -54,7 +56,7 @@ export class ScheduleReceiver {
       waiting.filter((r) => r.runKey !== runKey).length,
     );
     if (decision.action === 'skip' || (decision.action === 'buffer' && mine)) {
-      if (!mine && !(await this.findOwn(functionName, prefix, runKey))) {
+      if (!mine && running.length === listed.length) {
         return { schedule: name, skipped: true, running: running.map((r) => r.runId) };
       }
     }
@@ -120,10 +122,6 @@ export class ScheduleReceiver {
       cursor = page.cursor;
     } while (cursor);
     return out;
-  }
-
-  private async findOwn(functionName: string, prefix: string, runKey: string): Promise<boolean> {
-    return (await this.runsOf(functionName, prefix, 'RUNNING')).some((r) => r.runKey === runKey);
   }
 
   private kick(run: RunRecord): Promise<void> {
