@@ -26,8 +26,7 @@ import {
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { SqliteDatabase, SqliteDriverName } from './sqlite-driver';
-import { SqliteFunctionLimits } from './sqlite-function-limits';
-import { SqliteGates } from './sqlite-gates';
+import { SqliteFlowTables } from './sqlite-flow-tables';
 import { SqliteIdempotency } from './sqlite-idempotency';
 import { operationPage, replayOperations } from './sqlite-operation-reads';
 import type { OwnerLock } from './sqlite-owner-lock';
@@ -44,7 +43,6 @@ import {
   updateRunRow,
 } from './sqlite-run-statements';
 import { migrate } from './sqlite-schema';
-import { SqliteSlots } from './sqlite-slots';
 import { openStoreFile } from './sqlite-store-file';
 import type { SqliteStoreOptions } from './sqlite-store-options';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
@@ -70,7 +68,7 @@ export type { SqliteStoreOptions } from './sqlite-store-options';
  * with the process), so a second one is refused instead of taking live leases for a dead process's.
  * A file with hard links is refused (`DatabaseHardLinkedError`): SQLite keeps a WAL per name.
  */
-export class SqliteStore implements Store {
+export class SqliteStore extends SqliteFlowTables implements Store {
   /** The pending wake-ups of a {@link TimerWaker} on this database. */
   readonly wakeUps: WakeUpTable;
   private readonly db: SqliteDatabase;
@@ -81,9 +79,6 @@ export class SqliteStore implements Store {
   /** Each run's log lines, invocations and retries (not part of the `Store` port). */
   private readonly journal: SqliteRunJournal;
   private readonly idempotency: SqliteIdempotency;
-  private readonly slots: SqliteSlots;
-  private readonly gates: SqliteGates;
-  private readonly functionLimits: SqliteFunctionLimits;
   private readonly sql: RunStatements;
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
@@ -97,6 +92,7 @@ export class SqliteStore implements Store {
    * @throws `EngineInputError` (code `invalid_argument`) when `turnBudgetMs` is not a number of ms, 0 or more.
    */
   constructor(options: SqliteStoreOptions) {
+    super();
     this.clock = options.clock ?? { now: () => Date.now() };
     // Checked before the file is opened: a bad option leaves nothing open.
     this.turns = new TurnShare({ budgetMs: options.turnBudgetMs ?? DEFAULT_TURN_BUDGET_MS });
@@ -105,9 +101,7 @@ export class SqliteStore implements Store {
     this.wakeUps = new SqliteWakeUps(this.db);
     this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
     this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
-    this.slots = new SqliteSlots(this.db);
-    this.gates = new SqliteGates(this.db, () => this.clock.now());
-    this.functionLimits = new SqliteFunctionLimits(this.db);
+    this.attachFlowTables(this.db, () => this.clock.now());
     this.sql = prepareRunStatements(this.db);
   }
 
@@ -268,50 +262,6 @@ export class SqliteStore implements Store {
 
   async releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
     this.idempotency.release(key, claimToken);
-  }
-
-  async takeSlot(slot: SlotKey, runId: string, limit: number): Promise<boolean> {
-    return this.slots.take(slot, runId, limit);
-  }
-
-  async releaseSlot(slot: SlotKey, runId: string): Promise<void> {
-    this.slots.release(slot, runId);
-  }
-
-  async slotHolders(slot: SlotKey): Promise<string[]> {
-    return this.slots.holders(slot);
-  }
-
-  async enqueueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
-    this.slots.enqueue(slot, entry);
-  }
-
-  async dequeueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
-    this.slots.dequeue(slot, entry);
-  }
-
-  async listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
-    return this.slots.list(slot, limit, after);
-  }
-
-  async readGate(gate: GateKey): Promise<GateRecord | undefined> {
-    return this.gates.read(gate);
-  }
-
-  async writeGate(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean> {
-    return this.gates.write(gate, value, expected, expiresAt);
-  }
-
-  async putFunctionLimits(record: FunctionLimitsRecord): Promise<void> {
-    this.functionLimits.put(record);
-  }
-
-  async getFunctionLimits(functionName: string): Promise<FunctionLimitsRecord | undefined> {
-    return this.functionLimits.get(functionName);
-  }
-
-  async listFunctionLimits(): Promise<FunctionLimitsRecord[]> {
-    return this.functionLimits.list();
   }
 
   async writeOutsideEvent(
