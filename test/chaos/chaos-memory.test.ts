@@ -10,8 +10,8 @@ import { CHAOS_FAULTS, ChaosTotals, envCount, runSeed, seeds } from './harness';
  * timeouts, 504 re-created runs) or 20000 for a longer soak; DURABLE_CHAOS_OPERATORS=0 for no operator.
  */
 const RUNS = envCount('DURABLE_CHAOS_RUNS', 500);
-/** Flow seeds (issue 26: keyed concurrency, triggers, schedules; `flow-world.ts`): one per five runs. */
-const FLOW_RUNS = Math.ceil(RUNS / 5);
+/** Flow seeds (issue 26: keyed concurrency, triggers, schedules; `flow-world.ts`): one per six runs. */
+const FLOW_RUNS = Math.ceil(RUNS / 6);
 /** Flow seeds apart from the reference ones. */
 const FLOW_FIRST_SEED = 1_000_001;
 const totals = new ChaosTotals();
