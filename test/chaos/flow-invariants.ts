@@ -4,9 +4,11 @@
  *
  * - **Limit.** No key ever had more than `limit` handler bodies executing at once (`KeyedBodies`,
  *   checked at each entry), and no key's holder set is above its limit now.
- * - **No slot leaked.** No queue entry is left, no run is QUEUED (or RUNNING, or ended but still
- *   due), and no holder of any key is a run that ended, unless its release was lost to a fault
- *   at its end (a lost response of its end's write, a death before its release): the engine heals
+ * - **No slot leaked.** No run is QUEUED (or RUNNING, or ended but still due), no queue entry is
+ *   left that its run's record still names (a stale one, which the queue's readers drop when they
+ *   meet it, is counted), and no holder of any key is a run that ended, unless its release was lost to a fault
+ *   at its end (a lost response of its end's write, a death before its release) or its admission
+ *   was never recorded (a slot taken, then the run ended from outside first): the engine heals
  *   such a slot at the key's next admission that finds it full (`evictEnded`), not before, so a
  *   key no run asks for again keeps it. `DURABLE_CHAOS_STRICT_SLOTS=1` counts those too.
  * - **Queued runs move on.** Every run that was QUEUED ran its handler after (a hand-over) or was
@@ -16,7 +18,7 @@
  *   delivered (a late duplicate starts nothing: checked by the caller); a firing skipped by its
  *   overlap policy created none.
  * - **Ends as it should.** Every run SUCCEEDED with its job's result, or was CANCELLED by an
- *   action, or TIMED_OUT under an execution timeout.
+ *   action, or TIMED_OUT (or FAILED, once retried) under an execution timeout.
  */
 import { type RunRecord, runIdFor, type Store } from '@durable-lambda/engine';
 import type { TestDriver } from '@durable-lambda/local';
@@ -44,6 +46,8 @@ export interface FlowTally extends StartTally {
   evicted: number;
   /** Ended runs still holding a slot once the world is quiet (their release lost to a fault). */
   endedHolders: number;
+  /** Queue entries left once the world is quiet, stale (their run's record no longer names them). */
+  staleEntries: number;
   /** Trigger deliveries that created nothing (duplicates, late or not). */
   duplicates: number;
 }
@@ -85,6 +89,7 @@ export async function checkFlow(e: FlowEvidence): Promise<FlowTally> {
       .map((f) => f.runId),
   );
   let endedHolders = 0;
+  let staleEntries = 0;
   for (const key of keys) {
     const slot = { functionName: KEYED, key };
     const holders = (await raw.slotHolders?.(slot)) ?? [];
@@ -94,17 +99,29 @@ export async function checkFlow(e: FlowEvidence): Promise<FlowTally> {
       const status = byId.get(holder)?.status ?? 'gone';
       if (!ENDED.has(status) && status !== 'gone') continue;
       endedHolders += 1;
-      if (strict || !lostEnd.has(holder)) {
+      // Its admission never recorded (a slot taken, then the run ended from outside before the
+      // record): the engine cannot know it holds one, and leaves it to the next full admission.
+      const unrecorded = byId.get(holder)?.concurrencyKey === undefined;
+      if (strict || !(lostEnd.has(holder) || unrecorded)) {
         violations.push(
           `slot leaked: key ${key} is still held by run ${holder}, which ended ${status}` +
-            (lostEnd.has(holder) ? ' (its release was lost to a fault)' : ' with no fault at its end to explain it'),
+            (lostEnd.has(holder)
+              ? ' (its release was lost to a fault)'
+              : unrecorded
+                ? ' (its admission was never recorded)'
+                : ' with no fault at its end to explain it'),
         );
       }
     }
     for (const entry of (await raw.listQueuedRuns?.(slot, 100)) ?? []) {
-      violations.push(
-        `queue entry left: key ${key} still queues run ${entry.runId} (${byId.get(entry.runId)?.status ?? 'gone'})`,
-      );
+      const run = byId.get(entry.runId);
+      // An entry the run's record no longer names (admitted since, or queued again, or never
+      // recorded) is stale: the queue's readers drop it when they next meet it (`queueHead`).
+      const named = run?.concurrencyKey === key && run.queuedAt === entry.queuedAt;
+      staleEntries += 1;
+      if (strict || (named && !lostEnd.has(entry.runId)) || run?.status === 'QUEUED') {
+        violations.push(`queue entry left: key ${key} still queues run ${entry.runId} (${run?.status ?? 'gone'})`);
+      }
     }
   }
   // Queued runs: each ran its handler after its last QUEUED mark, or was ended from outside.
@@ -153,7 +170,8 @@ export async function checkFlow(e: FlowEvidence): Promise<FlowTally> {
       }
     } else if (
       !(run.status === 'CANCELLED' && cancelled) &&
-      !(run.status === 'TIMED_OUT' && run.executionTimeoutMs !== undefined)
+      // A run with an execution timeout may end TIMED_OUT, or FAILED once retried (its callback ended by the timeout).
+      !((run.status === 'TIMED_OUT' || run.status === 'FAILED') && run.executionTimeoutMs !== undefined)
     ) {
       violations.push(`run ${run.runId} ended ${run.status} (${JSON.stringify(run.error)}) with no cause for it`);
     }
@@ -173,5 +191,6 @@ export async function checkFlow(e: FlowEvidence): Promise<FlowTally> {
     evicted: new Set(releaseKills.map((f) => f.runId).filter((id) => !holdersLeft.has(id))).size,
     duplicates: Math.max(0, starts.tally.deliveries - triggerRuns),
     endedHolders,
+    staleEntries,
   };
 }

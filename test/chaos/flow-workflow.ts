@@ -93,8 +93,9 @@ export class KeyedBodies {
 }
 
 /**
- * The keyed function: a step that fails its first attempt (so a skip finds it waiting), a wait,
- * a second step; it returns `{ id, a, b }`. `limit` runs of a key at most.
+ * The keyed function: a step that fails its first attempt (so a skip finds it waiting), for a
+ * direct job a callback, a wait, a second step; it returns `{ id, a, b }`. `limit` runs of a key
+ * at most.
  */
 export function keyedFunction(
   world: OutsideWorld,
@@ -111,6 +112,17 @@ export function keyedFunction(
       const job = jobOf(event);
       bodies.enter(ctx.runId, job.key);
       const a = await ctx.step('a', body('a', `a-${job.id}`, 1), { retry: RETRY });
+      if (job.id.startsWith('j')) {
+        // Direct jobs wait on a callback the outside completes (maybe twice) while they hold their slot.
+        await ctx.waitForCallback<string>(
+          'approve',
+          async (callbackId, step) => {
+            await world.step('approve-submit', step);
+            world.handOut(callbackId, `ok-${job.id}`);
+          },
+          { retryStrategy: () => ({ shouldRetry: true, delay: { seconds: 1 } }) },
+        );
+      }
       await ctx.wait('pause', { seconds: 20 });
       const b = await ctx.step('b', body('b', `b-${job.id}`, 0), { retry: RETRY });
       return { id: job.id, a, b };

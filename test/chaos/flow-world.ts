@@ -22,7 +22,7 @@ import { checkFlow, type FlowTally } from './flow-invariants';
 import { FlowOperator, flowModeFor } from './flow-operator';
 import { FlowStarts } from './flow-starts';
 import { KEYED, KeyedBodies, keyedFunction } from './flow-workflow';
-import type { SeedOutcome, StoreFactory } from './harness';
+import { REFUSED_COMPLETION, type SeedOutcome, type StoreFactory } from './harness';
 import { checkSteps } from './invariants';
 import { runsOf } from './operated-world';
 import { seededRandom } from './operators';
@@ -65,9 +65,19 @@ export async function runFlowSeed(
   const log: LoggedWrite[] = [];
   let driver: TestDriver | undefined;
   let store: Store | undefined;
+  const completionErrors: string[] = [];
   const world = new OutsideWorld(
     () => driver?.clock.now() ?? 0,
-    () => undefined,
+    (callback) => {
+      // The outside answers a moment later, from outside any invocation.
+      setImmediate(() => {
+        driver?.sendCallbackSuccess(callback.callbackId, callback.payload).catch((error: unknown) => {
+          // A run cancelled or timed out refuses its callbacks.
+          if (!REFUSED_COMPLETION.test(String(error)))
+            completionErrors.push(`${callback.callbackId}: ${String(error)}`);
+        });
+      });
+    },
     order,
   );
   const bodies = new KeyedBodies(order, log, limit);
@@ -125,6 +135,7 @@ export async function runFlowSeed(
       ...bodies.violations,
       ...operator.errors.map((e) => `operator action failed: ${e}`),
       ...starts.errors.map((e) => `start failed: ${e}`),
+      ...completionErrors.map((e) => `completing callback ${e} failed`),
       ...(lateCreates > 0 ? [`${lateCreates} runs were created by late deliveries (of events whose run ended)`] : []),
       ...checkWorldLog(log, world.executions),
       ...(await checkSteps(driver, world, true)),

@@ -126,7 +126,8 @@ export class ChaosTotals {
         `  flow: ${this.flowSeeds} seeds, ${f('runs')} keyed runs: ${f('admitted')} admitted, ${f('queued')} queued, ` +
           `${f('handOvers')} hand-overs, ${f('contended')} keys at their limit; ${f('slotKills')} kills in admission ` +
           `or before a slot's release, ${f('slotLost')} slot writes' responses lost, ${f('evicted')} leaked slots evicted, ` +
-          `${f('endedHolders')} left to the next admission (held by an ended run whose release was lost); ` +
+          `${f('endedHolders')} left to the next admission (held by an ended run whose release was lost), ` +
+          `${f('staleEntries')} stale queue entries left to the next reader; ` +
           `triggers: ${f('deliveries')} deliveries (${f('duplicates')} duplicates, ${f('concurrent')} at once, ` +
           `${f('late')} late with firings); schedules: ${f('firings')} firings, ${f('skipped')} skipped, ` +
           `${f('cancelled')} previous runs cancelled`,
@@ -245,7 +246,7 @@ export async function runSeed(
 }
 
 /** A callback completion the engine refused because its run ended or was replaced (an operator's doing). */
-const REFUSED_COMPLETION =
+export const REFUSED_COMPLETION =
   /callback_already_completed|callback_not_found|CallbackNotFound|AlreadyCompleted|no callback|already completed/;
 
 async function baselineFor(seed: number, options: { store?: StoreFactory; storeLabel: string }): Promise<number> {
