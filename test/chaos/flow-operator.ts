@@ -6,7 +6,7 @@
  * - `cancel`: cancels a run of the world, a QUEUED one when there is one (its queue entry and any
  *   slot must go with it), else a RUNNING one (its slot is handed over);
  * - `retry-from`: retries a RUNNING run from its first step (it keeps its slot);
- * - `skip`: skips a step waiting to retry, with the result its body returns;
+ * - `skip`: skips a job's step waiting to retry, with the result its body returns;
  * - `timeout`: direct runs have execution timeouts and slow bodies (the clock moves on inside them,
  *   the reconciler may pass meanwhile), so runs time out RUNNING or QUEUED; after the world is
  *   quiet, up to two runs that timed out are retried (they take a slot again).
@@ -96,7 +96,11 @@ export class FlowOperator {
     } else if (this.mode === 'skip') {
       for (const run of runs.filter((r) => r.status === 'RUNNING')) {
         const ops = await this.raw.loadOperations(run.runId);
-        const waiting = ops.find((o) => o.Type === 'STEP' && (o.Status === 'PENDING' || o.Status === 'READY'));
+        // Only the job's own steps: a callback's submitter skipped never hands its callback out.
+        const waiting = ops.find(
+          (o) =>
+            o.Type === 'STEP' && (o.Name === 'a' || o.Name === 'b') && (o.Status === 'PENDING' || o.Status === 'READY'),
+        );
         if (!waiting || run.input === undefined) continue;
         const { id } = jobOf(JSON.parse(run.input));
         this.acted = true;
