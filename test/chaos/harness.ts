@@ -8,6 +8,7 @@ import {
   TestDriver,
   type VirtualClock,
 } from '@durable-lambda/local';
+import type { FlowTally } from './flow-invariants';
 import { checkInvariants } from './invariants';
 import { driveWorld, runsOf } from './operated-world';
 import { Operator, type OperatorMode, type OperatorTally, operatorModeFor, RECREATE_RETENTION_MS } from './operators';
@@ -23,8 +24,8 @@ export type StoreFactory = (clock: VirtualClock) => Store;
 export interface SeedOutcome {
   seed: number;
   workflow: string;
-  /** What the operator did to its run (see `operators.ts`). */
-  mode: OperatorMode;
+  /** What the operator did to its run (see `operators.ts`; `flow-<mode>` for a flow seed, `flow-operator.ts`). */
+  mode: OperatorMode | `flow-${string}`;
   /** How the main run (its last execution) ended. */
   ended: string;
   operator: OperatorTally;
@@ -41,6 +42,8 @@ export interface SeedOutcome {
   account: string;
   /** Invocations that threw for a reason other than an injected fault, with their messages. */
   otherErrors: string[];
+  /** A flow seed's counts (`flow-world.ts`). */
+  flow?: FlowTally;
 }
 
 /** Totals over a chaos suite. */
@@ -63,6 +66,9 @@ export class ChaosTotals {
   readonly otherErrors = new Map<string, number>();
   /** Every idempotency key of the suite: none is issued in two seeds. */
   readonly keys = new WorldKeys();
+  /** The flow seeds' counts, summed (`flow-world.ts`). */
+  flowSeeds = 0;
+  readonly flow: Partial<Record<keyof FlowTally, number>> = {};
 
   add(outcome: SeedOutcome): void {
     for (const e of outcome.otherErrors) this.otherErrors.set(e, (this.otherErrors.get(e) ?? 0) + 1);
@@ -81,6 +87,12 @@ export class ChaosTotals {
     this.recreated += outcome.operator.recreated;
     this.timeouts += outcome.timeouts;
     for (const kind of FAULT_KINDS) this.faults[kind] += outcome.faults[kind];
+    if (outcome.flow) {
+      this.flowSeeds += 1;
+      for (const [k, n] of Object.entries(outcome.flow) as [keyof FlowTally, number][]) {
+        this.flow[k] = (this.flow[k] ?? 0) + n;
+      }
+    }
     if (outcome.violations.length) this.failures.push(outcome);
   }
 
@@ -108,6 +120,19 @@ export class ChaosTotals {
         `${this.timeouts} execution timeouts; ${this.recreated} runs re-created after retention; ` +
         `${this.keys.size} idempotency keys, none issued twice across seeds`,
     ];
+    if (this.flowSeeds > 0) {
+      const f = (k: keyof FlowTally) => this.flow[k] ?? 0;
+      lines.push(
+        `  flow: ${this.flowSeeds} seeds, ${f('runs')} keyed runs: ${f('admitted')} admitted, ${f('queued')} queued, ` +
+          `${f('handOvers')} hand-overs, ${f('contended')} keys at their limit; ${f('slotKills')} kills in admission ` +
+          `or before a slot's release, ${f('slotLost')} slot writes' responses lost, ${f('evicted')} leaked slots evicted, ` +
+          `${f('endedHolders')} left to the next admission (held by an ended run whose release was lost), ` +
+          `${f('staleEntries')} stale queue entries left to the next reader; ` +
+          `triggers: ${f('deliveries')} deliveries (${f('duplicates')} duplicates, ${f('concurrent')} at once, ` +
+          `${f('late')} late with firings); schedules: ${f('firings')} firings, ${f('skipped')} skipped, ` +
+          `${f('cancelled')} previous runs cancelled`,
+      );
+    }
     for (const [message, n] of this.otherErrors) lines.push(`  invocation error not injected (${n}x): ${message}`);
     for (const f of this.failures.slice(0, 20)) {
       lines.push(`  seed ${f.seed} (${f.workflow}, ${f.mode}):`, ...f.violations.map((v) => `    ${v}`), f.account);
@@ -221,7 +246,7 @@ export async function runSeed(
 }
 
 /** A callback completion the engine refused because its run ended or was replaced (an operator's doing). */
-const REFUSED_COMPLETION =
+export const REFUSED_COMPLETION =
   /callback_already_completed|callback_not_found|CallbackNotFound|AlreadyCompleted|no callback|already completed/;
 
 async function baselineFor(seed: number, options: { store?: StoreFactory; storeLabel: string }): Promise<number> {

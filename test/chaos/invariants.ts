@@ -50,6 +50,27 @@ export async function checkInvariants(evidence: RunEvidence): Promise<string[]> 
       `finished ${main.status} with ${main.result ?? JSON.stringify(main.error)}; expected ${wanted ? `SUCCEEDED with ${JSON.stringify(workflow.expected)}` : expect}`,
     );
   }
+  violations.push(...(await checkSteps(driver, world, evidence.operated === true)));
+  let invocations = 0;
+  for (const list of driver.invocations.values()) invocations += list.length;
+  const allowed =
+    2 * evidence.baselineInvocations * (1 + (evidence.extraRuns ?? 0)) + INVOCATIONS_PER_FAULT * driver.faults.length;
+  if (invocations > allowed) {
+    violations.push(
+      `took ${invocations} invocations (${evidence.baselineInvocations} without faults, ${driver.faults.length} faults): a loop`,
+    );
+  }
+  return violations;
+}
+
+/**
+ * The step and callback guarantees over every run of the driver: no completed step ran again; an
+ * at-most-once step ran at most once per attempt; attempt numbers only grew; no idempotency key
+ * was executed twice; each callback accepted exactly one completion (`operated`: callbacks of
+ * runs an operator ended may have been refused).
+ */
+export async function checkSteps(driver: TestDriver, world: OutsideWorld, operated: boolean): Promise<string[]> {
+  const violations: string[] = [];
   // By execution (`<runId>[.<incarnation>]`): a run id used again names a new execution.
   const ops = new Map<string, Operation>();
   const current = new Set<string>();
@@ -116,7 +137,7 @@ export async function checkInvariants(evidence: RunEvidence): Promise<string[]> 
     const op = [...ops.values()].find((o) => o.CallbackDetails?.CallbackId === callbackId);
     // An operator's cancel or timeout ends a waiting callback, and a run replaced after its
     // retention takes its callbacks with it: their completions are refused.
-    if (evidence.operated && op?.Status !== 'SUCCEEDED') continue;
+    if (operated && op?.Status !== 'SUCCEEDED') continue;
     const tally = driver.callbackCompletions.get(callbackId);
     if (!tally || tally.accepted + tally.lost !== 1) {
       violations.push(
@@ -128,15 +149,6 @@ export async function checkInvariants(evidence: RunEvidence): Promise<string[]> 
         `callback ${callbackId} ended ${op?.Status} with ${op?.CallbackDetails?.Result}; expected ${payload}`,
       );
     }
-  }
-  let invocations = 0;
-  for (const list of driver.invocations.values()) invocations += list.length;
-  const allowed =
-    2 * evidence.baselineInvocations * (1 + (evidence.extraRuns ?? 0)) + INVOCATIONS_PER_FAULT * driver.faults.length;
-  if (invocations > allowed) {
-    violations.push(
-      `took ${invocations} invocations (${evidence.baselineInvocations} without faults, ${driver.faults.length} faults): a loop`,
-    );
   }
   return violations;
 }

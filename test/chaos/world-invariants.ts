@@ -5,6 +5,7 @@
  * - **Fenced.** No checkpoint lands at a fence the run has moved past (a lease taken over, an
  *   operator action, a timeout, the run created anew under its id): a fenced invocation writes
  *   nothing.
+ * - **Queued holds nothing.** No checkpoint or lease lands on a run's execution while it is QUEUED.
  * - **Ended stays ended.** Once a run's execution is terminal, no checkpoint or lease lands on it
  *   and its status changes only by an operator retry or skip reopening it; so after a cancel or a
  *   timeout is durable, no step attempt starts.
@@ -34,7 +35,10 @@ export function checkWorldLog(log: readonly LoggedWrite[], executions: readonly 
         violations.push(`a checkpoint of ${w.execId} landed at fence ${w.fence} after the fence moved to ${moved}`);
       }
       const ended = (statuses.get(w.execId) ?? []).filter((s) => s.seq < w.sentSeq).at(-1)?.status;
-      if (ended !== undefined && ended !== 'RUNNING') {
+      if (ended === 'QUEUED') {
+        // A QUEUED run holds no lease: only taking it out of its queue (a revision) makes it run again.
+        violations.push(`a ${w.kind === 'commit' ? 'checkpoint' : 'lease'} landed on ${w.execId} while it was QUEUED`);
+      } else if (ended !== undefined && ended !== 'RUNNING') {
         violations.push(
           `a ${w.kind === 'commit' ? 'checkpoint' : 'lease'} landed on ${w.execId} after it ended ${ended}`,
         );
@@ -44,7 +48,14 @@ export function checkWorldLog(log: readonly LoggedWrite[], executions: readonly 
     const history = statuses.get(w.execId) ?? [];
     const before = history.at(-1)?.status;
     // Conditional on the status they found, two writes that change it never both land out of order.
-    if (w.status !== undefined && w.kind !== 'create' && before !== undefined && before !== 'RUNNING') {
+    // QUEUED is no end: a revision takes the run out of its wait (RUNNING) or ends it (a cancel, a timeout).
+    if (
+      w.status !== undefined &&
+      w.kind !== 'create' &&
+      before !== undefined &&
+      before !== 'RUNNING' &&
+      before !== 'QUEUED'
+    ) {
       const reopened = w.kind === 'revise' && w.status === 'RUNNING' && REOPENING.has(w.action ?? '');
       if (w.status !== before && !reopened) {
         violations.push(`${w.execId} ended ${before}, then became ${w.status} by a ${w.kind}`);

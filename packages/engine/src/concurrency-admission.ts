@@ -51,14 +51,20 @@ export async function decideAdmission(
   const slot = slotOf(run, key);
   const mine = run.concurrencyKey === key ? entryOf(run) : undefined;
   const head = await queueHead(deps, slot);
+  const patch: RunPatch = { concurrencyKey: key, queuedAt: null, queuePriority: null };
+  const admitted: Admission = mine ? { admitted: true, patch, entry: mine } : { admitted: true, patch };
   if (!head || head.run.runId === run.runId) {
-    if (await takeSlot(deps, slot, run.runId, limit)) {
-      const patch: RunPatch = { concurrencyKey: key, queuedAt: null, queuePriority: null };
-      return mine ? { admitted: true, patch, entry: mine } : { admitted: true, patch };
+    if (await takeSlot(deps, slot, run.runId, limit)) return admitted;
+  } else {
+    const holders = await slotStore(deps.store).slotHolders(slot);
+    // A slot taken by an earlier invocation whose answer was lost (a lost response, then a fault
+    // or a death before recording it): the run holds it, so it runs rather than queue behind the
+    // head while holding it, which would keep the key's queue waiting for a slot no one frees.
+    if (holders.includes(run.runId)) return admitted;
+    if (holders.length < limit || (await evictEnded(deps, slot, holders)) > 0) {
+      // A slot is free and the head has not taken it (its wake-up lost or still on its way).
+      await unqueue(deps, head.run);
     }
-  } else if (await slotFree(deps, slot, limit)) {
-    // A slot is free and the head has not taken it (its wake-up lost or still on its way).
-    await unqueue(deps, head.run);
   }
   const priority = request.priority ?? 0;
   return {
@@ -98,13 +104,6 @@ export async function takeSlot(deps: QueueDeps, slot: SlotKey, runId: string, li
   const holders = await slots.slotHolders(slot);
   if (holders.includes(runId)) return true;
   return (await evictEnded(deps, slot, holders)) > 0 && slots.takeSlot(slot, runId, limit);
-}
-
-/** Whether the key has a free slot, once holders that ended or are gone are evicted. */
-async function slotFree(deps: QueueDeps, slot: SlotKey, limit: number): Promise<boolean> {
-  const holders = await slotStore(deps.store).slotHolders(slot);
-  if (holders.length < limit) return true;
-  return (await evictEnded(deps, slot, holders)) > 0;
 }
 
 /**

@@ -84,6 +84,33 @@ describe('flow control per key: no slot is leaked', () => {
     expect(w.maxActive).toBe(1);
   });
 
+  it('a run whose slot was taken by an invocation that lost the answer runs, not queued behind the head while holding it', async () => {
+    const w = new ConcurrencyWorld(1);
+    const take = w.store.takeSlot.bind(w.store);
+    // a1's first admission takes the slot, then the answer is lost: the invocation fails before recording it.
+    w.store.takeSlot = async (...args) => {
+      await take(...args);
+      throw new Error('response lost');
+    };
+    const a1 = await w.start({ tenant: 'a', id: 'a1' }).catch(async () => {
+      const runs = await w.engine.listRuns({ functionName: 'jobs', limit: 10 });
+      return runs.runs[0]?.runId as string;
+    });
+    w.store.takeSlot = take;
+    w.clock.advanceBy(1000);
+    // a2 finds the key full (a1 holds the slot and is RUNNING): it queues, the head of the key's queue.
+    const a2 = await w.start({ tenant: 'a', id: 'a2' });
+    expect(await w.statuses([a1, a2])).toEqual(['RUNNING', 'QUEUED']);
+    // a1 comes back (its retry wake-up): it holds the slot, so it runs.
+    w.clock.advanceBy(5 * 60_000);
+    await w.deliver();
+    expect(await w.statuses([a1, a2])).toEqual(['RUNNING', 'QUEUED']);
+    expect(w.started).toEqual(['a1']);
+    await w.finish(a1);
+    expect(await w.statuses([a1, a2])).toEqual(['SUCCEEDED', 'RUNNING']);
+    expect(w.maxActive).toBe(1);
+  });
+
   it('a lost hand-over wake-up is healed by the reconciler', async () => {
     const w = new ConcurrencyWorld(1);
     const [a1, a2] = await busyKey(w);

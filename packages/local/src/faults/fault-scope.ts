@@ -8,6 +8,8 @@ import type { FaultKind, FaultPlan, FaultSite } from './fault-plan';
 export class FaultScope {
   private readonly names = new Map<string, string>();
   private readonly invocations = new Map<string, number>();
+  /** Runs whose invocation dies at its next slot write (see {@link armSlotKill}). */
+  private readonly slotKills = new Set<string>();
 
   constructor(readonly plan: FaultPlan) {}
 
@@ -47,6 +49,21 @@ export class FaultScope {
       ...(extra.operationId === undefined ? {} : { operationId: extra.operationId }),
       ...(extra.detail === undefined ? {} : { detail: extra.detail }),
     };
+  }
+
+  /**
+   * The invocation of `runId` now in its admission or its end dies at the run's next slot write
+   * (after a slot taken or a queue entry written lands, before a slot release is sent): the
+   * store (`FaultyStore`) throws an {@link InjectedSlotKill} there, the invocation
+   * (`FaultyInvocation`) turns it into its death.
+   */
+  armSlotKill(runId: string): void {
+    this.slotKills.add(runId);
+  }
+
+  /** Disarms the run's slot kill; true when it was armed (not yet taken by a slot write). */
+  disarmSlotKill(runId: string): boolean {
+    return this.slotKills.delete(runId);
   }
 
   /** Rolls `kind` at a place of `runId` named by `key` (the run's name is prefixed). */

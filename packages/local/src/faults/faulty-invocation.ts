@@ -1,4 +1,5 @@
 import {
+  type AdmissionRequest,
   type DurableInvocation,
   FencedError,
   type InvocationOutput,
@@ -7,6 +8,7 @@ import {
   type OperationUpdate,
 } from '@durable-lambda/protocol';
 import type { FaultScope } from './fault-scope';
+import { InjectedSlotKill } from './injected-errors';
 
 /** What a {@link FaultyInvocation} asks of the driver running it. */
 export interface InvocationFaultHooks {
@@ -21,7 +23,10 @@ const STEP_ENDS = new Set(['SUCCEED', 'FAIL', 'RETRY']);
 
 /**
  * One invocation, as the SDK sees it, that may die (`killBeforeStep`, `killAfterStep`,
- * `killInCheckpoint`) or be overtaken by a second invocation of its run (`race`).
+ * `killInCheckpoint`) or be overtaken by a second invocation of its run (`race`). A run under
+ * `concurrency` may also die in its admission (`killInCheckpoint`: after its slot taken or its
+ * queue entry written landed, before the admission is recorded) and, once admitted, between its
+ * end and its slot's release.
  *
  * A killed invocation is a process that died: its checkpoint never answers the SDK (it rejects
  * with the protocol's {@link FencedError}, so the runtime stops quietly and writes nothing more),
@@ -32,7 +37,11 @@ const STEP_ENDS = new Set(['SUCCEED', 'FAIL', 'RETRY']);
 const KILLED = { Status: 'STOPPED', reason: 'killed by an injected fault' } as const;
 
 export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
+  /** Admission under `concurrency`, when the inner invocation admits runs. */
+  readonly admit?: (request: AdmissionRequest) => Promise<boolean>;
   private dead = false;
+  /** The run asked for admission in this invocation (it holds a slot when its handler runs). */
+  private admitting = false;
 
   constructor(
     private readonly inner: OpenedInvocation,
@@ -40,7 +49,36 @@ export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
     /** The 0-based index of this invocation of its run. */
     readonly index: number,
     private readonly hooks: InvocationFaultHooks = {},
-  ) {}
+  ) {
+    const admit = inner.invocation.admit;
+    if (admit) this.admit = (request) => this.admitOrDie(request, (r) => admit.call(inner.invocation, r));
+  }
+
+  /** Admission that may die at its slot write (armed here, fired by the `FaultyStore`). */
+  private async admitOrDie(
+    request: AdmissionRequest,
+    admit: (request: AdmissionRequest) => Promise<boolean>,
+  ): Promise<boolean> {
+    if (this.dead) throw this.death();
+    this.admitting = true;
+    const key = `#${this.index}|admit`;
+    const armed = this.scope.roll('killInCheckpoint', this.runId, key, {
+      invocation: this.index,
+      detail: `admission under ${request.key} (dies at its slot write)`,
+    });
+    if (armed) this.scope.armSlotKill(this.runId);
+    let admitted: boolean;
+    try {
+      admitted = await admit(request);
+    } catch (error) {
+      this.scope.disarmSlotKill(this.runId);
+      if (error instanceof InjectedSlotKill) throw this.die();
+      throw error;
+    }
+    // Armed but no slot write came (the run held its slot already): it dies once admitted.
+    if (armed && this.scope.disarmSlotKill(this.runId)) throw this.die();
+    return admitted;
+  }
 
   /** True once an injected fault killed this invocation. */
   get killed(): boolean {
@@ -144,6 +182,22 @@ export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
         this.die();
         return KILLED;
       }
+    }
+    const ends = output.Status === 'SUCCEEDED' || output.Status === 'FAILED';
+    if (
+      this.admitting &&
+      ends &&
+      this.scope.roll('killInCheckpoint', this.runId, `#${this.index}|end:releaseSlot`, {
+        invocation: this.index,
+        detail: `${output.Status} end, dies before its slot is released`,
+      })
+    ) {
+      // The end is recorded; the process dies at its slot's release (or after the end, if none).
+      this.scope.armSlotKill(this.runId);
+      await this.inner.close(output).catch(() => undefined);
+      this.scope.disarmSlotKill(this.runId);
+      this.die();
+      return KILLED;
     }
     return this.inner.close(output);
   }

@@ -13,7 +13,7 @@ import type {
 } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import type { FaultScope } from './fault-scope';
-import { InjectedLostResponseError } from './injected-errors';
+import { InjectedLostResponseError, InjectedSlotKill } from './injected-errors';
 
 /** What a {@link FaultyStore} tells its owner. */
 export interface FaultyStoreHooks {
@@ -33,7 +33,11 @@ export class FaultyStore implements Store {
   readonly loadOperationPage?: Store['loadOperationPage'];
   /** What an invocation replays from, when the inner store reads it alone (else all is loaded). */
   readonly loadReplayOperations?: Store['loadReplayOperations'];
-  /** The slot methods of flow control per key, passed through unfaulted when the inner store has them. */
+  /**
+   * The slot methods of flow control per key, when the inner store has them: their writes may lose
+   * their response (`storeLostResponse`) and an invocation armed to die at a slot write dies there
+   * (`FaultScope.armSlotKill`); the reads pass through.
+   */
   readonly takeSlot?: Store['takeSlot'];
   readonly releaseSlot?: Store['releaseSlot'];
   readonly slotHolders?: Store['slotHolders'];
@@ -53,11 +57,27 @@ export class FaultyStore implements Store {
     if (page) this.loadOperationPage = (runId, request) => page.call(inner, runId, request);
     const replay = inner.loadReplayOperations;
     if (replay) this.loadReplayOperations = (runId) => replay.call(inner, runId);
-    this.takeSlot = inner.takeSlot?.bind(inner);
-    this.releaseSlot = inner.releaseSlot?.bind(inner);
+    const { takeSlot, releaseSlot, enqueueRun, dequeueRun } = inner;
+    if (takeSlot) {
+      this.takeSlot = async (slot, runId, limit) =>
+        this.slotWritten(runId, 'takeSlot', await takeSlot.call(inner, slot, runId, limit));
+    }
+    if (releaseSlot) {
+      this.releaseSlot = async (slot, runId) => {
+        // Dies before the release is sent: the slot stays held by a run that ended or was queued.
+        if (this.scope.disarmSlotKill(runId)) throw new InjectedSlotKill('releaseSlot');
+        return this.written(runId, 'releaseSlot', await releaseSlot.call(inner, slot, runId));
+      };
+    }
+    if (enqueueRun) {
+      this.enqueueRun = async (slot, entry) =>
+        this.slotWritten(entry.runId, 'enqueueRun', await enqueueRun.call(inner, slot, entry));
+    }
+    if (dequeueRun) {
+      this.dequeueRun = async (slot, entry) =>
+        this.written(entry.runId, 'dequeueRun', await dequeueRun.call(inner, slot, entry));
+    }
     this.slotHolders = inner.slotHolders?.bind(inner);
-    this.enqueueRun = inner.enqueueRun?.bind(inner);
-    this.dequeueRun = inner.dequeueRun?.bind(inner);
     this.listQueuedRuns = inner.listQueuedRuns?.bind(inner);
     this.putFunctionLimits = inner.putFunctionLimits?.bind(inner);
     this.getFunctionLimits = inner.getFunctionLimits?.bind(inner);
@@ -154,6 +174,15 @@ export class FaultyStore implements Store {
   ): Promise<void> {
     const first = write.operations[0]?.Id;
     return this.written(runId, 'commit', await this.inner.commit(runId, fence, write), first);
+  }
+
+  /** After a slot write of an admission that landed: the invocation dies here if armed, else maybe loses the response. */
+  private slotWritten<T>(runId: string, method: string, result: T): T {
+    if (this.scope.disarmSlotKill(runId)) {
+      this.hooks.onWrite?.();
+      throw new InjectedSlotKill(method);
+    }
+    return this.written(runId, method, result);
   }
 
   /** After a write that succeeded: maybe lose its response. */

@@ -36,6 +36,18 @@ export class InjectedLostResponseError extends InjectedFaultError {
   }
 }
 
+/**
+ * The process died at a slot write of its admission or its end (`FaultScope.armSlotKill`): after
+ * a slot taken or a queue entry written landed, or before a slot release was sent. The invocation
+ * that armed it turns it into its death; it never reaches the SDK.
+ */
+export class InjectedSlotKill extends Error {
+  constructor(operation: string) {
+    super(`injected fault: the invocation died at ${operation}`);
+    this.name = 'InjectedSlotKill';
+  }
+}
+
 /** True for an error thrown by the fault injector. */
 export function isInjectedFault(error: unknown): error is InjectedFaultError {
   return (error as { injected?: unknown } | null)?.injected === true;
