@@ -97,7 +97,11 @@ export class FlowStarts {
     });
     const [m1, m2, e1, d1] = [`m1-${seed}`, `m2-${seed}`, `e1-${seed}`, `d1-${seed}`];
     this.triggers = [
-      { name: 'sqs', event: { Records: [sqs(m1, key(0)), sqs(m2, key(1))] }, runKeys: [`sqs:${m1}`, `sqs:${m2}`] },
+      {
+        name: 'sqs',
+        event: { Records: [sqs(m1, key(0)), sqs(m2, key(1))] },
+        runKeys: [`sqs:${KEYED}:${m1}`, `sqs:${KEYED}:${m2}`],
+      },
       {
         name: 'eventbridge',
         event: {
@@ -111,7 +115,7 @@ export class FlowStarts {
           resources: [],
           detail: { id: e1, key: key(2) },
         },
-        runKeys: [`events:${e1}`],
+        runKeys: [`events:${KEYED}:${e1}`],
       },
       {
         name: 'dynamodb-stream',
@@ -130,7 +134,7 @@ export class FlowStarts {
             },
           ],
         },
-        runKeys: [`dynamodb:${d1}`],
+        runKeys: [`dynamodb:${KEYED}:${d1}`],
       },
     ];
     this.scheduleName = `tick-${seed}`;
@@ -139,7 +143,7 @@ export class FlowStarts {
     const at = driver.clock.now();
     this.firings = [0, 1, 2].map((i) => {
       const scheduledTime = new Date(at + i * 45_000).toISOString();
-      return { scheduledTime, runKey: scheduleRunKey(this.scheduleName, scheduledTime) };
+      return { scheduledTime, runKey: scheduleRunKey(KEYED, this.scheduleName, scheduledTime) };
     });
   }
 
@@ -196,7 +200,10 @@ export class FlowStarts {
         } else {
           const failed = new Set(answer.batchItemFailures.map((f) => f.itemIdentifier));
           for (const r of records) {
-            if (!failed.has(r.itemIdentifier ?? '')) this.answer(r.defaultKey, runIdFor(r.defaultKey));
+            if (!failed.has(r.itemIdentifier ?? '')) {
+              const runKey = this.trigger.runKeyOf(r, KEYED);
+              this.answer(runKey, runIdFor(runKey));
+            }
           }
           records = records.filter((r) => failed.has(r.itemIdentifier ?? ''));
         }

@@ -37,7 +37,7 @@ describe('keyed runs under the test driver faults', () => {
     const ended = await driver.runUntilDone(a.runId);
     expect(ended.status).toBe('SUCCEEDED');
     expect(driver.faults.map((f) => [f.kind, f.invocation, f.detail])).toEqual([
-      ['killInCheckpoint', 0, 'admission under t (dies at its slot write)'],
+      ['killInCheckpoint', 0, 'admission under concurrency t (dies at its slot write)'],
     ]);
     expect(driver.invocations.get(a.runId)?.[0]?.status).toBe('KILLED');
     // Every body entry came in a later invocation (the first was killed before its admission was recorded).

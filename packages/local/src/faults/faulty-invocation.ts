@@ -64,7 +64,7 @@ export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
     const key = `#${this.index}|admit`;
     const armed = this.scope.roll('killInCheckpoint', this.runId, key, {
       invocation: this.index,
-      detail: `admission under ${request.key} (dies at its slot write)`,
+      detail: `admission under ${admissionKeys(request)} (dies at its slot write)`,
     });
     if (armed) this.scope.armSlotKill(this.runId);
     let admitted: boolean;
@@ -221,4 +221,10 @@ export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
   private death(): FencedError {
     return new FencedError(`injected fault: invocation ${this.index} of run ${this.runId} was killed`);
   }
+}
+
+/** The keys an admission request names, for a fault's detail (`concurrency a`, `throttle b`). */
+function admissionKeys(request: AdmissionRequest): string {
+  const gates = Object.entries(request) as Array<[string, { key: string } | undefined]>;
+  return gates.flatMap(([gate, value]) => (value ? [`${gate} ${value.key}`] : [])).join(', ');
 }
