@@ -51,7 +51,7 @@ export async function decideAdmission(
   const slot = slotOf(run, key);
   const mine = run.concurrencyKey === key ? entryOf(run) : undefined;
   const head = await queueHead(deps, slot);
-  const patch: RunPatch = { concurrencyKey: key, queuedAt: null, queuePriority: null };
+  const patch: RunPatch = { concurrencyKey: key, slotHeld: true, queuedAt: null, queuePriority: null };
   const admitted: Admission = mine ? { admitted: true, patch, entry: mine } : { admitted: true, patch };
   if (!head || head.run.runId === run.runId) {
     if (await takeSlot(deps, slot, run.runId, limit)) return admitted;
@@ -92,7 +92,13 @@ async function enqueue(
   const slots = slotStore(deps.store);
   if (previousLost) await slots.releaseSlot(slot, run.runId);
   await slots.enqueueRun(slot, entry);
-  return { status: 'QUEUED', concurrencyKey: slot.key, queuedAt: entry.queuedAt, queuePriority: entry.priority };
+  return {
+    status: 'QUEUED',
+    concurrencyKey: slot.key,
+    queuedAt: entry.queuedAt,
+    queuePriority: entry.priority,
+    slotHeld: null,
+  };
 }
 
 /**

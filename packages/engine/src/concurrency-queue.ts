@@ -4,7 +4,7 @@
  * (RUNNING and due now, then woken), and handing a freed slot over to the head of the queue.
  */
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
-import type { Clock, RunRecord, Store } from './ports';
+import { type Clock, dueAtOf, type RunRecord, type Store } from './ports';
 import { functionBaseName } from './run-query';
 
 /** What the queue's readers and writers need from the engine. */
@@ -94,19 +94,26 @@ export async function wakeQueueHead(deps: QueueDeps, slot: SlotKey): Promise<voi
 }
 
 /**
- * A run ended (any way): its slot is released and the head of its key's queue woken to take it.
- * Idempotent; a run that never had a key is no work. A death before this is healed at the next
- * admission that finds the key full (holders that ended are evicted).
+ * A run ended (any way): its slot is released, the head of its key's queue woken to take it, and
+ * its `slotHeld` mark cleared (its end kept it in the due index until now). Idempotent; a run that
+ * never had a key is no work. A death before this is healed by the reconciler (the run is due) or
+ * at the next admission that finds the key full (holders that ended are evicted), whichever first.
  */
 export async function freeSlot(deps: QueueDeps, run: RunRecord): Promise<void> {
-  if (run.concurrencyKey === undefined) return;
-  const slot = slotOf(run, run.concurrencyKey);
-  const slots = slotStore(deps.store);
-  await slots.releaseSlot(slot, run.runId);
-  const entry = entryOf(run);
-  // A run that ended while it waited held no slot: it only leaves the queue.
-  if (entry) await slots.dequeueRun(slot, entry);
-  else await wakeQueueHead(deps, slot);
+  if (run.concurrencyKey !== undefined) {
+    const slot = slotOf(run, run.concurrencyKey);
+    const slots = slotStore(deps.store);
+    await slots.releaseSlot(slot, run.runId);
+    const entry = entryOf(run);
+    // A run that ended while it waited held no slot: it only leaves the queue.
+    if (entry) await slots.dequeueRun(slot, entry);
+    else await wakeQueueHead(deps, slot);
+  }
+  // Released: the ended run leaves the due index, where its end kept it until now (`slotHeld`).
+  if (run.slotHeld && run.status !== 'RUNNING' && run.status !== 'QUEUED') {
+    const dueAt = dueAtOf({ ...run, slotHeld: false }) ?? null;
+    await deps.store.reviseRun(run.runId, run.status, { slotHeld: null, dueAt }, []);
+  }
 }
 
 /**

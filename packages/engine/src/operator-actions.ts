@@ -13,6 +13,7 @@ import { outsideHistoryOrder } from './history-order';
 import type { RunPatch, RunRecord, RunStatus } from './ports';
 import { type ActionOrigin, findAction, parseOrigin, type RunActionKind, withAction } from './run-audit';
 import { RunStateError, reopen, reopenForRetry } from './run-control';
+import { mayHoldSlot } from './run-record';
 import { endChildren, endRun, type TreeEndDeps } from './run-tree-end';
 
 /** An operation the request names that the run does not hold. */
@@ -121,6 +122,10 @@ export async function retryRunAction(deps: OperatorDeps, runId: string, options:
     throw new EngineInputError('fromOperationId', 'must be a non-empty string');
   }
   const allowed: RunStatus[] = from === undefined ? ['FAILED', 'TIMED_OUT'] : ['FAILED', 'TIMED_OUT', 'RUNNING'];
+  // An ended run whose slot's release is still pending releases it first: the rerun takes a slot
+  // again at its admission, and its key would be forgotten (`resumed`) with the old one held.
+  const current = await deps.store.getRun(runId);
+  if (current && current.status !== 'RUNNING' && current.slotHeld) await deps.outside.slotFreed(current);
   return act(deps, runId, options, 'retry', allowed, 'retried', from, (run, operations, now) => ({
     operations: from === undefined ? reopenForRetry(operations, now) : reopenFrom(run, operations, from, now),
     patch: resumed(run, now),
@@ -212,7 +217,12 @@ export async function cancelRunAction(
           error: { ErrorType: 'RunCancelled', ErrorMessage: 'the run was cancelled', ErrorCode: 'run_cancelled' },
         },
         // A plain cancel leaves the children running: only a tree cancel waits to end them.
-        { ...entry(run), ...(options.tree ? {} : { childrenOpen: null, dueAt: run.parent ? deps.clock.now() : null }) },
+        {
+          ...entry(run),
+          ...(options.tree
+            ? {}
+            : { childrenOpen: null, dueAt: run.parent || mayHoldSlot(run) ? deps.clock.now() : null }),
+        },
         basedOn,
       );
     }

@@ -165,6 +165,13 @@ async function reconcileRun(deps: ReconcilerDeps, runId: string, report: Reconci
     return;
   }
   if (run.status !== 'RUNNING') {
+    if (run.slotHeld) {
+      // Ended holding a slot whose release was lost (a crash or a fault after its end): released
+      // here, its key's queue handed on, and the run out of the index.
+      await deps.outside.slotFreed(run);
+      report.repaired.push(runId);
+      run = (await deps.store.getRun(runId)) ?? run;
+    }
     if (run.parent && !run.parentNotified) {
       await deps.outside.childFinished(run);
       report.parentsNotified.push(runId);

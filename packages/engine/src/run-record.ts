@@ -94,6 +94,12 @@ export interface RunRecord {
    * with it and without {@link RunRecord.queuedAt} holds a slot of the key; kept once the run ends.
    */
   concurrencyKey?: string;
+  /**
+   * Set when the run took a slot of its `concurrencyKey` (or its singleton key), cleared once the
+   * slot is released after its end: until then an ended run stays in the due index, so a release
+   * lost to a crash or a fault is made by the reconciler and no ended run keeps a slot.
+   */
+  slotHeld?: boolean;
   /** While the run waits for a slot: when it was queued (epoch ms), its place in the key's queue. */
   queuedAt?: number;
   /** The queue priority the run waits with (lower first; 0 by default; `concurrency-admission.ts`). */
@@ -209,6 +215,7 @@ export type RunPatch = {
     | 'concurrencyKey'
     | 'queuedAt'
     | 'queuePriority'
+    | 'slotHeld'
     | 'flow']?: RunRecord[K] | null;
 } & {
   /**
@@ -221,7 +228,8 @@ export type RunPatch = {
 /**
  * When the reconciler must look at a run (the key of every store's due index), or undefined.
  * A RUNNING run is due when its lease lapses, at once when an outside event is unhandled, else
- * at its next wake-up (a QUEUED run likewise: at its safety re-check); an ended run is due while its parent has not heard that it ended.
+ * at its next wake-up (a QUEUED run likewise: at its safety re-check); an ended run is due while its
+ * parent has not heard that it ended, and while its slot is not released (`slotHeld`).
  */
 export function dueAtOf(
   run: Pick<
@@ -236,7 +244,7 @@ export function dueAtOf(
     | 'parentNotified'
     | 'endedAt'
   > &
-    Partial<Pick<RunRecord, 'deadlineAt' | 'childrenOpen'>>,
+    Partial<Pick<RunRecord, 'deadlineAt' | 'childrenOpen' | 'slotHeld'>>,
 ): number | undefined {
   if (run.status === 'RUNNING' || run.status === 'QUEUED') {
     const due =
@@ -248,8 +256,17 @@ export function dueAtOf(
     // The execution deadline is enforced from the index too: a run asleep (or held) past it ends.
     return run.deadlineAt === undefined ? due : Math.min(due ?? run.deadlineAt, run.deadlineAt);
   }
-  if ((run.parent && !run.parentNotified) || run.childrenOpen) return run.endedAt ?? run.updatedAt;
+  if ((run.parent && !run.parentNotified) || run.childrenOpen || run.slotHeld) return run.endedAt ?? run.updatedAt;
   return undefined;
+}
+
+/**
+ * Whether `run` may hold a slot of its key as it ends: it took one (`slotHeld`), or it has a key
+ * and may have taken one whose record was lost (a slot taken, then a death before the admission
+ * was written). Its end then marks it `slotHeld`, so it stays due until the slot is released.
+ */
+export function mayHoldSlot(run: Pick<RunRecord, 'slotHeld' | 'concurrencyKey'>): boolean {
+  return run.slotHeld === true || run.concurrencyKey !== undefined;
 }
 
 /** A run in the due index: its id and due time (also a position in the index, for paging). */

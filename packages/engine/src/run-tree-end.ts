@@ -9,6 +9,7 @@ import type { ErrorObject, Operation } from '@durable-lambda/protocol';
 import { outsideHistoryOrder } from './history-order';
 import type { OutsideEvents } from './outside-events';
 import type { Clock, RevisionBase, RunPatch, RunRecord, Store } from './ports';
+import { mayHoldSlot } from './run-record';
 
 /** How the runs of a tree end. */
 export interface TreeEnd {
@@ -59,7 +60,9 @@ export async function endRun(
       error: end.error,
       nextWakeAt: null,
       // A child run stays due until its parent has heard; a parent until its children are ended.
-      dueAt: run.parent || openChildren ? now : null,
+      // ... and one holding a slot until it is released (`slotHeld`).
+      dueAt: run.parent || openChildren || mayHoldSlot(run) ? now : null,
+      ...(mayHoldSlot(run) ? { slotHeld: true } : {}),
       ...(openChildren ? { childrenOpen: true } : {}),
       ...deps.outside.retention(now),
       ...extra,

@@ -6,6 +6,7 @@
 import type { InvocationOutput, Operation } from '@durable-lambda/protocol';
 import type { RunPatch, RunRecord } from './ports';
 import { dueAtOf } from './ports';
+import { mayHoldSlot } from './run-record';
 import type { SessionDeps, SessionHooks } from './session-deps';
 import type { SessionOperations } from './session-operations';
 
@@ -85,8 +86,9 @@ export function endPatch(
     endedAt: now,
     leaseExpiresAt: null,
     nextWakeAt: null,
-    // A child run stays due until its parent has heard that it ended.
-    dueAt: run.parent ? now : null,
+    // A child run stays due until its parent has heard that it ended; a run with a slot, until it is released.
+    dueAt: run.parent || mayHoldSlot(run) ? now : null,
+    ...(mayHoldSlot(run) ? { slotHeld: true } : {}),
     ...(output.Result === undefined ? {} : { result: output.Result }),
     ...(output.Error === undefined ? {} : { error: output.Error }),
     ...(retentionMs === undefined ? {} : { expiresAt: now + retentionMs }),

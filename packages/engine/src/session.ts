@@ -10,7 +10,7 @@ import {
 } from '@durable-lambda/protocol';
 import type { QueueDeps } from './concurrency-queue';
 import { afterFlow, decideFlow, type FlowDeps } from './flow/admission';
-import { admittedRecord } from './flow/admitted-record';
+import { admittedRecord, fencedAdmission } from './flow/admitted-record';
 import { flowAfterEnd } from './flow/run-ended';
 import { HistoryCounter, withInvocation } from './history-order';
 import type { RunPatch, RunRecord, WakeRequest } from './ports';
@@ -173,9 +173,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const deps = this.flowDeps();
     const decision = await decideFlow(deps, this.run, request, this.previousInvocationLost);
     if (decision.kind === 'run') {
-      if (decision.patch) {
-        await this.commit([], decision.patch);
-        this.run = admittedRecord(this.run, decision.patch);
+      const { patch } = decision;
+      if (patch) {
+        await this.commit([], patch).catch((error: unknown) => fencedAdmission(deps, this.run, patch, error));
+        this.run = admittedRecord(this.run, patch);
       }
       await bestEffort(afterFlow(deps, this.run, request, decision.entry));
       return true;

@@ -84,6 +84,75 @@ describe('flow control per key: no slot is leaked', () => {
     expect(w.maxActive).toBe(1);
   });
 
+  it('a death between the terminal write and the release is healed by the reconciler, with no admission', async () => {
+    const w = new ConcurrencyWorld(1);
+    const [a1, a2] = await busyKey(w);
+    const release = w.store.releaseSlot.bind(w.store);
+    w.store.releaseSlot = async () => {
+      throw new Error('process died');
+    };
+    await w.finish(a1);
+    w.store.releaseSlot = release;
+    // The ended run still holds the slot, and says so: it stays due until it is released.
+    expect(await w.run(a1)).toMatchObject({ status: 'SUCCEEDED', slotHeld: true });
+    expect(await w.store.slotHolders({ functionName: 'jobs', key: 'a' })).toEqual([a1]);
+    await w.engine.reconcile({ graceMs: 0 });
+    await w.deliver();
+    expect(await w.store.slotHolders({ functionName: 'jobs', key: 'a' })).toEqual([a2]);
+    expect(await w.statuses([a1, a2])).toEqual(['SUCCEEDED', 'RUNNING']);
+    const ended = await w.run(a1);
+    expect(ended?.slotHeld).toBeUndefined();
+    expect(ended?.dueAt).toBeUndefined();
+  });
+
+  it('a run ended while its invocation took a slot (its admission then fenced) leaves no slot held', async () => {
+    const w = new ConcurrencyWorld(1);
+    const take = w.store.takeSlot.bind(w.store);
+    let cancelled = false;
+    // The run is cancelled between its slot's take and the write recording it.
+    w.store.takeSlot = async (slot, runId, limit) => {
+      const taken = await take(slot, runId, limit);
+      if (!cancelled) {
+        cancelled = true;
+        await w.engine.cancelRun(runId);
+      }
+      return taken;
+    };
+    const a1 = await w.start({ tenant: 'a', id: 'a1' }).catch(async () => {
+      const runs = await w.engine.listRuns({ functionName: 'jobs', limit: 10 });
+      return runs.runs[0]?.runId as string;
+    });
+    expect(await w.statuses([a1])).toEqual(['CANCELLED']);
+    expect(await w.store.slotHolders({ functionName: 'jobs', key: 'a' })).toEqual([]);
+  });
+
+  it('a retry of a run whose release was lost releases the slot first: the queue goes on in order', async () => {
+    const w = new ConcurrencyWorld(1);
+    const [a1, a2] = await busyKey(w);
+    const release = w.store.releaseSlot.bind(w.store);
+    w.store.releaseSlot = async () => {
+      throw new Error('process died');
+    };
+    await w.finish(a1, 'fail');
+    w.store.releaseSlot = release;
+    expect(await w.run(a1)).toMatchObject({ status: 'FAILED', slotHeld: true });
+    await w.engine.retryRun(a1);
+    await w.deliver();
+    // The head (a2) got the slot the retry let go of; the retried run queues behind it.
+    expect(await w.statuses([a1, a2])).toEqual(['QUEUED', 'RUNNING']);
+    expect(await w.store.slotHolders({ functionName: 'jobs', key: 'a' })).toEqual([a2]);
+  });
+
+  it('a run that ends and releases its slot leaves the due index with it', async () => {
+    const w = new ConcurrencyWorld(1);
+    const [a1] = await busyKey(w);
+    await w.finish(a1);
+    const ended = await w.run(a1);
+    expect(ended).toMatchObject({ status: 'SUCCEEDED' });
+    expect(ended?.slotHeld).toBeUndefined();
+    expect(ended?.dueAt).toBeUndefined();
+  });
+
   it('a run whose slot was taken by an invocation that lost the answer runs, not queued behind the head while holding it', async () => {
     const w = new ConcurrencyWorld(1);
     const take = w.store.takeSlot.bind(w.store);

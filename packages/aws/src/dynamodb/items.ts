@@ -59,6 +59,7 @@ const RUN_FIELDS = [
   'concurrencyKey',
   'queuedAt',
   'queuePriority',
+  'slotHeld',
   'flow',
 ] as const satisfies readonly (keyof RunRecord)[];
 

@@ -21,6 +21,7 @@ const PATCHABLE = new Set<string>([
   'concurrencyKey',
   'queuedAt',
   'queuePriority',
+  'slotHeld',
   'flow',
 ] satisfies (keyof RunPatch)[]);
 

@@ -103,7 +103,7 @@ export async function decideFlow(
       );
     }
     passed.push('singleton');
-    return { kind: 'run', patch: { ...marks(), concurrencyKey: singleton.key } };
+    return { kind: 'run', patch: { ...marks(), concurrencyKey: singleton.key, slotHeld: true } };
   }
   if (concurrency) {
     const decided = await decideAdmission(deps, run, concurrency, previousLost);
