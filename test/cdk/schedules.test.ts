@@ -28,7 +28,7 @@ beforeAll(() => {
     table,
     schedules: [
       { name: 'nightly', cron: '0 3 * * ? *', timezone: 'Europe/Paris', input: { kind: 'full' }, overlap: 'skip' },
-      { name: 'every-5', rate: Duration.minutes(5), overlap: 'cancelPrevious' },
+      { name: 'every-5', rate: Duration.minutes(5), overlap: 'cancelPrevious', catchUp: false },
     ],
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
@@ -72,6 +72,11 @@ describe('DurableFunction schedules', () => {
         Target: { Arn: { Ref: alias }, RoleArn: arnOf(role), DeadLetterConfig: { Arn: arnOf(dlq) } },
       });
     }
+    // Catching up (the default) retries a missed firing for a day; not catching up, for a minute.
+    expect(schedules().map((s) => s.Target.RetryPolicy)).toEqual([
+      { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 },
+      { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+    ]);
   });
 
   it("delivers the firing event the backend reads, keyed by the schedule's name and Scheduler's fire time", () => {

@@ -29,6 +29,12 @@ export interface DurableSchedule {
   readonly input?: ScheduleInput;
   /** What a firing does while the schedule's previous run still runs. Default `skip`. */
   readonly overlap?: OverlapPolicy;
+  /**
+   * After downtime (the function throttled or failing), deliver each missed firing when it can,
+   * for up to 24 hours (`true`, the default), or drop a firing not delivered within a minute to
+   * the dead-letter queue (`false`: the next firing runs on time, the missed one does not run).
+   */
+  readonly catchUp?: boolean;
 }
 
 /** What {@link addSchedules} needs of the function. */
@@ -116,7 +122,11 @@ export function addSchedules(
         arn: wiring.target.functionArn,
         roleArn: wiring.role.roleArn,
         input: firingInput(schedule),
-        retryPolicy: { maximumRetryAttempts: 185, maximumEventAgeInSeconds: 86_400 },
+        // Scheduler's limits: 60 s to 24 h of age, 0 to 185 retries.
+        retryPolicy:
+          schedule.catchUp === false
+            ? { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 }
+            : { maximumRetryAttempts: 185, maximumEventAgeInSeconds: 86_400 },
         deadLetterConfig: { arn: wiring.deadLetterArn },
       },
     });
