@@ -152,6 +152,7 @@ describe('DurableReconciler: one per table, serving every function of the table 
           'dynamodb:BatchGetItem',
           'dynamodb:BatchWriteItem',
           'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
           'dynamodb:GetItem',
           'dynamodb:PutItem',
           'dynamodb:Query',
