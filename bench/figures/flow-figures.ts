@@ -25,6 +25,8 @@ const LIMITS = { smoke: [1, 3], quick: [1, 10], full: [1, 10, 100] }[size];
 const RUNNING = { smoke: [0, 5], quick: [0, 50, 200], full: [0, 100, 1_000] }[size];
 /** Ended runs (within their retention) of the function when a schedule fires, none running. */
 const ENDED = { smoke: 5, quick: 200, full: 1_000 }[size];
+/** QUEUED runs of other keys of the function when a bufferOne firing buffers. */
+const QUEUED = { smoke: 5, quick: 200, full: 1_000 }[size];
 /** Runs averaged for the starts admitted at once. */
 const K = { smoke: 1, quick: 3, full: 5 }[size];
 
@@ -112,7 +114,7 @@ try {
   }
 
   // ----- The other gates, and a schedule's bufferOne overlap.
-  await gateRows(fw, row, plainAll);
+  await gateRows(fw, row, plainAll, QUEUED);
 
   // ----- Triggers.
   const t = await sqsTrigger(fw, 'flow-trigger');

@@ -12,7 +12,15 @@ import {
   scaleCost,
   sumCosts,
 } from '../lib/flow-world';
-import { BURST, bufferedFiring, debounced, rateLimited, singletons, throttled } from './flow-gate-scenarios';
+import {
+  BURST,
+  bufferedAmongQueued,
+  bufferedFiring,
+  debounced,
+  rateLimited,
+  singletons,
+  throttled,
+} from './flow-gate-scenarios';
 
 /** Adds one row of the flow section: `cost` in `unit` (default WRU), `note` after the cost's text. */
 export type FlowRow = (metric: string, cost: Cost, note: string, unit?: 'WRU' | 'RRU') => void;
@@ -20,8 +28,11 @@ export type FlowRow = (metric: string, cost: Cost, note: string, unit?: 'WRU' | 
 /** `$x.xx per 1M <what>`: the DynamoDB units of `cost`, priced on demand. */
 const perMillion = (cost: Cost, what: string) => `$${dollarsPerMillion(cost).toFixed(2)} per 1M ${what}`;
 
-/** Measures the gates and adds their rows; `plain`: a run without any gate, its start and invocation. */
-export async function gateRows(fw: FlowWorld, row: FlowRow, plain: Cost): Promise<void> {
+/**
+ * Measures the gates and adds their rows; `plain`: a run without any gate, its start and
+ * invocation; `queued`: the QUEUED runs of other keys of the function a buffering firing meets.
+ */
+export async function gateRows(fw: FlowWorld, row: FlowRow, plain: Cost, queued: number): Promise<void> {
   const extra = (c: Cost) => addCost(c, plain, -1);
   const without = `The same run without the gate: ${costText(plain)}.`;
 
@@ -95,6 +106,13 @@ export async function gateRows(fw: FlowWorld, row: FlowRow, plain: Cost): Promis
     "flow: schedule firing under bufferOne that buffers (the schedule's run RUNNING), extra over a firing under allowAll",
     bufferExtra,
     `The firing in all: ${costText(b.buffered)}: the function's RUNNING runs listed, its QUEUED ones listed, the run's entry put in the schedule's queue, the run started QUEUED (no invoke), the run it waits behind read once more. Under allowAll: ${costText(b.allowFired)}.`,
+    'RRU',
+  );
+  const busy = await bufferedAmongQueued(fw, queued);
+  row(
+    `flow: schedule firing under bufferOne that buffers, ${queued.toLocaleString('en-US')} QUEUED runs of the function (of other keys)`,
+    busy,
+    `The firing in all, as the row before but on a function whose other runs wait QUEUED (under concurrency, throttle or debounce): the check for a run of the schedule already buffered lists the function's QUEUED runs 100 a page (32 listing-index Queries, then a BatchGetItem of the page's run items) and keeps those of the schedule; with none: ${b.buffered.rru} RRU.`,
     'RRU',
   );
   const handOver = sumCosts(addCost(b.endHandingOver, b.endAlone, -1), addCost(b.admitted, b.allowRun, -1));

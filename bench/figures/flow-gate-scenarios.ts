@@ -7,7 +7,7 @@
  * hand-over when that run ends). Each function's first run is a warm-up, unmetered: admission
  * reads the function's declared limits once per process.
  */
-import { type ScheduleFiringEvent, ScheduleReceiver } from '@durable-lambda/engine';
+import { type ScheduleFiringEvent, ScheduleReceiver, scheduleRunKey } from '@durable-lambda/engine';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { type Cost, type FlowEvent, type FlowGates, type FlowWorld, sumCosts, tenantOf } from '../lib/flow-world';
 import { progressLine } from './figure-rows';
@@ -189,4 +189,56 @@ export async function bufferedFiring(fw: FlowWorld) {
     endHandingOver,
     admitted,
   } satisfies Record<string, Cost>;
+}
+
+/**
+ * A `bufferOne` firing that buffers on a function with `queued` QUEUED runs of other keys (seeded
+ * unmetered, as runs waiting under a gate would be) and the schedule's previous run RUNNING
+ * (seeded, never invoked): the firing's invocation alone. The check for a run of the schedule
+ * already buffered lists the function's QUEUED runs, so it grows with them.
+ */
+export async function bufferedAmongQueued(fw: FlowWorld, queued: number): Promise<Cost> {
+  progressLine(`flow: a schedule firing buffered under bufferOne, ${queued} QUEUED runs of the function`);
+  const fn = 'flow-buffer-busy';
+  await fw.warmFunction(fn);
+  const name = `nightly-${fn}`;
+  const now = fw.world.clock.now();
+  await unmetered(fw, async () => {
+    await fw.seeder.startRun({
+      functionName: fn,
+      input: JSON.stringify({ tenant: nextKey(), id: nextId() }),
+      runKey: scheduleRunKey(fn, name, now - 120_000),
+    });
+    for (let i = 0; i < queued; i++) {
+      const id = nextId();
+      await fw.seeder.startRun({
+        functionName: fn,
+        input: JSON.stringify({ tenant: nextKey(), id }),
+        runKey: `flow:${id}`,
+        buffered: { key: nextKey(), behind: [], queuedAt: now, recheckAt: now + 15 * 60_000 },
+      });
+    }
+  });
+  const receiver = new ScheduleReceiver({
+    engine: fw.world.engine,
+    invoker: fw.invoker(),
+    waker: fw.world.waker,
+    clock: fw.world.clock,
+  });
+  const firing: ScheduleFiringEvent = {
+    durableLambda: {
+      action: 'schedule',
+      name,
+      scheduledTime: new Date(now - 60_000).toISOString(),
+      overlap: 'bufferOne',
+      input: JSON.stringify({ tenant: nextKey(), id: nextId() }),
+    },
+  };
+  let buffered = false;
+  const cost = await fw.cost(async () => {
+    const answer = await receiver.receive(firing, fn);
+    buffered = 'runId' in answer && answer.buffered === true;
+  });
+  if (!buffered) throw new Error(`schedule bufferOne among ${queued} QUEUED runs: the firing was not buffered`);
+  return cost;
 }

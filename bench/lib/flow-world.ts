@@ -113,6 +113,7 @@ export const FLOW_FUNCTIONS = [
   'flow-singleton-skip',
   'flow-singleton-cancel',
   'flow-buffer',
+  'flow-buffer-busy',
   ...Array.from({ length: 8 }, (_, i) => `flow-sched-${i}`),
 ];
 
