@@ -26,7 +26,10 @@ import {
 export type FlowRow = (metric: string, cost: Cost, note: string, unit?: 'WRU' | 'RRU') => void;
 
 /** `$x.xx per 1M <what>`: the DynamoDB units of `cost`, priced on demand. */
-const perMillion = (cost: Cost, what: string) => `$${dollarsPerMillion(cost).toFixed(2)} per 1M ${what}`;
+const perMillion = (cost: Cost, what: string) => {
+  const d = dollarsPerMillion(cost);
+  return `${d < 0 ? '−' : ''}$${Math.abs(d).toFixed(2)} per 1M ${what}`;
+};
 
 /**
  * Measures the gates and adds their rows; `plain`: a run without any gate, its start and
