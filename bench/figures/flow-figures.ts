@@ -13,8 +13,9 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { createDurableTable } from '@durable-lambda/aws';
 import { localClient, startDynamoDbLocal, waitUntilReady } from '../../test/support/dynamodb-local-process';
 import { TABLE } from '../lib/dynamodb-world';
-import { addCost, type Cost, costText, dollarsPerMillion, FlowWorld, sumCosts } from '../lib/flow-world';
+import { addCost, costText, dollarsPerMillion, FlowWorld, sumCosts } from '../lib/flow-world';
 import { emitRows, type FigureRow, figure, progressLine, sizeArg } from './figure-rows';
+import { type FlowRow, gateRows } from './flow-gate-rows';
 import { atOnce, busyKeyStart, evictionArrival, queuedStart, scheduleFiring, sqsTrigger } from './flow-scenarios';
 
 const size = sizeArg();
@@ -24,13 +25,15 @@ const LIMITS = { smoke: [1, 3], quick: [1, 10], full: [1, 10, 100] }[size];
 const RUNNING = { smoke: [0, 5], quick: [0, 50, 200], full: [0, 100, 1_000] }[size];
 /** Ended runs (within their retention) of the function when a schedule fires, none running. */
 const ENDED = { smoke: 5, quick: 200, full: 1_000 }[size];
+/** QUEUED runs of other keys of the function when a bufferOne firing buffers. */
+const QUEUED = { smoke: 5, quick: 200, full: 1_000 }[size];
 /** Runs averaged for the starts admitted at once. */
 const K = { smoke: 1, quick: 3, full: 5 }[size];
 
 const NO_REFERENCE = 'none: the managed service has no concurrency keys, triggers or schedules of its own';
 
 const rows: FigureRow[] = [];
-const row = (metric: string, cost: Cost, note: string, unit: 'WRU' | 'RRU' = 'WRU') =>
+const row: FlowRow = (metric, cost, note, unit = 'WRU') =>
   rows.push(
     figure({
       section: 'flow',
@@ -110,6 +113,9 @@ try {
     );
   }
 
+  // ----- The other gates, and a schedule's bufferOne overlap.
+  await gateRows(fw, row, plainAll, QUEUED);
+
   // ----- Triggers.
   const t = await sqsTrigger(fw, 'flow-trigger');
   row(
@@ -140,7 +146,7 @@ try {
   row(
     `flow: schedule firing skipped (overlap skip), ${most.toLocaleString('en-US')} RUNNING runs of the function and one of the schedule's`,
     skipped.fired,
-    "A firing that finds the schedule's previous run still RUNNING: the overlap check's listing, then the same listing again to look for the firing's own run (findOwn: a duplicate firing is its own run), and no start.",
+    "A firing that finds the schedule's previous run still RUNNING: the overlap check's one listing (which would have found the firing's own run too: a duplicate firing is its own run), and no start.",
     'RRU',
   );
   const ended = await scheduleFiring(fw, `flow-sched-${i++}`, 0, ENDED);

@@ -13,22 +13,22 @@ import {
   triggerBatchOf,
 } from '@durable-lambda/engine';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
-import { addCost, type Cost, type FlowEvent, type FlowWorld, noCost, sumCosts } from '../lib/flow-world';
+import { addCost, type Cost, type FlowEvent, type FlowWorld, noCost, scaleCost, sumCosts } from '../lib/flow-world';
 import { progressLine } from './figure-rows';
 
 /** Fixed-width ids and keys, so every run's items weigh the same whatever scenario made them. */
 let counter = 0;
-const nextId = () => `r${String(++counter).padStart(6, '0')}`;
-const nextKey = () => `k${String(++counter).padStart(6, '0')}`;
+export const nextId = () => `r${String(++counter).padStart(6, '0')}`;
+export const nextKey = () => `k${String(++counter).padStart(6, '0')}`;
 
 /** Throws unless the run has `status`. */
-async function expectStatus(fw: FlowWorld, runId: string, status: string, what: string): Promise<void> {
+export async function expectStatus(fw: FlowWorld, runId: string, status: string, what: string): Promise<void> {
   const run = await fw.getRun(runId);
   if (run?.status !== status) throw new Error(`${what}: expected ${status}, got ${run?.status ?? 'no run'}`);
 }
 
 /** Runs `work` with the meter's unit counting off (setup whose cost is not a figure). */
-async function unmetered<T>(fw: FlowWorld, work: () => Promise<T>): Promise<T> {
+export async function unmetered<T>(fw: FlowWorld, work: () => Promise<T>): Promise<T> {
   const meter = fw.world.meter;
   meter.computeUnits = false;
   try {
@@ -56,17 +56,7 @@ export async function atOnce(fw: FlowWorld, functionName: string, limit: number 
     run = addCost(run, await fw.cost(() => fw.drain(handler, functionName)));
     await expectStatus(fw, runId, 'SUCCEEDED', `${functionName} at once`);
   }
-  const mean = (c: Cost): Cost => ({
-    ...c,
-    requests: c.requests / k,
-    wru: c.wru / k,
-    rru: c.rru / k,
-    tableWru: c.tableWru / k,
-    indexWru: new Map([...c.indexWru].map(([n, v]) => [n, v / k])),
-    otherCalls: c.otherCalls / k,
-    invocations: c.invocations / k,
-  });
-  return { start: mean(start), run: mean(run) } satisfies StartCost;
+  return { start: scaleCost(start, 1 / k), run: scaleCost(run, 1 / k) } satisfies StartCost;
 }
 
 /**
@@ -88,7 +78,7 @@ export async function busyKeyStart(fw: FlowWorld, fn: string, limit: number): Pr
 }
 
 /** Starts `n` runs of `key` that take a slot each and hold it on a callback; returns their ids (event ids, run ids). */
-async function holders(fw: FlowWorld, handler: DurableLambdaHandler, fn: string, key: string, n: number) {
+export async function holders(fw: FlowWorld, handler: DurableLambdaHandler, fn: string, key: string, n: number) {
   return unmetered(fw, async () => {
     const out: Array<{ id: string; runId: string }> = [];
     for (let i = 0; i < n; i++) {
@@ -147,7 +137,12 @@ export async function queuedStart(fw: FlowWorld, fn: string, limit: number): Pro
 }
 
 /** Ends the holders still holding (unmetered), so the function's later figures start clean. */
-async function endHolders(fw: FlowWorld, handler: DurableLambdaHandler, fn: string, held: Array<{ id: string }>) {
+export async function endHolders(
+  fw: FlowWorld,
+  handler: DurableLambdaHandler,
+  fn: string,
+  held: Array<{ id: string }>,
+) {
   await unmetered(fw, async () => {
     for (const h of held) await fw.release(h.id);
     await fw.drain(handler, fn);
@@ -182,6 +177,7 @@ export async function evictionArrival(fw: FlowWorld, fn: string, limit: number):
 export async function sqsTrigger(fw: FlowWorld, fn: string) {
   progressLine('flow: a run started by an SQS trigger event, and its duplicate delivery');
   const handler = fw.handler();
+  await fw.warmFunction(fn);
   const receiver = new TriggerReceiver({
     engine: fw.world.engine,
     invoker: fw.invoker(),
@@ -230,6 +226,7 @@ export async function scheduleFiring(fw: FlowWorld, fn: string, running: number,
     `flow: a schedule firing, ${running} RUNNING and ${ended} ended runs of the function${skipped ? ', skipped' : ''}`,
   );
   const handler = fw.handler();
+  await fw.warmFunction(fn);
   // Run keys are table-wide (schedule:<name>:<time>): a name per function keeps them apart.
   const name = `nightly-${fn}`;
   const now = fw.world.clock.now();

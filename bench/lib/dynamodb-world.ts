@@ -354,7 +354,10 @@ export class World {
   /** A handler on this world's engine, logging as the deployed runtime does (the SDK's default sink). */
   handler<E, R>(
     fn: (event: E, ctx: DurableContext) => Promise<R>,
-    config: Pick<DurableExecutionConfig, 'lazyStartMs' | 'concurrency'> = {},
+    config: Pick<
+      DurableExecutionConfig,
+      'lazyStartMs' | 'concurrency' | 'throttle' | 'rateLimit' | 'debounce' | 'singleton'
+    > = {},
   ) {
     return withDurableExecution(fn, { backend: this.backend, ...config });
   }

@@ -6,11 +6,11 @@
  * one asynchronous invoke with the run's wake event), held on callbacks while others arrive, and
  * every invocation measured.
  */
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbStore } from '@durable-lambda/aws';
 import { Engine, kickNewRun, type RunRecord } from '@durable-lambda/engine';
-import type { DurableContext, DurableLambdaHandler } from '@durable-lambda/sdk';
+import type { DurableContext, DurableExecutionConfig, DurableLambdaHandler } from '@durable-lambda/sdk';
 import { PRICE } from './cost-model';
 import { totalsOf } from './dynamodb-meter';
 import { type Invocation, RETENTION_MS, World } from './dynamodb-world';
@@ -65,6 +65,19 @@ export function addCost(a: Cost, b: Cost, sign = 1): Cost {
 /** The sum of costs. */
 export const sumCosts = (...costs: Cost[]): Cost => costs.reduce((a, b) => addCost(a, b), noCost());
 
+/** `cost` times `f`, field by field (a mean, a share). */
+export function scaleCost(cost: Cost, f: number): Cost {
+  return {
+    requests: cost.requests * f,
+    wru: cost.wru * f,
+    rru: cost.rru * f,
+    tableWru: cost.tableWru * f,
+    indexWru: new Map([...cost.indexWru].map(([n, v]) => [n, v * f])),
+    otherCalls: cost.otherCalls * f,
+    invocations: cost.invocations * f,
+  };
+}
+
 /** $ of DynamoDB writes and reads, per million of `cost`, at on-demand prices. */
 export const dollarsPerMillion = (cost: Cost): number => cost.wru * PRICE.writeUnitPerM + cost.rru * PRICE.readUnitPerM;
 
@@ -83,11 +96,24 @@ export function costText(cost: Cost): string {
 
 const round = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
 
+/** The gates a flow handler may declare besides `concurrency` (keyed by tenant: {@link tenantOf}). */
+export type FlowGates = Pick<DurableExecutionConfig, 'throttle' | 'rateLimit' | 'debounce' | 'singleton'>;
+
+/** A flow run's key under any gate: its tenant. */
+export const tenantOf = (e: unknown): string => (e as FlowEvent).tenant;
+
 /** The flow functions this world plays (one per scenario, so their listings and keys do not mix). */
 export const FLOW_FUNCTIONS = [
   'flow-plain',
   'flow-keyed',
   'flow-trigger',
+  'flow-throttle',
+  'flow-rate',
+  'flow-debounce',
+  'flow-singleton-skip',
+  'flow-singleton-cancel',
+  'flow-buffer',
+  'flow-buffer-busy',
   ...Array.from({ length: 8 }, (_, i) => `flow-sched-${i}`),
 ];
 
@@ -115,9 +141,10 @@ export class FlowWorld {
 
   /**
    * The flow handler: a run with `hold` waits on a callback first (holding its slot, when keyed),
-   * then every run takes one step and ends. With `limit`, under `concurrency` keyed by tenant.
+   * then every run takes one step and ends. With a number, under `concurrency` of that limit keyed
+   * by tenant; with gates, under those.
    */
-  handler(limit?: number): DurableLambdaHandler {
+  handler(limit?: number | FlowGates): DurableLambdaHandler {
     return this.world.handler(
       async (e: FlowEvent, ctx: DurableContext) => {
         if (e.hold) {
@@ -127,7 +154,7 @@ export class FlowWorld {
         }
         return ctx.step('work', async () => e.id);
       },
-      limit === undefined ? {} : { concurrency: { key: (e: unknown) => (e as FlowEvent).tenant, limit } },
+      typeof limit === 'number' ? { concurrency: { key: tenantOf, limit } } : (limit ?? {}),
     );
   }
 
@@ -239,6 +266,27 @@ export class FlowWorld {
         ExpressionAttributeValues: { ':ids': { SS: runIds } },
       }),
     );
+  }
+
+  /**
+   * Registers `functionName` in the metered store's `FUNCTIONS` registry, unmetered and leaving no
+   * run: the store puts a function there once per store instance, before its first run, so the
+   * first figure of a function would otherwise carry that one-off write (a cold start's, not a run's).
+   */
+  async warmFunction(functionName: string): Promise<void> {
+    const meter = this.world.meter;
+    meter.computeUnits = false;
+    try {
+      const { run } = await this.world.engine.startRun({ functionName, runKey: `warm:${functionName}` });
+      await this.world.raw.send(
+        new DeleteItemCommand({
+          TableName: this.world.tableName,
+          Key: { pk: { S: `RUN#${run.runId}` }, sk: { S: 'RUN' } },
+        }),
+      );
+    } finally {
+      meter.computeUnits = true;
+    }
   }
 
   /** A run's record, unmetered. */

@@ -124,11 +124,19 @@ describe('npm run bench, smoke size', () => {
     expect(metrics.some((m) => m.startsWith('in-process hold per wake-up'))).toBe(true);
     // Flow control, triggers and schedules in DynamoDB units: the price of `concurrency` at a free
     // key, a queued start and a slot hand-over (each a positive WRU figure, by limit), an arrival at
-    // a full key, an eviction, a trigger's run and its redelivery, and a schedule's firing by the
-    // function's RUNNING runs.
+    // a full key, an eviction, the other gates (throttle, rateLimit, debounce, singleton) and a
+    // schedule's bufferOne overlap, a trigger's run and its redelivery, and a schedule's firing by
+    // the function's RUNNING runs.
     const flow = (prefix: string) =>
       report.rows.filter((r) => r.section === 'flow' && String(r.metric).startsWith(prefix));
-    for (const prefix of ['flow: queued start end to end, limit', 'flow: slot hand-over, limit']) {
+    for (const prefix of [
+      'flow: queued start end to end, limit',
+      'flow: slot hand-over, limit',
+      'flow: start under throttle that waits its turn end to end',
+      'flow: debounce burst of 5 runs of one key end to end',
+      'flow: start under singleton cancel at a held key',
+      'flow: bufferOne hand-over',
+    ]) {
       expect(flow(prefix).length, prefix).toBeGreaterThan(0);
       for (const r of flow(prefix)) expect([r.unit, (r.ours as number) > 0], String(r.metric)).toEqual(['WRU', true]);
     }
@@ -136,6 +144,15 @@ describe('npm run bench, smoke size', () => {
       'flow: start admitted at once under concurrency',
       'flow: arrival at a full key, limit',
       'flow: arrival at a full key whose',
+      'flow: start under throttle that goes at once',
+      'flow: start under rateLimit admitted',
+      'flow: start under rateLimit refused',
+      'flow: debounce burst of 5 runs of one key, extra per run',
+      'flow: start under singleton at a free key',
+      'flow: start under singleton skip at a held key',
+      'flow: schedule firing under bufferOne with nothing running',
+      'flow: schedule firing under bufferOne that buffers (',
+      'flow: schedule firing under bufferOne that buffers, ',
       'flow: run started by an SQS trigger event',
       'flow: the same SQS trigger event delivered again',
       'flow: schedule firing, 0 RUNNING runs',
