@@ -47,8 +47,7 @@ export class ScheduleReceiver {
     const listed = overlap === 'allowAll' ? [] : await this.runsOf(functionName, prefix, 'RUNNING');
     const running = listed.filter((r) => r.runKey !== runKey);
     // Its own run already there (a duplicate firing) is found by its key below, whatever else runs.
-    const waiting =
-      overlap === 'bufferOne' && running.length > 0 ? await this.runsOf(functionName, prefix, 'QUEUED') : [];
+    const waiting = overlap === 'bufferOne' && running.length > 0 ? await this.bufferedOf(functionName, name) : [];
     const mine = waiting.some((r) => r.runKey === runKey);
     const decision = decideOverlap(
       overlap,
@@ -102,6 +101,19 @@ export class ScheduleReceiver {
     const started = await engine.startRun({ ...request, buffered: { key, behind, queuedAt, recheckAt } });
     if (started.run.status === 'QUEUED') await startIfClear(this.queueDeps(), started.run);
     return { schedule: name, runId: started.run.runId, created: started.created, cancelled: [], buffered: true };
+  }
+
+  /**
+   * The schedule's runs waiting to start (`bufferOne`): read from the schedule's own queue (one
+   * query, and one read per entry: at most a few), not from the function's QUEUED runs, which
+   * other gates may number in thousands.
+   */
+  private async bufferedOf(functionName: string, name: string): Promise<RunRecord[]> {
+    const { store } = this.options.engine;
+    const slot = slotOf({ functionName }, scheduleBufferKey(name));
+    const entries = await slotStore(store).listQueuedRuns(slot, 10);
+    const runs = await Promise.all(entries.map((entry) => store.getRun(entry.runId)));
+    return runs.filter((run): run is RunRecord => run?.status === 'QUEUED' && run.concurrencyKey === slot.key);
   }
 
   private queueDeps(): QueueDeps {
