@@ -195,7 +195,7 @@ export async function bufferedFiring(fw: FlowWorld) {
  * A `bufferOne` firing that buffers on a function with `queued` QUEUED runs of other keys (seeded
  * unmetered, as runs waiting under a gate would be) and the schedule's previous run RUNNING
  * (seeded, never invoked): the firing's invocation alone. The check for a run of the schedule
- * already buffered lists the function's QUEUED runs, so it grows with them.
+ * already buffered reads the schedule's own queue: it must not grow with the function's QUEUED runs.
  */
 export async function bufferedAmongQueued(fw: FlowWorld, queued: number): Promise<Cost> {
   progressLine(`flow: a schedule firing buffered under bufferOne, ${queued} QUEUED runs of the function`);
