@@ -137,7 +137,7 @@ try {
     row(
       `flow: schedule firing, ${running.toLocaleString('en-US')} RUNNING runs of the function (overlap check, start, invoke)`,
       s.fired,
-      `The overlap check lists the function's RUNNING runs 100 a page (listRuns: 32 listing-index Queries filtered on status, then a BatchGetItem of the page's run items, strongly consistent) to find the schedule's own; then startRun keyed schedule:<name>:<time> and one invoke. The run's own invocation apart: ${costText(s.run)}.`,
+      `The overlap check reads the schedule's register (one strongly consistent GetItem, and one per live run it names: none here), names the new run in it (one conditional PutItem), then startRun keyed schedule:<function>:<name>:<time> and one invoke; the function's other runs are never read. The run's own invocation apart: ${costText(s.run)}.`,
       'RRU',
     );
   }
@@ -146,14 +146,14 @@ try {
   row(
     `flow: schedule firing skipped (overlap skip), ${most.toLocaleString('en-US')} RUNNING runs of the function and one of the schedule's`,
     skipped.fired,
-    "A firing that finds the schedule's previous run still RUNNING: the overlap check's one listing (which would have found the firing's own run too: a duplicate firing is its own run), and no start.",
+    "A firing that finds the schedule's previous run still RUNNING: the register's read and the previous run's, and no start (a duplicate firing finds its own run named there).",
     'RRU',
   );
   const ended = await scheduleFiring(fw, `flow-sched-${i++}`, 0, ENDED);
   row(
     `flow: schedule firing, 0 RUNNING and ${ENDED.toLocaleString('en-US')} ended runs of the function in their retention`,
     ended.fired,
-    'The listing index is keyed by function and creation time and filters on status: every ended run still in its retention is read (and discarded) to find the RUNNING ones.',
+    "As with none: the register names the schedule's own runs only, so ended runs of the function in their retention are never read.",
     'RRU',
   );
 } finally {

@@ -108,14 +108,14 @@ export async function gateRows(fw: FlowWorld, row: FlowRow, plain: Cost, queued:
   row(
     "flow: schedule firing under bufferOne that buffers (the schedule's run RUNNING), extra over a firing under allowAll",
     bufferExtra,
-    `The firing in all: ${costText(b.buffered)}: the function's RUNNING runs listed, the schedule's own queue read, the run's entry put in the schedule's queue, the run started QUEUED (no invoke), the run it waits behind read once more. Under allowAll: ${costText(b.allowFired)}.`,
+    `The firing in all: ${costText(b.buffered)}: the schedule's register and the run it names read, the register written, the run's entry put in the schedule's queue, the run started QUEUED (no invoke), the run it waits behind read once more. Under allowAll: ${costText(b.allowFired)}.`,
     'RRU',
   );
   const busy = await bufferedAmongQueued(fw, queued);
   row(
     `flow: schedule firing under bufferOne that buffers, ${queued.toLocaleString('en-US')} QUEUED runs of the function (of other keys)`,
     busy,
-    `The firing in all, as the row before but on a function whose other runs wait QUEUED (under concurrency, throttle or debounce): the check for a run of the schedule already buffered reads the schedule's own queue, not the function's QUEUED runs, so it does not grow with them (with none: ${b.buffered.rru} RRU).`,
+    `The firing in all, as the row before but on a function whose other runs wait QUEUED (under concurrency, throttle or debounce): the check for a run of the schedule already buffered reads the schedule's register, not the function's QUEUED runs, so it does not grow with them (with none: ${b.buffered.rru} RRU).`,
     'RRU',
   );
   const handOver = sumCosts(addCost(b.endHandingOver, b.endAlone, -1), addCost(b.admitted, b.allowRun, -1));

@@ -7,11 +7,11 @@
  * hand-over when that run ends). Each function's first run is a warm-up, unmetered: admission
  * reads the function's declared limits once per process.
  */
-import { type ScheduleFiringEvent, ScheduleReceiver, scheduleRunKey } from '@durable-lambda/engine';
+import { type ScheduleFiringEvent, ScheduleReceiver } from '@durable-lambda/engine';
 import type { DurableLambdaHandler } from '@durable-lambda/sdk';
 import { type Cost, type FlowEvent, type FlowGates, type FlowWorld, sumCosts, tenantOf } from '../lib/flow-world';
 import { progressLine } from './figure-rows';
-import { endHolders, expectStatus, holders, nextId, nextKey, unmetered } from './flow-scenarios';
+import { endHolders, expectStatus, holders, nextId, nextKey, seedScheduleRun, unmetered } from './flow-scenarios';
 
 /** Runs in a debounce burst. */
 export const BURST = 5;
@@ -204,11 +204,7 @@ export async function bufferedAmongQueued(fw: FlowWorld, queued: number): Promis
   const name = `nightly-${fn}`;
   const now = fw.world.clock.now();
   await unmetered(fw, async () => {
-    await fw.seeder.startRun({
-      functionName: fn,
-      input: JSON.stringify({ tenant: nextKey(), id: nextId() }),
-      runKey: scheduleRunKey(fn, name, now - 120_000),
-    });
+    await seedScheduleRun(fw, fn, name, now - 120_000, 'bufferOne');
     for (let i = 0; i < queued; i++) {
       const id = nextId();
       await fw.seeder.startRun({

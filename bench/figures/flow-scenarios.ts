@@ -6,9 +6,9 @@
  * schedule's firing with its overlap check against the function's RUNNING runs.
  */
 import {
+  type OverlapPolicy,
   type ScheduleFiringEvent,
   ScheduleReceiver,
-  scheduleRunKey,
   TriggerReceiver,
   triggerBatchOf,
 } from '@durable-lambda/engine';
@@ -236,14 +236,7 @@ export async function scheduleFiring(fw: FlowWorld, fn: string, running: number,
       const run = await fw.start(fn, { tenant: nextKey(), id: nextId() }, fw.seeder);
       await fw.seeder.cancelRun(run.runId);
     }
-    if (skipped) {
-      const runKey = scheduleRunKey(fn, name, now - 3_600_000);
-      await fw.seeder.startRun({
-        functionName: fn,
-        input: JSON.stringify({ tenant: nextKey(), id: nextId() }),
-        runKey,
-      });
-    }
+    if (skipped) await seedScheduleRun(fw, fn, name, now - 3_600_000, 'skip');
   });
   const receiver = new ScheduleReceiver({
     engine: fw.world.engine,
@@ -268,4 +261,23 @@ export async function scheduleFiring(fw: FlowWorld, fn: string, running: number,
   if (started === skipped) throw new Error(`schedule firing: ${started ? 'started a run' : 'started no run'}`);
   const run = await fw.cost(() => fw.drain(handler, fn));
   return { running, ended, fired, run };
+}
+
+/**
+ * Seeds a run of schedule `name` as an earlier firing starts it (through a receiver, so the
+ * schedule's register names it), never invoked: it stays RUNNING.
+ */
+export async function seedScheduleRun(fw: FlowWorld, fn: string, name: string, at: number, overlap: OverlapPolicy) {
+  const receiver = new ScheduleReceiver({
+    engine: fw.world.engine,
+    invoker: { invoke: async () => {} },
+    waker: { wakeAt: async () => {} },
+    clock: fw.world.clock,
+  });
+  const input = JSON.stringify({ tenant: nextKey(), id: nextId() });
+  const event: ScheduleFiringEvent = {
+    durableLambda: { action: 'schedule', name, scheduledTime: new Date(at).toISOString(), overlap, input },
+  };
+  const answer = await receiver.receive(event, fn);
+  if (!('runId' in answer) || !answer.created) throw new Error(`seeding schedule ${name}: no run started`);
 }

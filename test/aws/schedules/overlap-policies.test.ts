@@ -139,6 +139,26 @@ describe.each(stores)('schedule overlap on %s', (_name, makeStore) => {
     expect((await w.runs()).filter((r) => r.status === 'RUNNING')).toHaveLength(3);
   }, 60_000);
 
+  it('a firing that dies between naming its run and starting it is started by its redelivery, and seen by the next', async () => {
+    const w = await world(makeStore);
+    const start = w.engine.startRun.bind(w.engine);
+    let died = false;
+    w.engine.startRun = async (request) => {
+      if (!died) {
+        died = true;
+        throw new Error('process died');
+      }
+      return start(request);
+    };
+    await expect(w.fire('skip', T0)).rejects.toThrow('process died');
+    expect(await w.run(T0)).toBeUndefined();
+    // Scheduler delivers the firing again: its run is named already, and now started.
+    expect(await w.fire('skip', T0)).toMatchObject({ created: true });
+    // The next firing sees it RUNNING: skipped.
+    expect(await w.fire('skip', T0 + MINUTE)).toMatchObject({ skipped: true });
+    w.engine.startRun = start;
+  }, 60_000);
+
   it('bufferOne: one firing waits QUEUED behind the running run and starts when it ends; more are skipped', async () => {
     const w = await world(makeStore);
     await w.fire('bufferOne', T0);

@@ -4,8 +4,8 @@
  * optional gate methods of the `Store` port. A leaf of the engine's import graph.
  */
 
-/** The gates that keep a register. */
-export type GateKind = 'throttle' | 'rateLimit' | 'debounce';
+/** The gates that keep a register (and a schedule's runs, `starts/schedule-register.ts`). */
+export type GateKind = 'throttle' | 'rateLimit' | 'debounce' | 'schedule';
 
 /** A register's identity: per function (every version shares it), per gate, per key. */
 export interface GateKey {

@@ -5,7 +5,16 @@ import { runIdFor } from '../run-ids';
 import type { RunRecord } from '../run-record';
 import { kickNewRun } from './kick-new-run';
 import { scheduleBufferKey, startIfClear } from './schedule-buffer';
-import { decideOverlap, type ScheduleFiringEvent, scheduleKeyPrefix, scheduleRunKey } from './schedule-events';
+import { decideOverlap, type ScheduleFiringEvent, scheduleRunKey } from './schedule-events';
+import { nameScheduleRuns, readScheduleRuns, scheduleGate } from './schedule-register';
+
+/** How often a firing decides again after another firing of its schedule wrote the register first. */
+const ATTEMPTS = 10;
+
+/** `{ buffered: true }` for a run waiting behind its schedule's run. */
+function bufferedMark(run: RunRecord): { buffered?: true } {
+  return run.status === 'QUEUED' ? { buffered: true } : {};
+}
 
 /** The answer to a firing: the run it started (or buffered) or found, or why it started none. */
 export type ScheduleFiringResponse =
@@ -14,7 +23,7 @@ export type ScheduleFiringResponse =
 
 /** What a {@link ScheduleReceiver} reads and starts runs through. */
 export interface ScheduleReceiverOptions {
-  engine: Pick<Engine, 'startRun' | 'listRuns' | 'cancelRun' | 'store'>;
+  engine: Pick<Engine, 'startRun' | 'cancelRun' | 'store'>;
   invoker?: Invoker;
   waker: Waker;
   clock: Clock;
@@ -24,12 +33,14 @@ export interface ScheduleReceiverOptions {
 }
 
 /**
- * Starts the run of a schedule's firing, keyed by the schedule's name and the firing's time (a
- * duplicate firing finds its run and starts nothing), after deciding its overlap policy against
- * the schedule's runs still RUNNING. Those are read from the store's listing of the function's
- * RUNNING runs (one query per firing; no per-schedule item, so a firing writes only its run):
- * `skip` starts nothing while one runs; `cancelPrevious` cancels them first; `allowAll` starts
- * regardless; `bufferOne` starts its run QUEUED behind them, at most one (`schedule-buffer.ts`).
+ * Starts the run of a schedule's firing, keyed by the function, the schedule's name and the
+ * firing's time (a duplicate firing finds its run and starts nothing), after deciding its overlap
+ * policy against the schedule's runs still RUNNING or waiting, which the schedule's register names
+ * (`schedule-register.ts`: one read, one per live run, one write per firing that starts a run,
+ * however many runs the function has): `skip` starts nothing while one runs; `cancelPrevious`
+ * cancels them first; `bufferOne` starts its run QUEUED behind them, at most one
+ * (`schedule-buffer.ts`); `allowAll` starts regardless, and reads and records nothing (runs it
+ * started are not seen by a policy the schedule is changed to later).
  */
 export class ScheduleReceiver {
   private readonly options: ScheduleReceiverOptions;
@@ -42,38 +53,59 @@ export class ScheduleReceiver {
   async receive(event: ScheduleFiringEvent, functionName: string): Promise<ScheduleFiringResponse> {
     const { name, scheduledTime, overlap, input } = event.durableLambda;
     const runKey = scheduleRunKey(functionName, name, scheduledTime);
-    const prefix = scheduleKeyPrefix(functionName, name);
-    // `allowAll` decides nothing on the runs: it reads none (its own run, if there, is found by its key).
-    const listed = overlap === 'allowAll' ? [] : await this.runsOf(functionName, prefix, 'RUNNING');
-    const running = listed.filter((r) => r.runKey !== runKey);
-    // Its own run already there (a duplicate firing) is found by its key below, whatever else runs.
-    const waiting = overlap === 'bufferOne' && running.length > 0 ? await this.bufferedOf(functionName, name) : [];
-    const mine = waiting.some((r) => r.runKey === runKey);
-    const decision = decideOverlap(
-      overlap,
-      running.map((r) => r.runId),
-      waiting.filter((r) => r.runKey !== runKey).length,
-    );
-    if (decision.action === 'skip' || (decision.action === 'buffer' && mine)) {
-      if (!mine && running.length === listed.length) {
-        return { schedule: name, skipped: true, running: running.map((r) => r.runId) };
-      }
-    }
-    const cancelled: string[] = [];
-    if (decision.action === 'start') {
-      for (const runId of decision.cancel) {
-        try {
-          // Idempotent by the firing: a duplicate firing cancels nothing twice.
-          await this.options.engine.cancelRun(runId, { actor: `schedule:${name}`, actionId: runKey });
-          cancelled.push(runId);
-        } catch (error) {
-          // Ended meanwhile: nothing to cancel.
-          this.options.report?.(error);
-        }
-      }
-    }
     const request = { functionName, ...(input === undefined ? {} : { input }), runKey };
-    if (decision.action === 'buffer' && !mine) return this.buffer(request, name, running);
+    // `allowAll` decides nothing on the runs: it reads and records none (a duplicate firing finds
+    // its run by its key).
+    if (overlap === 'allowAll') return this.start(request, name, []);
+    const { store } = this.options.engine;
+    const gate = scheduleGate(functionName, name);
+    const ownId = runIdFor(runKey);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const { version, live } = await readScheduleRuns(store, gate);
+      const own = live.find((r) => r.runId === ownId);
+      // A duplicate firing: its run is there, started or buffered.
+      if (own) return { schedule: name, runId: own.runId, created: false, cancelled: [], ...bufferedMark(own) };
+      const running = live.filter((r) => r.status === 'RUNNING');
+      const waiting = live.filter((r) => r.status === 'QUEUED').length;
+      const decision = decideOverlap(
+        overlap,
+        running.map((r) => r.runId),
+        waiting,
+      );
+      if (decision.action === 'skip') return { schedule: name, skipped: true, running: running.map((r) => r.runId) };
+      const cancelled = decision.action === 'start' ? await this.cancel(decision.cancel, name, runKey) : [];
+      const kept = live.filter((r) => !cancelled.includes(r.runId)).map((r) => r.runId);
+      // Named before it starts: a crash in between leaves a name of no run, never a run unseen.
+      if (!(await nameScheduleRuns(store, gate, version, [...kept, ownId], this.options.clock.now()))) continue;
+      if (decision.action === 'buffer') return this.buffer(request, name, running);
+      return this.start(request, name, cancelled);
+    }
+    throw new Error(
+      `durable-lambda: schedule ${JSON.stringify(name)} is fired too often at once to decide its overlap`,
+    );
+  }
+
+  /** Cancels the schedule's runs `runIds` (`cancelPrevious`), idempotent by the firing; those ended meanwhile are left. */
+  private async cancel(runIds: readonly string[], name: string, runKey: string): Promise<string[]> {
+    const cancelled: string[] = [];
+    for (const runId of runIds) {
+      try {
+        await this.options.engine.cancelRun(runId, { actor: `schedule:${name}`, actionId: runKey });
+        cancelled.push(runId);
+      } catch (error) {
+        // Ended meanwhile: nothing to cancel.
+        this.options.report?.(error);
+      }
+    }
+    return cancelled;
+  }
+
+  /** Starts (or finds) the firing's run and gets it going. */
+  private async start(
+    request: { functionName: string; input?: string; runKey: string },
+    name: string,
+    cancelled: string[],
+  ): Promise<ScheduleFiringResponse> {
     const started = await this.options.engine.startRun(request);
     // A duplicate firing of a buffered run finds it QUEUED: it starts when its turn comes.
     if (started.run.status !== 'QUEUED') await this.kick(started.run);
@@ -103,37 +135,8 @@ export class ScheduleReceiver {
     return { schedule: name, runId: started.run.runId, created: started.created, cancelled: [], buffered: true };
   }
 
-  /**
-   * The schedule's runs waiting to start (`bufferOne`): read from the schedule's own queue (one
-   * query, and one read per entry: at most a few), not from the function's QUEUED runs, which
-   * other gates may number in thousands.
-   */
-  private async bufferedOf(functionName: string, name: string): Promise<RunRecord[]> {
-    const { store } = this.options.engine;
-    const slot = slotOf({ functionName }, scheduleBufferKey(name));
-    const entries = await slotStore(store).listQueuedRuns(slot, 10);
-    const runs = await Promise.all(entries.map((entry) => store.getRun(entry.runId)));
-    return runs.filter((run): run is RunRecord => run?.status === 'QUEUED' && run.concurrencyKey === slot.key);
-  }
-
   private queueDeps(): QueueDeps {
     return { store: this.options.engine.store, clock: this.options.clock, wake: (run) => this.kick(run) };
-  }
-
-  private async runsOf(functionName: string, prefix: string, status: 'RUNNING' | 'QUEUED'): Promise<RunRecord[]> {
-    const out: RunRecord[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.options.engine.listRuns({
-        functionName,
-        status,
-        limit: 100,
-        ...(cursor ? { cursor } : {}),
-      });
-      out.push(...page.runs.filter((r) => r.runKey?.startsWith(prefix)));
-      cursor = page.cursor;
-    } while (cursor);
-    return out;
   }
 
   private kick(run: RunRecord): Promise<void> {

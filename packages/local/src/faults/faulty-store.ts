@@ -47,6 +47,8 @@ export class FaultyStore implements Store {
   readonly putFunctionLimits?: Store['putFunctionLimits'];
   readonly getFunctionLimits?: Store['getFunctionLimits'];
   readonly listFunctionLimits?: Store['listFunctionLimits'];
+  readonly readGate?: Store['readGate'];
+  readonly writeGate?: Store['writeGate'];
 
   constructor(
     private readonly inner: Store,
@@ -82,6 +84,17 @@ export class FaultyStore implements Store {
     this.putFunctionLimits = inner.putFunctionLimits?.bind(inner);
     this.getFunctionLimits = inner.getFunctionLimits?.bind(inner);
     this.listFunctionLimits = inner.listFunctionLimits?.bind(inner);
+    this.readGate = inner.readGate?.bind(inner);
+    const { writeGate } = inner;
+    if (writeGate) {
+      // A register's write may lose its response like any write (its readers find their own write).
+      this.writeGate = async (gate, value, expected, expiresAt) =>
+        this.written(
+          `${gate.gate}:${gate.key}`,
+          'writeGate',
+          await writeGate.call(inner, gate, value, expected, expiresAt),
+        );
+    }
   }
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
