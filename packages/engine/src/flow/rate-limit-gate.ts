@@ -25,7 +25,10 @@ export async function admitRateLimited(
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const record = await gates.readGate(gate);
     if (record && record.value.by === runId) return { admitted: true };
-    const log = parseLog(record?.value.log).filter((t) => t > now - periodMs);
+    // Sorted: starts logged by processes whose clocks differ a little need not be in order.
+    const log = parseLog(record?.value.log)
+      .filter((t) => t > now - periodMs)
+      .sort((a, b) => a - b);
     if (log.length >= limit) return { admitted: false, nextAt: (log[log.length - limit] as number) + periodMs };
     const next = [...log, now].slice(-limit);
     const value = { log: next.join(','), by: runId };
