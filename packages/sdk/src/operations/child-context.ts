@@ -97,6 +97,7 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
   let value: T;
   try {
     const childScope = scope.child(id);
+    childScope.compensable = scope.compensable && spec.largeResult !== undefined;
     const context = childScope.context();
     const body = () => spec.body(context, childScope);
     // The body runs as its own context: a parent context used inside it is refused.
@@ -123,10 +124,22 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
     ...base,
     Action: 'SUCCEED',
     ...(payload === undefined ? {} : { Payload: payload }),
-    ...(rebuilt || spec.replayChildren?.() ? { ContextOptions: { ReplayChildren: true } } : {}),
+    ...(rebuilt || spec.replayChildren?.() || holdsCompensations(scope, spec, id)
+      ? { ContextOptions: { ReplayChildren: true } }
+      : {}),
   });
   await operationEnd(scope, record);
   return read(rebuilt ? data : record.ContextDetails?.Result);
+}
+
+/**
+ * Ours: a context whose steps registered compensations is stored with `ReplayChildren`, so each
+ * later invocation runs its body again over its children's records (as for a large result) and
+ * the steps register their undo again: a saga's compensations survive replay whatever context
+ * their steps ran in.
+ */
+function holdsCompensations<T>(scope: Scope, spec: ContextSpec<T>, id: string): boolean {
+  return spec.largeResult !== undefined && scope.services.saga.registeredUnder(id);
 }
 
 /**
@@ -138,6 +151,7 @@ async function rebuild<T>(scope: Scope, spec: ContextSpec<T>, id: string): Promi
   const runtime = scope.runtime;
   const childScope = scope.child(id);
   childScope.rebuilding = true;
+  childScope.compensable = scope.compensable;
   const value = await runInContext({ contextId: id, operationName: spec.name }, () =>
     spec.body(childScope.context(), childScope),
   );
