@@ -50,19 +50,23 @@ describe('sagas under crashes', () => {
 
   it('undoes the same steps once each, in the same order, under killed invocations, lost writes and races', async () => {
     const handlerFor = (effects: string[]) =>
-      withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
-        // An idempotent undo, as a real one must be (a killed attempt may have done it already).
-        const undo = (name: string) => () => {
-          if (!effects.includes(name)) effects.push(name);
-        };
-        await ctx.step('reserve', async () => 'r', { compensate: undo('reserve') });
-        await ctx.runInChildContext('pay', async (child) => {
-          await child.step('charge', async () => 'c', { compensate: undo('charge') });
-        });
-        await ctx.wait('settle', { seconds: 10 });
-        await ctx.step('ship', async () => 's', { compensate: undo('ship') });
-        throw new Error('address invalid');
-      });
+      withDurableExecution(
+        async (_e: unknown, ctx: DurableContext) => {
+          // An idempotent undo, as a real one must be (a killed attempt may have done it already).
+          const undo = (name: string) => () => {
+            if (!effects.includes(name)) effects.push(name);
+          };
+          await ctx.step('reserve', async () => 'r', { compensate: undo('reserve') });
+          await ctx.runInChildContext('pay', async (child) => {
+            await child.step('charge', async () => 'c', { compensate: undo('charge') });
+          });
+          await ctx.wait('settle', { seconds: 10 });
+          await ctx.step('ship', async () => 's', { compensate: undo('ship') });
+          throw new Error('address invalid');
+          // Killed attempts spend retry budget: more attempts than the faults can kill (30 at most).
+        },
+        { retry: { maxAttempts: 40, initialMs: 1000 } },
+      );
     const shape = (result: {
       getOperations(): ReadonlyArray<{ getId(): string | undefined; getName(): string | undefined }>;
     }) => result.getOperations().map((op) => `${op.getId()} ${op.getName() ?? '-'}`);
@@ -70,10 +74,19 @@ describe('sagas under crashes', () => {
     const cleanEffects: string[] = [];
     const clean = await new LocalDurableTestRunner({ handlerFunction: handlerFor(cleanEffects) }).run();
     expect(cleanEffects).toEqual(['ship', 'charge', 'reserve']);
+    expect(shape(clean).slice(5)).toEqual([
+      '5 saga plan',
+      '6 compensate ship',
+      '7 compensate charge',
+      '8 compensate reserve',
+    ]);
     const expectedData = clean.getError().errorData;
     expect(JSON.parse(expectedData ?? 'null')).toEqual({ compensated: ['ship', 'charge', 'reserve'], failed: [] });
 
+    // Operations 5 to 8: the plan and the three undo steps.
+    const compensationIds = ['5', '6', '7', '8'];
     let faults = 0;
+    let whileCompensating = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
       const effects: string[] = [];
       const result = await new LocalDurableTestRunner({
@@ -85,10 +98,11 @@ describe('sagas under crashes', () => {
           storeLostResponse: 0.25,
           killAfterStep: 0.2,
           race: 0.1,
-          maxFaults: 6,
+          maxFaults: 30,
         },
       }).run();
       faults += result.getFaults().length;
+      whileCompensating += result.getFaults().filter((f) => compensationIds.includes(f.operationId ?? '')).length;
       const where = `seed ${seed}: ${JSON.stringify(result.getFaults().map((f) => `${f.kind}@${f.operationId}`))}`;
       expect(result.getStatus(), where).toBe('FAILED');
       expect(result.getError().errorMessage, where).toBe('address invalid');
@@ -97,5 +111,6 @@ describe('sagas under crashes', () => {
       expect(shape(result), where).toEqual(shape(clean));
     }
     expect(faults).toBeGreaterThan(0);
+    expect(whileCompensating).toBeGreaterThan(0);
   });
 });

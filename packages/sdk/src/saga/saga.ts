@@ -1,6 +1,7 @@
 import type { ErrorObject } from '@durable-lambda/protocol';
 import type { CompensationRegistry, Scope } from '../context/scope';
 import { runStep } from '../operations/step';
+import type { RetryStrategy } from '../types/retry';
 import type { CompensationReport } from '../types/saga';
 import type { Serdes } from '../types/serdes';
 import type { StepContext } from '../types/step';
@@ -82,7 +83,11 @@ export class Saga implements CompensationRegistry {
     // Nothing registered, or all run: no plan step, so a run without compensations records
     // exactly the operations (and error) it would without this feature.
     if (!this.pending) return this.snapshot();
-    const ids = await runStep<string[]>(scope, ['saga plan', () => this.plan(), { serdes: PLAN_SERDES }]);
+    const ids = await runStep<string[]>(scope, [
+      'saga plan',
+      () => this.plan(),
+      { serdes: PLAN_SERDES, retryStrategy: PLAN_RETRY },
+    ]);
     for (const id of ids) {
       const registration = this.registrations.get(id);
       if (!registration || registration.settled) continue;
@@ -122,6 +127,12 @@ const IGNORED_RESULT: Serdes<unknown> = {
   serialize: () => undefined,
   deserialize: () => undefined,
 };
+
+/**
+ * The plan has no side effect, so only lost attempts (killed invocations) fail it: they must not
+ * use up a budget and leave the run failing with nothing undone. Bounded all the same.
+ */
+const PLAN_RETRY: RetryStrategy = (_error, attempt) => ({ shouldRetry: attempt < 100, delay: { seconds: 1 } });
 
 /** JSON whatever the context's default serdes (a custom one may not handle a list of ids). */
 const PLAN_SERDES: Serdes<string[]> = {
