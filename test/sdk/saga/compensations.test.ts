@@ -4,7 +4,7 @@
  * handler's error and says what was undone.
  */
 import { LocalDurableTestRunner } from '@durable-lambda/local';
-import { type DurableContext, withDurableExecution } from '@durable-lambda/sdk';
+import { type DurableContext, InvokeError, withDurableExecution } from '@durable-lambda/sdk';
 import { describe, expect, it } from 'vitest';
 
 const names = (result: { getOperations(): ReadonlyArray<{ getName(): string | undefined }> }) =>
@@ -81,6 +81,37 @@ describe('sagas: compensations', () => {
       'compensate reserve',
       'compensate notify',
     ]);
+  });
+
+  it('runs each compensation once when compensate() is called twice at the same time', async () => {
+    const undone: string[] = [];
+    const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
+      await ctx.step('reserve', async () => 'r', { compensate: () => void undone.push('reserve') });
+      await ctx.step('charge', async () => 'c', { compensate: () => void undone.push('charge') });
+      const [first, second] = await Promise.all([ctx.compensate(), ctx.compensate()]);
+      return { first, second };
+    });
+    const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
+    expect(undone).toEqual(['charge', 'reserve']);
+    const report = { compensated: ['charge', 'reserve'], failed: [] };
+    expect(result.getResult()).toEqual({ first: report, second: report });
+  });
+
+  it('keeps the ErrorData of a durable error under errorData, with its type, message and code as recorded without compensations', async () => {
+    const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
+      await ctx.step('reserve', async () => 'r', { compensate: () => undefined });
+      throw new InvokeError('payments failed', undefined, '{"reason":"declined"}');
+    });
+    const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
+    const error = result.getError();
+    expect(error.errorType).toBe('InvokeError');
+    expect(error.errorMessage).toBe('payments failed');
+    expect((error as { code?: string }).code).toBe('invoke_failed');
+    expect(JSON.parse(error.errorData ?? 'null')).toEqual({
+      compensated: ['reserve'],
+      failed: [],
+      errorData: '{"reason":"declined"}',
+    });
   });
 
   it('lets the handler succeed after compensating on demand', async () => {
