@@ -213,6 +213,46 @@ describe('sagas: compensations', () => {
     expect(JSON.parse(result.getError().errorData ?? 'null').compensated).toEqual(['flight']);
   });
 
+  it('undoes the succeeded steps of a failing child context before it fails, resuming after a suspension', async () => {
+    const undone: string[] = [];
+    let flightAttempts = 0;
+    const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
+      await ctx.step('first', async () => 1, { compensate: () => void undone.push('first') });
+      await ctx.runInChildContext('booking', async (child) => {
+        await child.step('flight', async () => 'f', {
+          compensate: {
+            run: () => {
+              // Fails once: its retry ends the invocation, and the next one re-enters the context.
+              if (++flightAttempts === 1) throw new Error('airline busy');
+              undone.push('flight');
+            },
+            retry: { maxAttempts: 2, initialMs: 1000 },
+          },
+        });
+        await child.step(
+          'hotel',
+          async (): Promise<string> => {
+            throw new Error('no rooms');
+          },
+          { retry: { maxAttempts: 1 } },
+        );
+      });
+    });
+    const result = await new LocalDurableTestRunner({ handlerFunction: handler }).run();
+    expect(result.getInvocationCount()).toBeGreaterThan(1);
+    expect(flightAttempts).toBe(2);
+    expect(undone).toEqual(['flight', 'first']);
+    expect(result.getError().errorType).toBe('ChildContextError');
+    const booking = result.getOperations().find((op) => op.getName() === 'booking');
+    expect(booking?.getStatus()).toBe('FAILED');
+    expect(booking?.getChildOperations()?.map((op) => op.getName())).toEqual([
+      'flight',
+      'hotel',
+      'saga plan',
+      'compensate flight',
+    ]);
+  });
+
   it('orders concurrent steps by their position, not by which finished first, so replay agrees', async () => {
     const undone: string[] = [];
     const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {

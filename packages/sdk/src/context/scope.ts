@@ -34,8 +34,11 @@ export interface CompensationRegistry {
   register(id: string, name: string | undefined, compensation: PlannedCompensation, outcome: Promise<unknown>): void;
   /** Whether a step of context `id` (or of a context within it) registered a compensation. */
   registeredUnder(id: string): boolean;
-  /** Runs, in `scope`, the compensations not run yet; returns what the run has undone so far. */
-  compensate(scope: Scope): Promise<CompensationReport>;
+  /**
+   * Runs, in `scope`, the compensations not run yet (only those of steps under context `under`
+   * when given); returns what the run has undone so far.
+   */
+  compensate(scope: Scope, under?: string): Promise<CompensationReport>;
 }
 
 /** What a child scope takes over from its parent when it is created (AWS's inheritance). */

@@ -95,9 +95,9 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
 
   let data: string | undefined;
   let value: T;
+  const childScope = scope.child(id);
+  childScope.compensable = scope.compensable && spec.largeResult !== undefined;
   try {
-    const childScope = scope.child(id);
-    childScope.compensable = scope.compensable && spec.largeResult !== undefined;
     const context = childScope.context();
     const body = () => spec.body(context, childScope);
     // The body runs as its own context: a parent context used inside it is refused.
@@ -108,6 +108,11 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
       serializeChecked(spec.serdes, value, serdesContext, runtime.settings.maxPayloadBytes),
     );
   } catch (error) {
+    // A failed context never runs its body again (nor are its children loaded), so the undo of
+    // its succeeded steps could not be registered again: they run now, as its own steps, before
+    // it fails. A crash meanwhile leaves it unfinished, and the next invocation re-enters it.
+    // A compensation's own failure is in the run's report; the context fails with its error.
+    if (holdsCompensations(scope, spec, id)) await scope.services.saga.compensate(childScope, id).catch(() => {});
     record = await runtime.checkpoint({
       ...base,
       Action: 'FAIL',

@@ -60,7 +60,12 @@ export class Saga implements CompensationRegistry {
 
   /** True when some registered compensation has not run yet (a round may have work). */
   get pending(): boolean {
-    for (const r of this.registrations.values()) if (!r.settled) return true;
+    return this.pendingUnder(undefined);
+  }
+
+  /** Whether some compensation registered under context `under` (or anywhere) has not run yet. */
+  private pendingUnder(under: string | undefined): boolean {
+    for (const r of this.registrations.values()) if (!r.settled && within(r.id, under)) return true;
     return false;
   }
 
@@ -73,19 +78,19 @@ export class Saga implements CompensationRegistry {
    * Runs the compensations not yet run, in `scope`. Rounds are serialised: two `compensate()`
    * calls at once run one after the other, and the second finds nothing left to run.
    */
-  compensate(scope: Scope): Promise<CompensationReport> {
-    const next = this.round.then(() => this.runRound(scope));
+  compensate(scope: Scope, under?: string): Promise<CompensationReport> {
+    const next = this.round.then(() => this.runRound(scope, under));
     this.round = next.catch(() => {});
     return next;
   }
 
-  private async runRound(scope: Scope): Promise<CompensationReport> {
+  private async runRound(scope: Scope, under: string | undefined): Promise<CompensationReport> {
     // Nothing registered, or all run: no plan step, so a run without compensations records
     // exactly the operations (and error) it would without this feature.
-    if (!this.pending) return this.snapshot();
+    if (!this.pendingUnder(under)) return this.snapshot();
     const ids = await runStep<string[]>(scope, [
       'saga plan',
-      () => this.plan(),
+      () => this.plan(under),
       { serdes: PLAN_SERDES, retryStrategy: PLAN_RETRY },
     ]);
     for (const id of ids) {
@@ -114,9 +119,9 @@ export class Saga implements CompensationRegistry {
    * order is by position in the run (ids), not by the moment they finished, which replay does
    * not reproduce for steps run concurrently.
    */
-  private plan(): string[] {
+  private plan(under: string | undefined): string[] {
     return [...this.registrations.values()]
-      .filter((r) => r.succeeded && !r.settled)
+      .filter((r) => r.succeeded && !r.settled && within(r.id, under))
       .map((r) => r.id)
       .sort(byPositionDescending);
   }
@@ -139,6 +144,11 @@ const PLAN_SERDES: Serdes<string[]> = {
   serialize: (ids) => JSON.stringify(ids ?? []),
   deserialize: (data) => (data === undefined ? [] : (JSON.parse(data) as string[])),
 };
+
+/** Whether step `id` belongs to context `under` (any step when undefined). */
+function within(id: string, under: string | undefined): boolean {
+  return under === undefined || id.startsWith(`${under}-`);
+}
 
 function byPositionDescending(a: string, b: string): number {
   const pa = a.split('-').map(Number);

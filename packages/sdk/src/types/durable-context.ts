@@ -70,7 +70,7 @@ export interface DurableContext {
    * another, the reverse of the order they completed), each as a durable step
    * `compensate <step name>` with its own retries; a compensation that fails after its retries
    * does not stop the others. Compensations registered in child contexts belong to the run and
-   * are included. Each compensation runs at most once per run, so calling this twice, or failing
+   * are included (a child context that fails has already undone its own succeeded steps). Each compensation runs at most once per run, so calling this twice, or failing
    * the run afterwards, never runs one again; a step still running when this is called is not
    * undone (call it again once the step has settled). Returns what the run has undone so far.
    *
