@@ -1,9 +1,10 @@
 /**
  * Order saga: reserve the stock, then have the separately deployed `payments` durable function
- * take the payment (`context.invoke` starts its run and waits for its result). When the payment
- * fails, the saga compensates in a child context: it releases the reservation and tells the
- * customer. Each compensating action is a step, so it runs once however many times the saga
- * replays.
+ * take the payment (`context.invoke` starts its run and waits for its result). The reservation
+ * registers its undo (`compensate`); when the payment fails, the saga compensates in a child
+ * context: `compensate()` releases the reservation, then the customer is told. Each compensating
+ * action is a step, so it runs once however many times the saga replays. Had the handler thrown
+ * instead, the SDK would have run the release itself before failing the run.
  */
 import { type DurableLambdaHandler, InvokeError, NonRetriableError, withDurableExecution } from '@durable-lambda/sdk';
 import { callJson, expectOk, requireEnv } from '../shared/http';
@@ -76,8 +77,15 @@ export function createOrderSagaHandler(
   return withDurableExecution<Order, OrderSagaResult>(async (order, ctx) => {
     const { orderId, customerId, currency } = order;
     const amountCents = await ctx.step('price-order', () => priceOrder(order));
-    const { reservationId } = await ctx.step('reserve-inventory', ({ idempotencyKey }) =>
-      services.inventory.reserve(orderId, order.lines, idempotencyKey),
+    await ctx.step(
+      'reserve-inventory',
+      ({ idempotencyKey }) => services.inventory.reserve(orderId, order.lines, idempotencyKey),
+      {
+        // The undo, registered once the reservation is made: run by `compensate()` below, or by
+        // the SDK if the handler throws.
+        compensate: ({ reservationId }, { idempotencyKey }) =>
+          services.inventory.release(reservationId, idempotencyKey),
+      },
     );
 
     let payment: PaymentResult;
@@ -94,9 +102,8 @@ export function createOrderSagaHandler(
       if (!(error instanceof InvokeError)) throw error;
       ctx.logger.warn('payment failed, compensating', { orderId, code: error.code, message: error.message });
       await ctx.runInChildContext('compensate', async (compensation) => {
-        await compensation.step('release-inventory', ({ idempotencyKey }) =>
-          services.inventory.release(reservationId, idempotencyKey),
-        );
+        // Releases the reservation (step `compensate reserve-inventory`), once per run.
+        await compensation.compensate();
         await compensation.step('notify-customer', ({ idempotencyKey }) =>
           services.mailer.send(
             {

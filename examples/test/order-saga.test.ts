@@ -82,12 +82,14 @@ describe('order saga', () => {
     });
     expect(gateway.captures).toHaveLength(0);
 
-    // The compensation: one child context holding its two steps.
+    // The compensation: one child context holding the reservation's registered undo (chosen by
+    // the `saga plan` step) and the notification.
     const compensate = runner.getOperation('compensate');
     expect(compensate.getType()).toBe('CONTEXT');
     expect(compensate.getStatus()).toBe('SUCCEEDED');
     expect(compensate.getChildOperations()?.map((op) => [op.getName(), op.getStepDetails()?.attempt])).toEqual([
-      ['release-inventory', 1],
+      ['saga plan', 1],
+      ['compensate reserve-inventory', 1],
       ['notify-customer', 2],
     ]);
     // Three invocations: the start, the payments run's end, the mail retry. Each compensating

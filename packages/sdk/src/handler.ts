@@ -23,12 +23,14 @@ import {
 } from './runtime/flow-control';
 import { type InvocationResult, InvocationRuntime, type RuntimeSettings } from './runtime/invocation-runtime';
 import { backendLoader, serveLambdaEvent } from './runtime/lambda-entry';
+import { Saga, withCompensations } from './saga/saga';
 import { defaultSerdes, serializeChecked } from './serdes/checked';
 import type { DurableExecutionConfig } from './types/config';
 import type { DurableHandler } from './types/durable-context';
 import type { DurableExecutionInvocationOutput } from './types/invocation';
 import { InvocationStatus } from './types/operation-enums';
 import type { DurableInstrumentationPlugin } from './types/plugin';
+import type { CompensationReport } from './types/saga';
 
 const CONFIG_KEYS = [
   'retryStrategy',
@@ -234,8 +236,16 @@ async function executeInvocation<TEvent, TResult>(
   // A plugin that watches operation changes sees every checkpoint's answer (AWS's onOperationChange).
   if (plugin.watchesChanges) invocation = reportingOperationChanges(invocation, plugin);
   const runtime = new InvocationRuntime(invocation, settings, plugin, lambdaContext.awsRequestId);
+  const saga = new Saga();
   const root = new Scope(
-    { runtime, defaults, lambdaContext, plugin, makeContext: (scope) => new DurableContextImpl(scope) },
+    {
+      runtime,
+      defaults,
+      lambdaContext,
+      plugin,
+      makeContext: (scope) => new DurableContextImpl(scope),
+      saga,
+    },
     undefined,
   );
   const context = root.context();
@@ -274,9 +284,13 @@ async function executeInvocation<TEvent, TResult>(
       await runtime.complete({ Status: 'SUCCEEDED', ...(result === undefined ? {} : { Result: result }) });
     } catch (error) {
       if (runtime.closed) return;
+      // The run is failing: undo what the handler's steps registered (a saga), durably, first.
+      const undone = await compensateBeforeFailing(saga, root);
+      if (runtime.closed) return;
       outcome.error = error;
       runtime.markCompleting();
-      await runtime.complete({ Status: 'FAILED', Error: toErrorObject(error, ErrorCode.HANDLER_FAILED) });
+      const recorded = toErrorObject(error, ErrorCode.HANDLER_FAILED);
+      await runtime.complete({ Status: 'FAILED', Error: undone ? withCompensations(recorded, undone) : recorded });
     }
   };
   // The handler runs as the root context, so operations of a parent context used inside a child
@@ -299,6 +313,26 @@ async function executeInvocation<TEvent, TResult>(
   const result = await runtime.result;
   await plugin.onInvocationEnd(invocationEndInfo(startInfo, runtime.operations(), result, outcome));
   return result;
+}
+
+/**
+ * Runs the compensations the run registered and has not run yet (none: nothing is recorded and
+ * the run's error keeps AWS's shape). Undefined when there were none ever, or when the
+ * compensations could not finish in this invocation (it suspended or faulted: a later one
+ * resumes them).
+ */
+async function compensateBeforeFailing(saga: Saga, root: Scope): Promise<CompensationReport | undefined> {
+  if (!saga.pending) {
+    const report = saga.snapshot();
+    return report.compensated.length + report.failed.length > 0 ? report : undefined;
+  }
+  try {
+    return await saga.compensate(root);
+  } catch {
+    // Only the runtime's own faults get here (a compensation's failure is in the report): the
+    // runtime has ended the invocation, and the caller sees it closed.
+    return undefined;
+  }
 }
 
 /** An invocation's end as AWS's SDK returns it (what `wrapInvocation` hands back). */

@@ -165,10 +165,14 @@ export {
   PluginInvocationStatus,
   PluginOperationStatus,
 } from './types/plugin';
+export type { CompensationReport, FailedCompensation } from './types/saga';
 export type { AnySerdes, AnySerdesDeserializer, Serdes, SerdesConfig, SerdesContext } from './types/serdes';
 export type {
   ChildConfig,
   ChildContextConfig,
+  CompensateFunction,
+  Compensation,
+  CompensationConfig,
   StepConfig,
   StepContext,
   StepDefaults,

@@ -29,6 +29,7 @@ import type {
   DurableLoggingContext,
   LoggerConfig,
 } from '../types/logger';
+import type { CompensationReport } from '../types/saga';
 import type { SerdesConfig } from '../types/serdes';
 import { activeContext } from './active-context';
 import type { Scope } from './scope';
@@ -75,6 +76,10 @@ export class DurableContextImpl implements DurableContext {
 
   step<T>(...args: unknown[]): DurablePromise<T> {
     return this.start('step', () => runStep<T>(this.scope, args));
+  }
+
+  compensate(): DurablePromise<CompensationReport> {
+    return this.start('compensate', () => this.scope.services.saga.compensate(this.scope));
   }
 
   wait(...args: unknown[]): DurablePromise<void> {

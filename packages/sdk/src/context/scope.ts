@@ -2,8 +2,10 @@ import type { LambdaContextLike } from '@durable-lambda/protocol';
 import type { PluginRunner } from '../plugins/runner';
 import type { RetrySettings } from '../retry';
 import type { InvocationRuntime } from '../runtime/invocation-runtime';
+import type { PlannedCompensation } from '../saga/compensation-config';
 import type { DurableContext } from '../types/durable-context';
 import type { DurableLogger } from '../types/logger';
+import type { CompensationReport } from '../types/saga';
 import type { AnySerdesDeserializer, Serdes } from '../types/serdes';
 import type { StepSemantics } from '../types/step';
 
@@ -22,6 +24,21 @@ export interface ScopeServices {
   readonly plugin: PluginRunner;
   /** Builds the `DurableContext` of a scope; injected so operations never import the context class. */
   readonly makeContext: (scope: Scope) => DurableContext;
+  /** The run's compensations, shared by all its contexts (see `context.compensate`). */
+  readonly saga: CompensationRegistry;
+}
+
+/** The run's compensations (see `saga/saga.ts`), as the operations use them. */
+export interface CompensationRegistry {
+  /** Registers the undo of step `id`, to run once `outcome` has succeeded. */
+  register(id: string, name: string | undefined, compensation: PlannedCompensation, outcome: Promise<unknown>): void;
+  /** Whether a step of context `id` (or of a context within it) registered a compensation. */
+  registeredUnder(id: string): boolean;
+  /**
+   * Runs, in `scope`, the compensations not run yet (only those of steps under context `under`
+   * when given); returns what the run has undone so far.
+   */
+  compensate(scope: Scope, under?: string): Promise<CompensationReport>;
 }
 
 /** What a child scope takes over from its parent when it is created (AWS's inheritance). */
@@ -30,6 +47,7 @@ interface Inherited {
   serdes: Serdes<unknown> | undefined;
   callbackDeserializer: AnySerdesDeserializer | undefined;
   rebuilding: boolean;
+  compensable: boolean;
 }
 
 /**
@@ -52,6 +70,13 @@ export class Scope {
    * ReplaySucceededContext): all of it is replay, so mode-aware loggers stay silent.
    */
   rebuilding = false;
+  /**
+   * Whether a step here may register a compensation: only where a finished context's body runs
+   * again on replay (the root, `runInChildContext`), so the undo is registered again. A map,
+   * parallel or waitForCallback context, or one storing its large result, replays from its
+   * stored result alone.
+   */
+  compensable = true;
 
   /**
    * The `ParentId` its operations are recorded under: `parentId`, except in a virtual scope
@@ -72,6 +97,7 @@ export class Scope {
     this.defaultSerdes = inherited?.serdes;
     this.callbackDeserializer = inherited?.callbackDeserializer;
     this.rebuilding = inherited?.rebuilding ?? false;
+    this.compensable = inherited?.compensable ?? true;
   }
 
   get runtime(): InvocationRuntime {
@@ -117,6 +143,7 @@ export class Scope {
       serdes: this.defaultSerdes,
       callbackDeserializer: this.callbackDeserializer,
       rebuilding: this.rebuilding,
+      compensable: this.compensable,
     };
     return new Scope(this.services, id, inherited, virtual ? this.recordParentId : id);
   }

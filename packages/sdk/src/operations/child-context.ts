@@ -95,8 +95,9 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
 
   let data: string | undefined;
   let value: T;
+  const childScope = scope.child(id);
+  childScope.compensable = scope.compensable && spec.largeResult !== undefined;
   try {
-    const childScope = scope.child(id);
     const context = childScope.context();
     const body = () => spec.body(context, childScope);
     // The body runs as its own context: a parent context used inside it is refused.
@@ -107,6 +108,11 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
       serializeChecked(spec.serdes, value, serdesContext, runtime.settings.maxPayloadBytes),
     );
   } catch (error) {
+    // A failed context never runs its body again (nor are its children loaded), so the undo of
+    // its succeeded steps could not be registered again: they run now, as its own steps, before
+    // it fails. A crash meanwhile leaves it unfinished, and the next invocation re-enters it.
+    // A compensation's own failure is in the run's report; the context fails with its error.
+    if (holdsCompensations(scope, spec, id)) await scope.services.saga.compensate(childScope, id).catch(() => {});
     record = await runtime.checkpoint({
       ...base,
       Action: 'FAIL',
@@ -123,10 +129,22 @@ export async function runContextOperation<T>(scope: Scope, spec: ContextSpec<T>)
     ...base,
     Action: 'SUCCEED',
     ...(payload === undefined ? {} : { Payload: payload }),
-    ...(rebuilt || spec.replayChildren?.() ? { ContextOptions: { ReplayChildren: true } } : {}),
+    ...(rebuilt || spec.replayChildren?.() || holdsCompensations(scope, spec, id)
+      ? { ContextOptions: { ReplayChildren: true } }
+      : {}),
   });
   await operationEnd(scope, record);
   return read(rebuilt ? data : record.ContextDetails?.Result);
+}
+
+/**
+ * Ours: a context whose steps registered compensations is stored with `ReplayChildren`, so each
+ * later invocation runs its body again over its children's records (as for a large result) and
+ * the steps register their undo again: a saga's compensations survive replay whatever context
+ * their steps ran in.
+ */
+function holdsCompensations<T>(scope: Scope, spec: ContextSpec<T>, id: string): boolean {
+  return spec.largeResult !== undefined && scope.services.saga.registeredUnder(id);
 }
 
 /**
@@ -138,6 +156,7 @@ async function rebuild<T>(scope: Scope, spec: ContextSpec<T>, id: string): Promi
   const runtime = scope.runtime;
   const childScope = scope.child(id);
   childScope.rebuilding = true;
+  childScope.compensable = scope.compensable;
   const value = await runInContext({ contextId: id, operationName: spec.name }, () =>
     spec.body(childScope.context(), childScope),
   );

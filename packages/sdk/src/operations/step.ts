@@ -10,6 +10,7 @@ import { NonRetriableError, StepInterruptedError } from '../errors/step-errors';
 import { createLogger, requestIdOf } from '../logger';
 import { type ResolvedRetry, resolveRetry } from '../retry';
 import { executionArnOf } from '../runtime/execution-arn';
+import { type PlannedCompensation, parseCompensation } from '../saga/compensation-config';
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import { OperationSubType } from '../types/operation-enums';
 import type { Serdes, SerdesContext } from '../types/serdes';
@@ -17,7 +18,7 @@ import { type StepConfig, type StepContext, type StepFunction, StepSemantics } f
 import { isFunction, splitNamed } from './arguments';
 import { attemptEnd, attemptStart, operationEnd, operationStart } from './plugin-hooks';
 
-const STEP_CONFIG_KEYS = ['retryStrategy', 'retry', 'timeout', 'semantics', 'serdes'] as const;
+const STEP_CONFIG_KEYS = ['retryStrategy', 'retry', 'timeout', 'semantics', 'serdes', 'compensate'] as const;
 
 /** A step's arguments, parsed and validated once at the call. */
 interface StepPlan<T> {
@@ -27,6 +28,7 @@ interface StepPlan<T> {
   timeoutMs: number | undefined;
   atMostOnce: boolean;
   serdes: Serdes<T>;
+  compensation: PlannedCompensation | undefined;
 }
 
 function planStep<T>(scope: Scope, args: readonly unknown[]): StepPlan<T> {
@@ -41,6 +43,7 @@ function planStep<T>(scope: Scope, args: readonly unknown[]): StepPlan<T> {
     timeoutMs: parseTimeout(c.timeout, 'config.timeout') ?? scope.defaults.timeoutMs,
     atMostOnce: semantics === StepSemantics.AtMostOncePerRetry,
     serdes: scope.serdesOr(parseSerdes<T>(c.serdes, 'config.serdes'), defaultSerdes as Serdes<T>),
+    compensation: parseCompensation(c.compensate, scope.compensable, scope.defaults.retry),
   };
 }
 
@@ -53,6 +56,13 @@ type AttemptOutcome = { ok: true; data: string | undefined } | { ok: false; erro
 export async function runStep<T>(scope: Scope, args: readonly unknown[]): Promise<T> {
   const plan = planStep<T>(scope, args);
   const id = scope.nextId();
+  const outcome = stepOutcome(scope, plan, id);
+  // Registered at the call, the same on every replay; it runs only if the step succeeded.
+  if (plan.compensation) scope.services.saga.register(id, plan.name, plan.compensation, outcome);
+  return outcome;
+}
+
+async function stepOutcome<T>(scope: Scope, plan: StepPlan<T>, id: string): Promise<T> {
   const runtime = scope.runtime;
   const serdesContext: SerdesContext = { entityId: id, durableExecutionArn: executionArnOf(runtime.invocation) };
   // Fields set one by one, not spread from conditional objects: built for every step (hot path).

@@ -12,6 +12,7 @@ import type { DurablePromise } from './durable-promise';
 import type { Duration } from './duration';
 import type { InvokeConfig } from './invoke';
 import type { DurableContextLogger, DurableLogger, LoggerConfig } from './logger';
+import type { CompensationReport } from './saga';
 import type { Serdes, SerdesConfig } from './serdes';
 import type { ChildContextConfig, StepConfig, StepFunction } from './step';
 import type { WaitForConditionCheck, WaitForConditionConfig } from './wait-condition';
@@ -62,6 +63,26 @@ export interface DurableContext {
    */
   step<T>(name: string | undefined, fn: StepFunction<T>, config?: StepConfig<T>): DurablePromise<T>;
   step<T>(fn: StepFunction<T>, config?: StepConfig<T>): DurablePromise<T>;
+
+  /**
+   * Ours: runs the compensations registered so far (`step(..., { compensate })`) that have not
+   * run yet, in reverse order of their steps' positions in the run (for steps run one after
+   * another, the reverse of the order they completed), each as a durable step
+   * `compensate <step name>` with its own retries; a compensation that fails after its retries
+   * does not stop the others. Compensations registered in child contexts belong to the run and
+   * are included (a child context that fails has already undone its own succeeded steps). Each compensation runs at most once per run, so calling this twice, or failing
+   * the run afterwards, never runs one again; a step still running when this is called is not
+   * undone (call it again once the step has settled). Returns what the run has undone so far.
+   *
+   * @example
+   * ```ts
+   * if (!(await ctx.step('check', () => fraud.check(order)))) {
+   *   await ctx.compensate();
+   *   return { status: 'rejected' };
+   * }
+   * ```
+   */
+  compensate(): DurablePromise<CompensationReport>;
 
   /** Durable sleep of 1 s to 1 year: the invocation ends and is re-invoked when due. */
   wait(name: string | undefined, duration: Duration): DurablePromise<void>;

@@ -30,6 +30,14 @@ export interface StepDefaults {
 export interface StepConfig<T> extends StepDefaults {
   /** How the result is stored; JSON by default (or the context's `configureSerdes` default). */
   serdes?: Serdes<T>;
+  /**
+   * Ours: the step's undo (a saga's compensation), registered once the step succeeded. When the
+   * handler throws, the registered compensations run in reverse order, each a durable step
+   * `compensate <name>` with its own retries, then the run fails with the handler's error (its
+   * `ErrorData` says what was undone); `context.compensate()` runs them on demand. Each runs at
+   * most once per run.
+   */
+  compensate?: Compensation<T>;
 }
 
 /** What a step's function receives. */
@@ -51,6 +59,29 @@ export interface StepContext {
   /** Aborted when the attempt reaches its `timeout`: pass it to `fetch` and friends. */
   readonly signal: AbortSignal;
 }
+
+/**
+ * Ours: undoes a step that succeeded (a saga's compensating action). It receives the step's
+ * result and runs as a durable step of its own (named `compensate <step name>`), so it runs
+ * once per attempt and its outcome is checkpointed; make it idempotent with
+ * `context.idempotencyKey` as you would any step.
+ */
+export type CompensateFunction<T> = (result: T, context: StepContext) => Promise<unknown> | unknown;
+
+/** Ours: a compensation with its own retry policy and timeout (else the function's defaults). */
+export interface CompensationConfig<T> {
+  /** The compensating action. */
+  run: CompensateFunction<T>;
+  /** A compat retry strategy for the compensation's step. */
+  retryStrategy?: RetryStrategy;
+  /** A plain retry policy for the compensation's step. */
+  retry?: RetryPolicy;
+  /** The longest one attempt of the compensation may run. */
+  timeout?: Duration;
+}
+
+/** Ours: what `step(..., { compensate })` accepts: the action, or the action with its retries. */
+export type Compensation<T> = CompensateFunction<T> | CompensationConfig<T>;
 
 /** A step's function. */
 export type StepFunction<T> = (context: StepContext) => Promise<T> | T;
