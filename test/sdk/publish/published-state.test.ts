@@ -127,6 +127,20 @@ describe('ctx.publish', () => {
     expect(result.getPublished()).toMatchObject({ state: { stage: 'resumed' }, seq: 2 });
   });
 
+  it('a recorded run replays clean through its publishes (`runner.replay` stores nothing, refuses nothing)', async () => {
+    const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
+      await ctx.publish({ stage: 'one' });
+      await ctx.step('one', async () => 1);
+      await ctx.publish({ stage: 'two' });
+      return 'done';
+    });
+    const runner = new LocalDurableTestRunner({ handlerFunction: handler });
+    await runner.run();
+    const recorded = await runner.exportRun();
+    const report = await new LocalDurableTestRunner({ handlerFunction: handler }).replay(recorded);
+    expect(report).toMatchObject({ outcome: 'clean', reached: 'end' });
+  });
+
   it('refuses a state over 4,096 bytes, or one JSON cannot hold, naming the field, with a stable code', async () => {
     const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
       const refused: Array<{ field: string; code: string; message: string }> = [];
