@@ -413,9 +413,12 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.settled.clear();
   }
 
-  /** Holds the run's published state, written with the next write (`session-published.ts`). */
+  /**
+   * Holds the run's published state, written with the next write (`session-published.ts`). Once
+   * the invocation has ended (a deadline passed, the lease lost) nothing more is written: dropped.
+   */
   publish(state: string): void {
-    this.assertOpen();
+    if (this.ended) return;
     this.published.hold(state, this.now());
   }
 
