@@ -3,13 +3,15 @@ import type { Scope } from '../context/scope';
 import { describe } from '../duration';
 import { InvalidArgumentError } from '../errors/invalid-argument';
 import { defaultSerdes } from '../serdes/checked';
+import { passedPosition } from './patch';
 
 /**
  * `context.publish(state)`: hands `state`, as JSON, to the invocation, which writes it with its
  * next write (a checkpoint or the invocation's end), so a publish costs no write of its own.
  *
- * Replay-safe: a publish made while the invocation replays (or rebuilds a finished context) is at
- * a point the run already passed, and is not sent: the stored state was written at that point or
+ * Replay-safe: a publish made while the invocation replays (or rebuilds a finished context), or in
+ * a branch that has recorded operations past it, is at a point the run already passed, and is
+ * not sent: the stored state was written at that point or
  * later, so sending it again could only move the state back (a publish before a child context
  * whose stored result skips its body would otherwise overwrite the one inside it). A publish is
  * live only past every operation the run had recorded, so live publishes reach the backend in
@@ -45,6 +47,18 @@ export function runPublish(scope: Scope, args: readonly unknown[]): void {
     throw new InvalidArgumentError('publish', 'the backend running this run keeps no published state');
   }
   // Checked after the state, so a bad state is refused on replay as on the first run.
-  if (runtime.replaying || scope.rebuilding || runtime.closed) return;
+  if (runtime.replaying || scope.rebuilding || runtime.closed || passedInBranch(scope)) return;
   invocation.publish(data);
+}
+
+/**
+ * Whether this context already went past this point in an earlier invocation, though the run as a
+ * whole left replay: in concurrent branches (parallel, map, un-awaited work) one branch may reach
+ * new work while another still walks what it recorded. An operation of this context at the next
+ * position or later can only come from an earlier invocation (positions are taken in order), and
+ * it was written after this publish was. Only a run that had operations to replay can have one.
+ */
+function passedInBranch(scope: Scope): boolean {
+  if (scope.runtime.invocation.operations.length <= 1) return false;
+  return passedPosition(scope, scope.peekId());
 }
