@@ -36,6 +36,7 @@ import { describeMeterConformance } from './meter-conformance';
 import { describeOperationPageConformance } from './operation-page-conformance';
 import { describeOutsideEventConformance } from './outside-event-conformance';
 import { describePayloadConformance } from './payload-conformance';
+import { describePublishedConformance } from './published-conformance';
 import { describeRecreationConformance } from './recreation-conformance';
 import { describeReplayLoadConformance } from './replay-load-conformance';
 import { describeRetryConformance } from './retry-conformance';
@@ -62,6 +63,7 @@ export function describeStoreConformance(
   describeFlowGateConformance(name, setup, options);
   describeHistoryOrderConformance(name, setup, options);
   describeFunctionLimitsConformance(name, setup, options);
+  describePublishedConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

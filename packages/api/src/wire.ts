@@ -61,6 +61,11 @@ export interface RunWire {
   meter?: RunMeterWire;
   /** Set on a run started by another run's `invoke`. */
   parent?: { runId: string; operationId: string };
+  /**
+   * The state the run published last (`ctx.publish`), read from the store without touching the
+   * run; absent until it published one.
+   */
+  published?: PublishedWire;
   /** What a RUNNING run waits for (`GET /v1/runs?include=waitingFor` only), soonest first (at most 50). */
   waitingFor?: WaitingForWire[];
   /**
@@ -69,6 +74,16 @@ export interface RunWire {
    * `GET /v1/runs/{runId}/payloads/{field}`.
    */
   omitted?: Partial<Record<RunPayloadField, number>>;
+}
+
+/** A run's published state (`ctx.publish`). */
+export interface PublishedWire {
+  /** The state, as the JSON value the run published. */
+  state: unknown;
+  /** When the run published it. */
+  at: string;
+  /** How many published states the run stored so far, this one included: it grows with each. */
+  seq: number;
 }
 
 /**

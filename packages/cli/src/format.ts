@@ -86,6 +86,12 @@ export function formatRun(run: RunWire, now: number = Date.now()): string {
     ['parent', run.parent ? `${run.parent.runId} (operation ${run.parent.operationId})` : undefined],
     ['input', 'input' in run ? compactJson(run.input, 200) : undefined],
     ['result', 'result' in run ? compactJson(run.result, 200) : undefined],
+    [
+      'published',
+      run.published
+        ? `${compactJson(run.published.state, 200)} (at ${run.published.at}, #${run.published.seq})`
+        : undefined,
+    ],
     ['error', run.error ? describeError(run.error) : undefined],
   ];
   const shown = rows.filter((row): row is [string, string] => row[1] !== undefined);

@@ -145,7 +145,7 @@ export { runIdFor } from './run-ids';
 export type { InvocationMeter, LastWrite, RunMeter, RunMeterField, RunMeterIncrement } from './run-meter';
 export { addToMeter, InvalidMeterError, meterEntries, RUN_METER_FIELDS, wallClockMeter } from './run-meter';
 export { decodeRunCursor, encodeRunCursor, functionBaseName, runOfFunction, runQueryLimit } from './run-query';
-export type { FlowGate, FlowMarks } from './run-record';
+export type { FlowGate, FlowMarks, PublishedState } from './run-record';
 export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';

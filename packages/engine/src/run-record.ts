@@ -107,10 +107,28 @@ export interface RunRecord {
   /** What flow control decided of the run at its admission (`flow/admission.ts`); absent without it. */
   flow?: FlowMarks;
   /**
+   * The state the run published last (`ctx.publish`), as its invocations wrote it: read by the
+   * API, CLI and dashboard without touching the run. Absent until the run publishes.
+   */
+  published?: PublishedState;
+  /**
    * A QUEUED run's place in its key's queue (1: next to start), computed by the engine's reads
    * (`Engine.getRun`, `Engine.listRuns`); never stored.
    */
   queuePosition?: number;
+}
+
+/**
+ * A run's published state (see `session-published.ts`): written with the invocation's next write
+ * after `ctx.publish`, never by a write of its own.
+ */
+export interface PublishedState {
+  /** The state, serialized as JSON (at most `MAX_PUBLISHED_STATE_BYTES` bytes). */
+  state: string;
+  /** When the run published it (epoch ms, the engine's clock). */
+  at: number;
+  /** How many published states the run's writes have stored so far, this one included: grows by one with each. */
+  seq: number;
 }
 
 /** The gates of flow control, in the order a run passes them. */
@@ -216,7 +234,8 @@ export type RunPatch = {
     | 'queuedAt'
     | 'queuePriority'
     | 'slotHeld'
-    | 'flow']?: RunRecord[K] | null;
+    | 'flow'
+    | 'published']?: RunRecord[K] | null;
 } & {
   /**
    * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes

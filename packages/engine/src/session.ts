@@ -18,6 +18,7 @@ import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
 import type { SessionDeps } from './session-deps';
 import { SessionOperations } from './session-operations';
+import { HeldPublication } from './session-published';
 import {
   bestEffort,
   endPatch,
@@ -53,6 +54,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly history: HistoryCounter;
   /** When this invocation began, for its `InvocationCompleted`. */
   private readonly startedAt: number;
+  /** The state the run published (`ctx.publish`), written with the next write (`session-published.ts`). */
+  private readonly published: HeldPublication;
 
   constructor(
     private run: RunRecord,
@@ -64,6 +67,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.time = new TimeSettlement(this.ops, this.history);
     this.settled = this.time.unwritten;
     this.startedAt = deps.leasedAt ?? deps.clock.now();
+    this.published = new HeldPublication(run.published);
     for (const op of operations) this.ops.put(op);
     this.settleDue();
     this.meter = deps.meter;
@@ -124,7 +128,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const { written, invokes } = this.applyAll(updates, now);
     if (written.length === 0 && this.settled.size === 0) return [];
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
-    await this.deps.store.commit(this.run.runId, this.run.fence, this.writeOf(written));
+    const [write, sent] = this.writeOf(written);
+    await this.deps.store.commit(this.run.runId, this.run.fence, write);
+    this.published.written(sent);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
     if (invokes === undefined) return written;
@@ -401,16 +407,35 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   }
 
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
-    await this.deps.store.commit(this.run.runId, this.run.fence, this.writeOf(operations, run));
+    const [write, sent] = this.writeOf(operations, run);
+    await this.deps.store.commit(this.run.runId, this.run.fence, write);
+    this.published.written(sent);
     this.settled.clear();
   }
 
-  /** The write of `operations` (and the run's patch) with the operations time changed since the last one. */
-  private writeOf(operations: Operation[], patch?: RunPatch): { operations: Operation[]; run?: RunPatch } {
-    // The count of the run's history events rides with the write that records them.
+  /**
+   * Holds the run's published state, written with the next write (`session-published.ts`). Once
+   * the invocation has ended (a deadline passed, the lease lost) nothing more is written: dropped.
+   */
+  publish(state: string): void {
+    if (this.ended) return;
+    this.published.hold(state, this.now());
+  }
+
+  /**
+   * The write of `operations` (and the run's patch) with the operations time changed since the
+   * last one, and the published state it carries (to confirm once it succeeded).
+   */
+  private writeOf(
+    operations: Operation[],
+    patch?: RunPatch,
+  ): [write: { operations: Operation[]; run?: RunPatch }, sent: object | undefined] {
+    // The count of the run's history events rides with the write that records them, as does the published state.
     const counted = this.history.patch();
-    const run = counted.historySeq === undefined ? patch : { ...patch, ...counted };
+    const { patch: run, sent } = this.published.with(
+      counted.historySeq === undefined ? patch : { ...patch, ...counted },
+    );
     const all = this.time.withUnwritten(operations);
-    return run ? { operations: all, run } : { operations: all };
+    return [run ? { operations: all, run } : { operations: all }, sent];
   }
 }

@@ -273,6 +273,7 @@ function renderSummary(run, retriedAt) {
   }
   return [
     h('section', { class: 'panel' }, facts),
+    run.published ? renderPublished(run.published) : null,
     h(
       'section',
       { class: 'panel io-grid' },
@@ -285,6 +286,26 @@ function renderSummary(run, retriedAt) {
       outcome,
     ),
   ];
+}
+
+/**
+ * The state the run published last (`ctx.publish`), read from the store: the run's own account of
+ * where it stands, shown while it waits as after it ended.
+ */
+function renderPublished(published) {
+  return h(
+    'section',
+    { class: 'panel io', dataset: { testid: 'run-published' } },
+    h('h2', null, 'Published state'),
+    h(
+      'p',
+      { class: 'muted', dataset: { testid: 'run-published-at' } },
+      'Published ',
+      timeEl(published.at, 'both'),
+      ` · state #${published.seq}`,
+    ),
+    payload(published.state, 'run-published-state'),
+  );
 }
 
 /** What a QUEUED run waits for besides a slot: its throttled turn, its debounce window, its schedule's run. */

@@ -73,7 +73,19 @@ export interface DurableInvocation {
    * A backend without it cannot serve flow control.
    */
   admit?(request: AdmissionRequest): Promise<boolean>;
+  /**
+   * Optional: holds `state` (serialized JSON, at most {@link MAX_PUBLISHED_STATE_BYTES} bytes) as
+   * the run's published state, replacing any held before, and writes it with the invocation's next
+   * write (a checkpoint, or the write that records the invocation's end): no write of its own.
+   * Synchronous, so it keeps its order with the checkpoints the SDK makes after it. The SDK calls
+   * it only for a publish made past the point the run had reached (never while it replays), so the
+   * stored state never moves back to an older one. A backend without it keeps no published state.
+   */
+  publish?(state: string): void;
 }
+
+/** The most bytes (UTF-8) a run's published state may take, serialized (`ctx.publish`). */
+export const MAX_PUBLISHED_STATE_BYTES = 4096;
 
 /**
  * What an invocation asks at admission: the gates of the run's function, each with the run's key

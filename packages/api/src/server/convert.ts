@@ -92,6 +92,11 @@ export function runToWire(run: RunRecord): RunWire {
     lostInvocations: run.lostInvocations,
     ...(run.meter === undefined ? {} : { meter: { ...run.meter } }),
     ...(run.parent ? { parent: { runId: run.parent.runId, operationId: run.parent.operationId } } : {}),
+    ...(run.published === undefined
+      ? {}
+      : {
+          published: { state: parsePayload(run.published.state), at: iso(run.published.at), seq: run.published.seq },
+        }),
   };
 }
 

@@ -61,6 +61,7 @@ const RUN_FIELDS = [
   'queuePriority',
   'slotHeld',
   'flow',
+  'published',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /**

@@ -23,6 +23,7 @@ const PATCHABLE = new Set<string>([
   'queuePriority',
   'slotHeld',
   'flow',
+  'published',
 ] satisfies (keyof RunPatch)[]);
 
 /**

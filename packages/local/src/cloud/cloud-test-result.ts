@@ -46,6 +46,16 @@ export class CloudTestResult<TResult = unknown> {
     return executionStatus(this.run.status);
   }
 
+  /**
+   * The state the run published last (`ctx.publish`), with when it was published and how many
+   * published states were stored; `undefined` when it published none. Ours, as the local runner's.
+   */
+  getPublished<TState = unknown>(): { state: TState; at: Date; seq: number } | undefined {
+    const published = this.run.published;
+    if (!published) return undefined;
+    return { state: published.state as TState, at: new Date(published.at), seq: published.seq };
+  }
+
   /** The run's result; throws an `Error` with the run's error message when it did not succeed. */
   getResult(): TResult | undefined {
     if (this.run.status !== 'SUCCEEDED') {

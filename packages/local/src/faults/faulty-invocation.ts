@@ -125,6 +125,12 @@ export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
     return this.inner.invocation.remainingTimeMs();
   }
 
+  /** A dead invocation's process is gone: what it publishes is never written. */
+  publish(state: string): void {
+    if (this.dead) return;
+    this.inner.invocation.publish?.(state);
+  }
+
   async checkpoint(updates: readonly OperationUpdate[]): Promise<readonly Operation[]> {
     if (this.dead) throw this.death();
     const first = updates[0];

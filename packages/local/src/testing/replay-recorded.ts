@@ -244,6 +244,8 @@ async function replayOnce(
       throw new FencedError('replay: the code reached work the record does not hold');
     },
     refresh: async () => invocation.operations,
+    // A replay stores nothing: what the handler publishes (`ctx.publish`) is dropped, not refused.
+    publish: () => {},
   };
   // As Lambda tells a run pinned to `orders:7`: the function `orders`, its code version `7`.
   const lambda = lambdaContextOf(invocation.functionName, `replay-${file.run.runId}`);

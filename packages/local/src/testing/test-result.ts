@@ -56,6 +56,16 @@ export class DurableTestResult<TResult = unknown> {
     return parseLoose<TResult>(this.run.result) as TResult;
   }
 
+  /**
+   * The state the run published last (`ctx.publish`), parsed from its JSON, with when it was
+   * published and how many published states were stored; `undefined` when it published none. Ours.
+   */
+  getPublished<TState = unknown>(): { state: TState; at: Date; seq: number } | undefined {
+    const published = this.run.published;
+    if (!published) return undefined;
+    return { state: JSON.parse(published.state) as TState, at: new Date(published.at), seq: published.seq };
+  }
+
   /** The run's error (exactly AWS's four fields; our `code` non-enumerable). Throws for a run that succeeded, as AWS's does. */
   getError(): TestError {
     if (this.run.status === 'SUCCEEDED') throw new Error('Cannot get error for succeeded execution');

@@ -12,6 +12,7 @@ import { runChildContext } from '../operations/child-context';
 import { runInvoke } from '../operations/invoke';
 import { runDeprecatePatch, runPatched } from '../operations/patch';
 import { createPromiseCombinators } from '../operations/promise-combinators';
+import { runPublish } from '../operations/publish';
 import { runStep } from '../operations/step';
 import { runWait } from '../operations/wait';
 import { runWaitForCondition } from '../operations/wait-for-condition';
@@ -128,6 +129,17 @@ export class DurableContextImpl implements DurableContext {
   deprecatePatch(...args: unknown[]): void {
     this.refuseMisuse('deprecatePatch');
     runDeprecatePatch(this.scope, args);
+  }
+
+  publish(...args: unknown[]): Promise<void> {
+    try {
+      this.refuseMisuse('publish');
+      // Handed over now, not in a later turn: it keeps its order with the checkpoints after it.
+      runPublish(this.scope, args);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   get promise(): DurablePromiseCombinators {

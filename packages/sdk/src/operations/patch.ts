@@ -40,7 +40,7 @@ function positionOf(id: string, parentId: string | undefined): number {
  * past this point before the change. A later one without one at `id` happens when the one at
  * `id` was still being written behind (e.g. a lazily started step) as the invocation ended.
  */
-function passedPosition(scope: Scope, id: string): boolean {
+export function passedPosition(scope: Scope, id: string): boolean {
   if (scope.runtime.get(id)) return true;
   const here = positionOf(id, scope.parentId);
   for (const op of scope.runtime.operations()) {

@@ -190,6 +190,24 @@ export interface DurableContext {
    */
   deprecatePatch(patchId: string): void;
 
+  /**
+   * Ours (Temporal's queries, with no worker to answer them): publishes `state` as the run's
+   * current state, which the API (`GET /v1/runs/{id}`), the CLI (`durable show`) and the dashboard
+   * read from the store without touching the run. It replaces the state published before. It is
+   * written with the run's next write (a checkpoint, or the end of the invocation), never with a
+   * write of its own, and resolves once handed over (not once stored).
+   *
+   * Replay-safe: a publish the run already passed (made again on replay) is not sent, so the
+   * stored state never goes back to an older one.
+   *
+   * @example
+   * await ctx.publish({ stage: 'charging', done: 2, of: 5 });
+   *
+   * @param state - a JSON value of at most 4,096 bytes serialized (else `InvalidArgumentError`,
+   *   code `invalid_argument`, field `state`). Always JSON, whatever the context's serdes.
+   */
+  publish(state: unknown): Promise<void>;
+
   /** Durable combinators over operations already started: their outcome is recorded, so replay agrees. */
   readonly promise: DurablePromiseCombinators;
 
