@@ -67,6 +67,7 @@ const OPERATION_STUBS = [
   'runInvoke',
   'runDeprecatePatch',
   'runPatched',
+  'passedPosition',
   'createPromiseCombinators',
   'runWaitForCondition',
 ];
