@@ -4,6 +4,9 @@
  * optional slot methods of the `Store` port; a leaf of the engine's import graph.
  */
 
+/** How long after it is queued a QUEUED run is re-checked by default (`EngineOptions.queueRecheckMs`), ms. */
+export const DEFAULT_QUEUE_RECHECK_MS = 15 * 60_000;
+
 /** A concurrency key of a function: the unit slots and queues are kept by. */
 export interface SlotKey {
   /** The function's bare name (a run of `orders:7` counts under `orders`). */

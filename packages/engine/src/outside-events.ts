@@ -1,6 +1,7 @@
 import { type ErrorObject, incarnationId, type Operation } from '@durable-lambda/protocol';
 import { parseCallbackId, sameCallbackId } from './callback-ids';
 import { unqueue } from './concurrency-queue';
+import { DEFAULT_QUEUE_RECHECK_MS } from './concurrency-slots';
 import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeError } from './errors';
 import { flowAfterEnd } from './flow/run-ended';
 import { heldAt, outsideHistoryOrder } from './history-order';
@@ -186,7 +187,7 @@ export class OutsideEvents {
 
   /** A schedule's buffered run at its re-check: started if what it waits behind ended (`schedule-buffer.ts`). */
   recheckBuffered(run: RunRecord): Promise<boolean> {
-    return recheckBuffered(this.queueDeps(), run, this.deps.queueRecheckMs ?? 15 * 60_000);
+    return recheckBuffered(this.queueDeps(), run, this.deps.queueRecheckMs ?? DEFAULT_QUEUE_RECHECK_MS);
   }
 
   private queueDeps() {

@@ -113,3 +113,29 @@ export function invokableOrFailed(op: Operation, now: number, hooks: Pick<Sessio
     },
   };
 }
+
+/**
+ * When a run that ends its invocation PENDING must be looked at again: its next work, its
+ * deadline at the latest (to end there if nothing else woke it), and soon when a child run could
+ * not be started (its next invocation starts it). Undefined: it waits only for outside events.
+ */
+export function pendingDue(
+  run: Pick<RunRecord, 'deadlineAt'>,
+  nextWork: number | undefined,
+  childrenStarted: boolean,
+  now: number,
+  faultRetryMs: number,
+): number | undefined {
+  const deadline = run.deadlineAt;
+  const waitDue = deadline === undefined ? nextWork : Math.min(nextWork ?? deadline, deadline);
+  return childrenStarted ? waitDue : Math.min(waitDue ?? Number.POSITIVE_INFINITY, now + faultRetryMs);
+}
+
+/**
+ * Tells the waiting parent of `run` (a child run that just ended) that it ended, from its stored
+ * record. Its failure is left to the reconciler: the run stays due until its parent has heard.
+ */
+export async function tellParent(run: RunRecord, deps: Pick<SessionDeps, 'store' | 'hooks'>): Promise<void> {
+  const ended = await deps.store.getRun(run.runId);
+  if (ended) await deps.hooks.finished(ended);
+}

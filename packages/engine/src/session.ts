@@ -8,10 +8,11 @@ import {
   type Operation,
   type OperationUpdate,
 } from '@durable-lambda/protocol';
-import type { QueueDeps } from './concurrency-queue';
-import { afterFlow, decideFlow, type FlowDeps } from './flow/admission';
+import { DEFAULT_QUEUE_RECHECK_MS } from './concurrency-slots';
+import { afterFlow, decideFlow } from './flow/admission';
 import { admittedRecord, fencedAdmission } from './flow/admitted-record';
 import { flowAfterEnd } from './flow/run-ended';
+import { flowDepsOf, queueDepsOf } from './flow/session-flow-deps';
 import { HistoryCounter, withInvocation } from './history-order';
 import type { RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
@@ -23,8 +24,10 @@ import {
   bestEffort,
   endPatch,
   invokableOrFailed,
+  pendingDue,
   releasePatch,
   startMissingChildren,
+  tellParent,
   wakeForLateEvents,
 } from './session-release';
 import { TimeSettlement } from './session-settled';
@@ -176,7 +179,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    */
   async admit(request: AdmissionRequest): Promise<boolean> {
     this.assertOpen();
-    const deps = this.flowDeps();
+    const deps = flowDepsOf(this.deps);
     const decision = await decideFlow(deps, this.run, request, this.previousInvocationLost);
     if (decision.kind === 'run') {
       const { patch } = decision;
@@ -194,28 +197,16 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       await this.deps.hooks.end?.(this.run, { status: 'CANCELLED', error: decision.error }, decision.patch);
       return false;
     }
-    const due = decision.kind === 'wait' ? decision.until : now + (this.deps.queueRecheckMs ?? 15 * 60_000);
-    const queued: RunPatch = { status: 'QUEUED', ...decision.patch };
+    // A slot's wait is due at its re-check; a time's at its end.
+    const due =
+      decision.kind === 'wait' ? decision.until : now + (this.deps.queueRecheckMs ?? DEFAULT_QUEUE_RECHECK_MS);
     const wake = { ...this.target(), at: due, reason: 'due' as const };
-    await this.commit(
-      [],
-      this.metered({ ...releasePatch(this.run, now, due), ...this.invocationEnded(now), ...queued }, wake),
-    );
+    const queued = { ...releasePatch(this.run, now, due), ...this.invocationEnded(now), status: 'QUEUED' as const };
+    await this.commit([], this.metered({ ...queued, ...decision.patch }, wake));
     // A slot's wait is ended by a hand-over (its re-check is only the safety net); a time's by its wake-up.
     if (decision.kind === 'wait') await bestEffort(this.deps.waker.wakeAt(wake));
     await this.cancelSafetyWakeUp();
     return false;
-  }
-
-  private queueDeps(): QueueDeps {
-    return { store: this.deps.store, clock: this.deps.clock, wake: (run) => this.deps.hooks.wake(run) };
-  }
-
-  private flowDeps(): FlowDeps {
-    const { cancel } = this.deps.hooks;
-    if (!cancel)
-      throw new Error('durable-lambda: this engine cannot serve flow control (its sessions have no cancel hook)');
-    return { ...this.queueDeps(), cancel: (runId, byRunId) => cancel(runId, byRunId) };
   }
 
   /**
@@ -303,12 +294,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       // again soon, so its next invocation starts it (never a run waiting on a child that is not).
       const childrenStarted = await startMissingChildren(this.run, this.ops, this.invokedChildren, this.deps);
       const nextWork = endedUnseen ? now : nextDue(this.ops.dueCandidates());
-      // The run comes back at its deadline at the latest, to end there if nothing else woke it.
-      const deadline = this.run.deadlineAt;
-      const waitDue = deadline === undefined ? nextWork : Math.min(nextWork ?? deadline, deadline);
-      const due = childrenStarted
-        ? waitDue
-        : Math.min(waitDue ?? Number.POSITIVE_INFINITY, now + this.deps.faultRetryMs);
+      const due = pendingDue(this.run, nextWork, childrenStarted, now, this.deps.faultRetryMs);
       const released = this.metered(
         { ...releasePatch(this.run, this.now(), due), ...this.invocationEnded(now) },
         due === undefined ? undefined : { ...this.target(), at: due, reason: 'due' },
@@ -329,16 +315,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     await this.cancelSafetyWakeUp();
     // Its slot, if it held one, goes to the head of its key's queue; a death before this is
     // healed by the next admission that finds the key full.
-    await bestEffort(flowAfterEnd(this.queueDeps(), { ...this.run, status: output.Status }));
-    if (this.run.parent) {
-      // Left to the reconciler when it fails: the run stays in the due index until it succeeds.
-      await bestEffort(
-        (async () => {
-          const ended = await this.deps.store.getRun(this.run.runId);
-          if (ended) await this.deps.hooks.finished(ended);
-        })(),
-      );
-    }
+    await bestEffort(flowAfterEnd(queueDepsOf(this.deps), { ...this.run, status: output.Status }));
+    if (this.run.parent) await bestEffort(tellParent(this.run, this.deps));
     return output;
   }
 

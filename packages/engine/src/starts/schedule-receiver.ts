@@ -1,4 +1,5 @@
 import { type QueueDeps, slotOf, slotStore } from '../concurrency-queue';
+import { DEFAULT_QUEUE_RECHECK_MS } from '../concurrency-slots';
 import type { Engine } from '../engine';
 import type { Clock, Invoker, Waker } from '../ports';
 import { runIdFor } from '../run-ids';
@@ -129,7 +130,7 @@ export class ScheduleReceiver {
     const slot = slotOf(request, key);
     await slotStore(engine.store).enqueueRun(slot, { runId, priority: 0, queuedAt });
     const behind = running.map((r) => r.runId);
-    const recheckAt = queuedAt + (this.options.queueRecheckMs ?? 15 * 60_000);
+    const recheckAt = queuedAt + (this.options.queueRecheckMs ?? DEFAULT_QUEUE_RECHECK_MS);
     const started = await engine.startRun({ ...request, buffered: { key, behind, queuedAt, recheckAt } });
     if (started.run.status === 'QUEUED') await startIfClear(this.queueDeps(), started.run);
     return { schedule: name, runId: started.run.runId, created: started.created, cancelled: [], buffered: true };
