@@ -62,6 +62,8 @@ export { AwsTransportError, EngineDurableExecutionClient } from './aws-protocol/
 export { issueCallbackId, parseCallbackId } from './callback-ids';
 export type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 export { inQueueOrder, queuedBefore } from './concurrency-slots';
+export type { EmulatedChange, EmulatedKeySchema } from './emulated/emulated-tables';
+export { itemKey, planTransaction } from './emulated/emulated-tables';
 export type { EngineOptions, StartRunRequest } from './engine';
 export { Engine, EXECUTION_OPERATION_ID } from './engine';
 export type { EngineErrorCode } from './engine-error';
@@ -180,6 +182,8 @@ export type {
   TriggerStartResponse,
 } from './starts/trigger-receiver';
 export { TriggerReceiver } from './starts/trigger-receiver';
+export type { CommitWrite, StoreTransactWrite } from './store';
+export { transactWritesOf } from './transact-writes';
 export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';
 export type { RunStartOrigin, VersionPolicy } from './version-policy';

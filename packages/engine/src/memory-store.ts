@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
+import type { EmulatedKeySchema } from './emulated/emulated-tables';
+import { MemoryTables } from './emulated/memory-tables';
 import type { GateKey, GateRecord } from './flow/gate-records';
 import { MemoryGates } from './flow/memory-gates';
 import type { FunctionLimitsRecord } from './function-limits';
@@ -28,6 +30,7 @@ import {
 import { replaysChildren } from './replay-scope';
 import { addToMeter, meterEntries, type RunMeterIncrement } from './run-meter';
 import { decodeRunCursor, encodeRunCursor, runOfFunction, runQueryLimit } from './run-query';
+import type { CommitWrite } from './store';
 
 /**
  * An in-memory {@link Store} for tests and the test runner. It copies on the way in and out so
@@ -52,7 +55,30 @@ export class MemoryStore implements Store {
   /** Each function's limits record, by bare name. */
   private readonly functionLimits = new Map<string, FunctionLimitsRecord>();
 
+  /** The user's tables transactional steps write (see {@link MemoryStore.defineTable}). */
+  private readonly tables = new MemoryTables();
+
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
+
+  /**
+   * Declares a user table that transactional steps (`step(name, fn, { transact: true })`) may
+   * write, with its key schema, as DynamoDB's table has it. A write to an undeclared table is
+   * refused (`TransactRejectedError`, reason `unknown_table`).
+   */
+  defineTable(tableName: string, schema: EmulatedKeySchema): this {
+    this.tables.define(tableName, schema);
+    return this;
+  }
+
+  /** An item of a declared user table by its key (a copy), or undefined: what transactional steps wrote. */
+  getTableItem(tableName: string, key: Record<string, unknown>): Record<string, unknown> | undefined {
+    return this.tables.get(tableName, key);
+  }
+
+  /** Every item of a declared user table, in key order (copies). */
+  scanTable(tableName: string): Record<string, unknown>[] {
+    return this.tables.scan(tableName);
+  }
 
   async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
     const existing = this.live(run.runId);
@@ -166,17 +192,16 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async commit(
-    runId: string,
-    fence: number,
-    write: { operations: readonly Operation[]; run?: RunPatch },
-  ): Promise<void> {
+  async commit(runId: string, fence: number, write: CommitWrite): Promise<void> {
     const run = this.live(runId);
     if (!run || run.fence !== fence) throw new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
     for (const op of write.operations) checkOperationPayloads(op);
     if (write.run) checkRunPayloads(write.run);
     // A bad increment is refused before anything is written.
     if (write.run?.meter) meterEntries(write.run.meter);
+    // The user's writes are checked (conditions included) before anything is written, then
+    // applied with the rest: both or neither.
+    if (write.transactWrites) this.tables.apply(this.tables.plan(write.transactWrites));
     const ops = this.operations.get(runId) ?? new Map<string, Operation>();
     for (const op of write.operations) this.keep(runId, ops, op);
     this.operations.set(runId, ops);

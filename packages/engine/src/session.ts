@@ -31,6 +31,7 @@ import {
   wakeForLateEvents,
 } from './session-release';
 import { TimeSettlement } from './session-settled';
+import { transactWritesOf } from './transact-writes';
 import { applyUpdate, nextDue } from './transitions';
 
 export type { SessionDeps, SessionHooks } from './session-deps';
@@ -128,11 +129,13 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // Awaited only past the deadline: a checkpoint is the test runner's hot path.
     if (this.run.deadlineAt !== undefined && this.run.deadlineAt <= now) await this.enforceDeadline(now);
     this.settleDue();
+    // Checked before anything: a refused write leaves the session as it was.
+    const transactWrites = transactWritesOf(updates);
     const { written, invokes } = this.applyAll(updates, now);
     if (written.length === 0 && this.settled.size === 0) return [];
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
     const [write, sent] = this.writeOf(written);
-    await this.deps.store.commit(this.run.runId, this.run.fence, write);
+    await this.deps.store.commit(this.run.runId, this.run.fence, transactWrites ? { ...write, transactWrites } : write);
     this.published.written(sent);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
@@ -217,7 +220,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    */
   private async takeUpdates(updates: readonly OperationUpdate[] | undefined, now: number): Promise<Operation[]> {
     if (!updates || updates.length === 0) return [];
-    if (updates.some((u) => u.Type === 'CHAINED_INVOKE')) {
+    // A transactional step's writes are committed by a checkpoint of their own, as are invokes.
+    if (updates.some((u) => u.Type === 'CHAINED_INVOKE' || u.TransactWrites !== undefined)) {
       await this.checkpoint(updates);
       return [];
     }

@@ -4,7 +4,7 @@
  * SQLite store (`@durable-lambda/local`) and the DynamoDB store (`@durable-lambda/aws`), all held to
  * one conformance suite.
  */
-import type { Operation } from '@durable-lambda/protocol';
+import type { Operation, TransactWrite } from '@durable-lambda/protocol';
 import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 import type { GateKey, GateRecord } from './flow/gate-records';
 import type { FunctionLimitsRecord } from './function-limits';
@@ -201,8 +201,13 @@ export interface Store {
    * Rejects with `FencedError` otherwise; then nothing is written. A patch that sets
    * `handledEventSeq` below the stored `eventSeq` (an outside event landed meanwhile) leaves the
    * run due at once (`dueAt` = now), whatever `dueAt` the patch says.
+   *
+   * With `transactWrites` (a transactional step's writes to the user's tables), those are applied
+   * in the same atomic write, or nothing is: a failed user condition rejects with
+   * `TransactConditionFailedError`, a write the store cannot apply with `TransactRejectedError`
+   * (the protocol's), and a store that cannot apply them at all rejects them so, never drops them.
    */
-  commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void>;
+  commit(runId: string, fence: number, write: CommitWrite): Promise<void>;
   /**
    * Optional, with the other slot methods (a store without them cannot serve `concurrency`): takes
    * a slot of `slot` for `runId`, in one conditional write of the key's set of holders. True when
@@ -274,4 +279,20 @@ export interface OperationPage {
 export interface OperationDeadlines {
   TimeoutTimestamp?: number;
   HeartbeatDeadline?: number;
+}
+
+/** What {@link Store.commit} writes. */
+export interface CommitWrite {
+  operations: readonly Operation[];
+  run?: RunPatch;
+  /** Writes to the user's own tables, committed with the rest or not at all (see {@link Store.commit}). */
+  transactWrites?: readonly StoreTransactWrite[];
+}
+
+/** One write of a transactional step, with the step it came from and its place among the step's writes. */
+export interface StoreTransactWrite {
+  operationId: string;
+  /** Its index among the step's writes (0-based), for the error that names it. */
+  index: number;
+  write: TransactWrite;
 }

@@ -5,7 +5,13 @@
  */
 
 /** Every stable code a protocol error carries. A code never changes its meaning. */
-export const PROTOCOL_ERROR_CODES = ['fenced', 'checkpoint_rejected'] as const;
+export const PROTOCOL_ERROR_CODES = [
+  'fenced',
+  'checkpoint_rejected',
+  // A transactional step's writes (`transact-writes.ts`).
+  'transact_condition_failed',
+  'transact_rejected',
+] as const;
 
 /** One of {@link PROTOCOL_ERROR_CODES}. */
 export type ProtocolErrorCode = (typeof PROTOCOL_ERROR_CODES)[number];

@@ -1,3 +1,4 @@
+import type { TransactWrite } from './transact-writes';
 /**
  * The checkpoint protocol spoken between the SDK and the engine. Names and shapes follow the
  * public Lambda durable-execution API (`GetDurableExecutionState`, `CheckpointDurableExecution`)
@@ -151,4 +152,9 @@ export interface OperationUpdate {
   WaitOptions?: { WaitSeconds: number };
   CallbackOptions?: { TimeoutSeconds?: number; HeartbeatTimeoutSeconds?: number };
   ChainedInvokeOptions?: { FunctionName: string; TenantId?: string };
+  /**
+   * Ours, on a STEP's SUCCEED only: writes to the user's own tables committed in the same
+   * transaction as the step's outcome (`step(name, fn, { transact: true })`; `transact-writes.ts`).
+   */
+  TransactWrites?: readonly TransactWrite[];
 }

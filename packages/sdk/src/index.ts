@@ -4,6 +4,15 @@
  * name and shape (see test/compat/sdk/runtime-exports.test.ts for the comparison).
  */
 
+export type {
+  TransactConditionCheck,
+  TransactDelete,
+  TransactPut,
+  TransactRejection,
+  TransactUpdate,
+  TransactWrite,
+} from '@durable-lambda/protocol';
+export { TransactConditionFailedError, TransactRejectedError } from '@durable-lambda/protocol';
 // Transports and invocation input (AWS's)
 export { DurableExecutionApiClient, type LambdaClientLike } from './client/api-client';
 export { DurableExecutionInvocationInputWithClient } from './client/invocation-input';
@@ -178,6 +187,7 @@ export type {
   StepDefaults,
   StepFunc,
   StepFunction,
+  TransactWriter,
 } from './types/step';
 export { StepSemantics } from './types/step';
 export type {

@@ -61,6 +61,9 @@ export const ENGINE_ERROR_STATUS: Readonly<Record<EngineErrorCode | ProtocolErro
   checkpoint_rejected: INTERNAL,
   backend_fault: INTERNAL,
   fenced: INTERNAL,
+  // A transactional step's checkpoint: the step's attempt fails with it; never a route's answer.
+  transact_condition_failed: INTERNAL,
+  transact_rejected: INTERNAL,
 };
 
 /** HTTP status of each of the control API's own codes. */

@@ -1,10 +1,17 @@
-import { incarnationId, type Operation, type OperationUpdate } from '@durable-lambda/protocol';
+import {
+  incarnationId,
+  type Operation,
+  type OperationUpdate,
+  TransactRejectedError,
+  type TransactWrite,
+} from '@durable-lambda/protocol';
 import { parseConfigObject, parseSemantics, parseSerdes, parseTimeout } from '../config';
 import { runInContext } from '../context/active-context';
 import type { Scope } from '../context/scope';
 import { formatMs } from '../duration';
 import { ErrorCode, withCode } from '../errors/codes';
 import { findInChain, storedFailure, toErrorObject, withStackTrace } from '../errors/error-object';
+import { InvalidArgumentError } from '../errors/invalid-argument';
 import { AttemptFailure } from '../errors/runtime-errors';
 import { NonRetriableError, StepInterruptedError } from '../errors/step-errors';
 import { createLogger, requestIdOf } from '../logger';
@@ -14,11 +21,26 @@ import { type PlannedCompensation, parseCompensation } from '../saga/compensatio
 import { defaultSerdes, deserializeChecked, serializeChecked } from '../serdes/checked';
 import { OperationSubType } from '../types/operation-enums';
 import type { Serdes, SerdesContext } from '../types/serdes';
-import { type StepConfig, type StepContext, type StepFunction, StepSemantics } from '../types/step';
+import {
+  type StepConfig,
+  type StepContext,
+  type StepFunction,
+  StepSemantics,
+  type TransactWriter,
+} from '../types/step';
 import { isFunction, splitNamed } from './arguments';
 import { attemptEnd, attemptStart, operationEnd, operationStart } from './plugin-hooks';
+import { AttemptTransactWriter } from './transact-writer';
 
-const STEP_CONFIG_KEYS = ['retryStrategy', 'retry', 'timeout', 'semantics', 'serdes', 'compensate'] as const;
+const STEP_CONFIG_KEYS = [
+  'retryStrategy',
+  'retry',
+  'timeout',
+  'semantics',
+  'serdes',
+  'compensate',
+  'transact',
+] as const;
 
 /** A step's arguments, parsed and validated once at the call. */
 interface StepPlan<T> {
@@ -29,6 +51,8 @@ interface StepPlan<T> {
   atMostOnce: boolean;
   serdes: Serdes<T>;
   compensation: PlannedCompensation | undefined;
+  /** The step's `context.tx` writes commit with its outcome (`transact-writer.ts`). */
+  transact: boolean;
 }
 
 function planStep<T>(scope: Scope, args: readonly unknown[]): StepPlan<T> {
@@ -44,10 +68,20 @@ function planStep<T>(scope: Scope, args: readonly unknown[]): StepPlan<T> {
     atMostOnce: semantics === StepSemantics.AtMostOncePerRetry,
     serdes: scope.serdesOr(parseSerdes<T>(c.serdes, 'config.serdes'), defaultSerdes as Serdes<T>),
     compensation: parseCompensation(c.compensate, scope.compensable, scope.defaults.retry),
+    transact: parseTransact(c.transact),
   };
 }
 
-type AttemptOutcome = { ok: true; data: string | undefined } | { ok: false; error: unknown };
+type AttemptOutcome =
+  | { ok: true; data: string | undefined; writes: TransactWrite[] | undefined }
+  | { ok: false; error: unknown };
+
+function parseTransact(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean')
+    throw new InvalidArgumentError('config.transact', `must be a boolean, got ${typeof value}`);
+  return value;
+}
 
 /**
  * `context.step`: find the step's record; replay its stored outcome, or run attempts until one
@@ -103,6 +137,21 @@ async function stepOutcome<T>(scope: Scope, plan: StepPlan<T>, id: string): Prom
         }
         const succeed: OperationUpdate = { ...base, Action: 'SUCCEED' };
         if (outcome.data !== undefined) succeed.Payload = outcome.data;
+        if (outcome.writes !== undefined) {
+          // Never written behind: the writes' conditions decide whether the attempt succeeded.
+          succeed.TransactWrites = outcome.writes;
+          try {
+            record = await runtime.checkpointTransact(succeed);
+          } catch (error) {
+            record = await settleFailure(scope, plan, base, attempt, error);
+            await attemptEnd(scope, record, attempt, error);
+            if (record.Status === 'FAILED') await operationEnd(scope, record, error);
+            break;
+          }
+          await attemptEnd(scope, record, attempt);
+          await operationEnd(scope, record);
+          break;
+        }
         if (!runtime.eagerStarts) {
           record = await runtime.checkpoint(succeed);
           await attemptEnd(scope, record, attempt);
@@ -154,7 +203,8 @@ async function runAttempt<T>(
     cancelLazyStart = runtime.setTimer(runtime.settings.lazyStartMs, () => runtime.enqueue(start));
   }
   const controller = new LazyAbort();
-  const stepContext = new AttemptContext(scope, plan.name, id, attempt, controller);
+  const tx = new AttemptTransactWriter(plan.transact, id);
+  const stepContext = new AttemptContext(scope, plan.name, id, attempt, controller, tx);
   return runtime.track(async () => {
     const info = scope.plugin.active ? await operationStart(scope, { ...base, Status: 'STARTED' }, attempt) : undefined;
     if (info) await attemptStart(scope, info, attempt);
@@ -168,7 +218,7 @@ async function runAttempt<T>(
     try {
       const value = await withTimeout(runtime, call, stepContext, controller, plan.timeoutMs, id, plan.name);
       const data = await serializeChecked(plan.serdes, value, serdesContext, runtime.settings.maxPayloadBytes);
-      return { ok: true, data };
+      return { ok: true, data, writes: tx.size > 0 ? tx.writes() : undefined };
     } catch (error) {
       return { ok: false, error };
     } finally {
@@ -197,6 +247,8 @@ class AttemptContext implements StepContext {
     id: string,
     readonly attempt: number,
     controller: LazyAbort,
+    /** The step's writes to the user's tables (`{ transact: true }`), committed with its outcome. */
+    readonly tx: TransactWriter,
   ) {
     // The run's incarnation too: a run key reused after retention makes a new run under the same id.
     const { runId, incarnation } = scope.runtime.invocation;
@@ -288,7 +340,8 @@ async function settleFailure<T>(
   attempt: number,
   error: unknown,
 ): Promise<Operation> {
-  const retriable = !(error instanceof AttemptFailure) || error.retriable;
+  // A write refused as malformed or past the limits is refused again on every attempt: no retry.
+  const retriable = error instanceof AttemptFailure ? error.retriable : !(error instanceof TransactRejectedError);
   const verdict = retriable ? plan.retry(error, attempt) : { retry: false as const };
   const code = findInChain(error, NonRetriableError) ? ErrorCode.NON_RETRIABLE : ErrorCode.STEP_FAILED;
   const stored = withStackTrace(toErrorObject(error, code), error);

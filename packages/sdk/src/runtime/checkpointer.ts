@@ -1,11 +1,19 @@
 import { setImmediate } from 'node:timers';
-import type { DurableInvocation, Operation, OperationUpdate } from '@durable-lambda/protocol';
+import {
+  type DurableInvocation,
+  type Operation,
+  type OperationUpdate,
+  TransactConditionFailedError,
+  TransactRejectedError,
+} from '@durable-lambda/protocol';
 
 interface Queued {
   update: OperationUpdate;
   resolve: (op: Operation | undefined) => void;
   /** Nothing runs on once it is durable but a wait: it may ride with the invocation's end. */
   deferrable: boolean;
+  /** A transactional step's outcome: a refusal of its writes rejects it instead of ending the invocation. */
+  refused?: (error: Error) => void;
 }
 
 /**
@@ -46,6 +54,20 @@ export class Checkpointer {
   push(update: OperationUpdate, deferrable = false): Promise<Operation | undefined> {
     return new Promise((resolve) => {
       this.queue.push({ update, resolve, deferrable });
+      this.parked = false;
+      this.schedule();
+    });
+  }
+
+  /**
+   * Queues a transactional step's outcome (its `TransactWrites`): resolves once it and its writes
+   * are durable; rejects with the protocol's `TransactConditionFailedError` or
+   * `TransactRejectedError` when the backend refused its writes (then nothing of that checkpoint
+   * was written, and the other updates it carried are sent again).
+   */
+  pushTransact(update: OperationUpdate): Promise<Operation | undefined> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ update, resolve, deferrable: false, refused: reject });
       this.parked = false;
       this.schedule();
     });
@@ -143,12 +165,25 @@ export class Checkpointer {
       this.parked = true;
       return;
     }
-    const batch = this.queue;
-    this.queue = [];
+    // A transactional outcome ends its batch: one step's writes per checkpoint, so a refusal names
+    // that step alone and the rest is sent again as it was.
+    const cut = this.queue.findIndex((q) => q.refused !== undefined);
+    const batch = cut < 0 ? this.queue : this.queue.slice(0, cut + 1);
+    this.queue = cut < 0 ? [] : this.queue.slice(cut + 1);
     let stored: readonly Operation[];
     try {
       stored = await this.invocation.checkpoint(batch.map((q) => q.update));
     } catch (error) {
+      const refusedOne = batch.find((q) => q.refused !== undefined);
+      if (
+        refusedOne?.refused &&
+        (error instanceof TransactConditionFailedError || error instanceof TransactRejectedError)
+      ) {
+        // Nothing of the batch was written: the step's attempt fails with the refusal, the rest goes again.
+        this.queue = [...batch.filter((q) => q !== refusedOne), ...this.queue];
+        refusedOne.refused(error);
+        return;
+      }
       // The waiting operations are left unresolved on purpose: the invocation ends now with an
       // explicit result, and handler code must not run on after a lost checkpoint.
       this.queue = [];

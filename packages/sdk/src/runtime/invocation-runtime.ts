@@ -179,6 +179,24 @@ export class InvocationRuntime {
   }
 
   /**
+   * Checkpoints a transactional step's outcome with its writes: resolves with the stored record;
+   * rejects with the refusal of its writes (the protocol's `TransactConditionFailedError` or
+   * `TransactRejectedError`), after which the step's attempt fails with it.
+   */
+  checkpointTransact(update: OperationUpdate): Promise<Operation> {
+    if (this.settled || this.closing) return never();
+    verboseLog('checkpoint', () => update);
+    return this.checkpointer.pushTransact(update).then((op) => {
+      if (this.settled) return never<Operation>();
+      if (!op)
+        return never<Operation>(
+          this.fault(new CheckpointRejectedError(`engine returned no record for ${update.Id}`, update.Id)),
+        );
+      return op;
+    });
+  }
+
+  /**
    * Queues an update without waiting for it (a step's outcome written behind, a lazy START, a
    * context's START): nothing waits on it, so if the invocation suspends before it is sent, it
    * rides with the suspension's write.

@@ -1,3 +1,4 @@
+import type { TransactConditionCheck, TransactDelete, TransactPut, TransactUpdate } from '@durable-lambda/protocol';
 import type { DurableOperationError } from '../errors/durable-errors';
 import type { Duration } from './duration';
 import type { DurableLogger } from './logger';
@@ -38,6 +39,33 @@ export interface StepConfig<T> extends StepDefaults {
    * most once per run.
    */
   compensate?: Compensation<T>;
+  /**
+   * Ours: the step's writes to your own DynamoDB tables (through `context.tx`) are committed in
+   * the same transaction as its outcome: both are stored, or neither, and a step that succeeded
+   * is replayed, never run again, so they are applied once. A write whose condition fails fails
+   * the attempt with `TransactConditionFailedError` (then its retry policy decides). At most 99
+   * writes and ~3 MB per step (DynamoDB's transaction limits, less the checkpoint's share).
+   */
+  transact?: boolean;
+}
+
+/**
+ * Ours: collects a transactional step's writes (DynamoDB TransactWriteItems entries with plain JS
+ * values, as `@aws-sdk/lib-dynamodb` takes them). Each call is checked at once: a malformed write or
+ * one past the limits throws `TransactRejectedError` naming the field. Nothing is sent until the
+ * step's function returns; then the writes go with its outcome, in one transaction.
+ */
+export interface TransactWriter {
+  /** A `Put`: the whole item (with an optional `ConditionExpression`). */
+  put(put: TransactPut): void;
+  /** An `Update` of the item at `Key` by an `UpdateExpression`. */
+  update(update: TransactUpdate): void;
+  /** A `Delete` of the item at `Key`. */
+  delete(del: TransactDelete): void;
+  /** A `ConditionCheck`: nothing written, but the whole transaction needs its condition to hold. */
+  conditionCheck(check: TransactConditionCheck): void;
+  /** How many writes were collected so far. */
+  readonly size: number;
 }
 
 /** What a step's function receives. */
@@ -58,6 +86,11 @@ export interface StepContext {
   readonly idempotencyKey: string;
   /** Aborted when the attempt reaches its `timeout`: pass it to `fetch` and friends. */
   readonly signal: AbortSignal;
+  /**
+   * Ours: the step's writes to your DynamoDB tables, committed with its outcome (only in a step
+   * with `{ transact: true }`; elsewhere each call throws `TransactRejectedError`).
+   */
+  readonly tx: TransactWriter;
 }
 
 /**
