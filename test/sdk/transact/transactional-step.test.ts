@@ -29,20 +29,23 @@ function transfer(seen: { attempts: number[]; errors: unknown[] }) {
         step.tx.update({
           TableName: 'Accounts',
           Key: { id: 'a' },
-          UpdateExpression: 'SET balance = balance - :n',
-          ConditionExpression: 'balance >= :n',
+          UpdateExpression: 'SET #b = #b - :n',
+          ConditionExpression: '#b >= :n',
+          ExpressionAttributeNames: { '#b': 'balance' },
           ExpressionAttributeValues: { ':n': 10 },
         });
         step.tx.update({
           TableName: 'Accounts',
           Key: { id: 'b' },
-          UpdateExpression: 'ADD balance :n',
+          UpdateExpression: 'ADD #b :n',
+          ExpressionAttributeNames: { '#b': 'balance' },
           ExpressionAttributeValues: { ':n': 10 },
         });
         step.tx.put({
           TableName: 'Ledger',
           Item: { pk: 'a', sk: step.idempotencyKey, amount: -10 },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': 'pk' },
         });
         return 10;
       },

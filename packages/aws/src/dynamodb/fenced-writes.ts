@@ -1,9 +1,11 @@
+import type { StoreTransactWrite } from '@durable-lambda/engine';
 import { FencedError } from '@durable-lambda/protocol';
 import { UpdateCommand } from './commands';
 import { failedConditionAt, isConditionFailure, retryConflicts } from './errors';
 import { cancelledItem, conditionFailureItem } from './returned-items';
 import type { StoreContext } from './store-context';
 import type { Item, RunEntry, TransactItem } from './table-access';
+import { userTransactItems, userWriteRefusal } from './user-writes';
 
 export type { RunEntry } from './table-access';
 
@@ -16,12 +18,18 @@ const TRANSACTION_BYTES = 3_500_000;
  * Operation items split into transactions: at most 99 per transaction and under ~3.5 MB; one
  * empty batch when there are none.
  */
-export function operationBatches(operations: ReadonlyArray<{ item: Item; size: number }>): Item[][] {
+export function operationBatches(
+  operations: ReadonlyArray<{ item: Item; size: number }>,
+  /** Room each transaction keeps for other entries (a transactional step's user writes). */
+  reserve: { items: number; bytes: number } = { items: 0, bytes: 0 },
+): Item[][] {
   const batches: Item[][] = [[]];
+  const most = OPERATIONS_PER_TRANSACTION - reserve.items;
+  const room = TRANSACTION_BYTES - reserve.bytes;
   let bytes = 0;
   for (const { item, size } of operations) {
     const batch = batches[batches.length - 1] as Item[];
-    if (batch.length > 0 && (batch.length >= OPERATIONS_PER_TRANSACTION || bytes + size > TRANSACTION_BYTES)) {
+    if (batch.length > 0 && (batch.length >= most || bytes + size > room)) {
       batches.push([item]);
       bytes = size;
     } else {
@@ -46,9 +54,12 @@ export async function writeFenced(
   batches: readonly Item[][],
   runEntries: readonly RunEntry[],
   fenced: (current: Item | undefined) => Error = () => new FencedError(),
+  /** A transactional step's writes: in the last transaction, after its operations. */
+  userWrites: readonly StoreTransactWrite[] = [],
 ): Promise<void> {
   const only = runEntries[0];
-  if (batches.length === 1 && batches[0]?.length === 0 && only && 'Update' in only) {
+  const user = userTransactItems(userWrites);
+  if (batches.length === 1 && batches[0]?.length === 0 && only && 'Update' in only && user.length === 0) {
     try {
       const update = { ...only.Update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
       await retryConflicts(() => ctx.access.client.send(new UpdateCommand(update)));
@@ -65,10 +76,16 @@ export async function writeFenced(
       'Update' in entry
         ? { Update: { ...entry.Update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }
         : { ConditionCheck: { ...entry.ConditionCheck, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
+    const last = index === batches.length - 1;
     try {
-      await ctx.access.transact([runEntry, ...batch.map((item) => ({ Put: { TableName: ctx.table, Item: item } }))]);
+      await ctx.access.transact([
+        runEntry,
+        ...batch.map((item) => ({ Put: { TableName: ctx.table, Item: item } })),
+        ...(last ? user : []),
+      ]);
     } catch (error) {
       if (failedConditionAt(error, 0)) throw fenced(cancelledItem(error, 0));
+      if (last && user.length > 0) throw userWriteRefusal(error, userWrites, 1 + batch.length) ?? error;
       throw error;
     }
   }

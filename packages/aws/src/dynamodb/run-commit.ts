@@ -1,4 +1,4 @@
-import type { RunPatch } from '@durable-lambda/engine';
+import type { CommitWrite, RunPatch } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { AwsError } from '../aws-error';
 import { approximateSize } from './chunks';
@@ -26,6 +26,7 @@ import { applyRunPatch } from './run-patch';
 import { spillEntries } from './spill';
 import type { StoreContext } from './store-context';
 import type { Item } from './table-access';
+import { userWriteBytes } from './user-writes';
 
 /**
  * Refusals a commit learns from and writes again after: an outside event landed, or the map is not
@@ -69,13 +70,10 @@ export class Refused extends AwsError<'commit_refused'> {
  * `eventSeq <= handledEventSeq`; when that part fails (the item returned with the failure still
  * has our fence), the same commit is written again with `dueAt` = now.
  */
-export async function commit(
-  ctx: StoreContext,
-  runId: string,
-  fence: number,
-  write: { operations: readonly Operation[]; run?: RunPatch },
-): Promise<void> {
+export async function commit(ctx: StoreContext, runId: string, fence: number, write: CommitWrite): Promise<void> {
   const now = ctx.clock.now();
+  const userWrites = write.transactWrites ?? [];
+  const reserve = { items: userWrites.length, bytes: userWriteBytes(userWrites) };
   const pk = runPk(runId);
   const patch = write.run;
   const expiresAt = typeof patch?.expiresAt === 'number' ? patch.expiresAt : undefined;
@@ -108,7 +106,7 @@ export async function commit(
     const spill = state ? spillPlan(state, tentative.inline, new Set(tentative.itemOps.map((op) => op.Id))) : [];
     const { inline, itemOps } = placeOperations([...latest.values()], ctx, known, new Set(spill), entryOf);
     const prepared = operationItems(runId, itemOps, fence, ttl, ctx.limits);
-    const batches = operationBatches(prepared);
+    const batches = operationBatches(prepared, reserve);
     const removing = new Set([...itemIds(batches[batches.length - 1] ?? []), ...spill]);
     // The map's condition is counted before the write: the entries moving out are credited.
     const newIds = [...inline.keys()].filter((id) => !state?.entries.has(id)).length - spill.length;
@@ -148,12 +146,18 @@ export async function commit(
     // Committed finished entries first become items (of this fence), then the update drops them.
     if (state && spill.length > 0) await spillEntries(ctx, runId, fence, ttl, spill, state);
     try {
-      await writeFenced(ctx, batches, entries, (current) => {
-        if (!holds(ctx, current, fence)) return new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
-        const seq = current === undefined ? undefined : (current.eventSeq ?? 0);
-        const landed = watchEvents && !eventLanded && !(typeof seq === 'number' && seq <= (handled as number));
-        return new Refused(knowledgeOf(current), landed);
-      });
+      await writeFenced(
+        ctx,
+        batches,
+        entries,
+        (current) => {
+          if (!holds(ctx, current, fence)) return new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
+          const seq = current === undefined ? undefined : (current.eventSeq ?? 0);
+          const landed = watchEvents && !eventLanded && !(typeof seq === 'number' && seq <= (handled as number));
+          return new Refused(knowledgeOf(current), landed);
+        },
+        userWrites,
+      );
       const grown = approximateSize(runPatchBytes(runPatch));
       ctx.inline.set(
         runId,

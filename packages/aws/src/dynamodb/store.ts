@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
+  CommitWrite,
   DueRun,
   FunctionLimitsRecord,
   GateKey,
@@ -263,7 +264,8 @@ export class DynamoDbStore implements Store {
     return writeOutsideEvent(this.ctx, runId, next, expected, event);
   }
 
-  commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void> {
+  /** With `transactWrites`, one TransactWriteItems carries them with the run's update (`user-writes.ts`). */
+  commit(runId: string, fence: number, write: CommitWrite): Promise<void> {
     return commit(this.ctx, runId, fence, write);
   }
 }

@@ -2,9 +2,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { RunJournal } from '@durable-lambda/api';
 import {
   applyPatch,
+  type CommitWrite,
   checkOperationPayloads,
   checkRunPayloads,
   type DueRun,
+  type EmulatedKeySchema,
   type IdempotencyRecord,
   type LeaseGrant,
   type OperationPage,
@@ -40,6 +42,7 @@ import {
 import { migrate } from './sqlite-schema';
 import { openStoreFile } from './sqlite-store-file';
 import type { SqliteStoreOptions } from './sqlite-store-options';
+import { SqliteUserTables } from './sqlite-user-tables';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
 import type { WalCheckpointer } from './sqlite-wal';
 import { DEFAULT_TURN_BUDGET_MS, TurnShare } from './turn-share';
@@ -78,6 +81,8 @@ export class SqliteStore extends SqliteFlowTables implements Store {
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
   private readonly wal: WalCheckpointer | undefined;
+  /** The user's tables transactional steps write (`sqlite-user-tables.ts`). */
+  private readonly userTables: SqliteUserTables;
 
   /**
    * Opens (or creates) the database (see `openStoreFile`) and brings its schema up to date.
@@ -98,6 +103,27 @@ export class SqliteStore extends SqliteFlowTables implements Store {
     this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
     this.attachFlowTables(this.db, () => this.clock.now());
     this.sql = prepareRunStatements(this.db);
+    this.userTables = new SqliteUserTables(this.db);
+  }
+
+  /**
+   * Declares a user table that transactional steps (`step(name, fn, { transact: true })`) may
+   * write, with its key schema (kept in the file). A write to an undeclared table is refused
+   * (`TransactRejectedError`, reason `unknown_table`).
+   */
+  defineTable(tableName: string, schema: EmulatedKeySchema): this {
+    this.userTables.define(tableName, schema);
+    return this;
+  }
+
+  /** An item of a declared user table by its key, or undefined: what transactional steps wrote. */
+  getTableItem(tableName: string, key: Record<string, unknown>): Record<string, unknown> | undefined {
+    return this.userTables.get(tableName, key);
+  }
+
+  /** Every item of a declared user table, in key order. */
+  scanTable(tableName: string): Record<string, unknown>[] {
+    return this.userTables.scan(tableName);
   }
 
   /**
@@ -288,11 +314,7 @@ export class SqliteStore extends SqliteFlowTables implements Store {
     return written !== false;
   }
 
-  async commit(
-    runId: string,
-    fence: number,
-    write: { operations: readonly Operation[]; run?: RunPatch },
-  ): Promise<void> {
+  async commit(runId: string, fence: number, write: CommitWrite): Promise<void> {
     // Each commit of an invocation (a checkpoint, its end) waits its turn; see `turnBudgetMs`.
     const turn = this.takeTurn();
     if (turn) await turn;
@@ -301,6 +323,8 @@ export class SqliteStore extends SqliteFlowTables implements Store {
       if (!run || run.fence !== fence) throw new FencedError(`run ${runId} is no longer owned by fence ${fence}`);
       if (write.run) checkRunPayloads(write.run);
       for (const op of write.operations) checkOperationPayloads(op);
+      // A transactional step's writes: checked, then applied in this same transaction (or thrown).
+      if (write.transactWrites) this.userTables.apply(write.transactWrites);
       for (const op of write.operations) putOperationRow(this.sql, runId, op);
       const before = run.status;
       if (write.run) applyPatch(run, copy(write.run));
