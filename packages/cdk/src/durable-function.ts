@@ -1,4 +1,5 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -46,6 +47,13 @@ export interface DurableFunctionProps extends DurableFunctionOwnProps {
    * resume it when they end. Same as calling {@link DurableFunction.invokes} for each.
    */
   readonly invokes?: DurableFunction[];
+  /**
+   * Your own tables its transactional steps write (`step(name, fn, { transact: true })`, through
+   * `context.tx`): the function may read and write their items (`grantReadWriteData`: the writes
+   * and `ConditionCheckItem`), since they commit in one `TransactWriteItems` with its own table.
+   * Same as `table.grantReadWriteData(durableFunction.function)` for each. Default: none.
+   */
+  readonly transactTables?: readonly dynamodb.ITable[];
 }
 
 /**
@@ -276,6 +284,7 @@ export class DurableFunction extends Construct {
     if (props.alarmActions?.length) this.reconciler.addAlarmActions(...props.alarmActions);
 
     for (const target of props.invokes ?? []) this.invokes(target);
+    for (const table of props.transactTables ?? []) table.grantReadWriteData(fn);
   }
 
   /**
