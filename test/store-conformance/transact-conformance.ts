@@ -249,6 +249,25 @@ export function describeTransactConformance(name: string, setup: Setup, options:
       expect(await tables.get(accounts, { id: 'a' })).toBeUndefined();
     });
 
+    test("keeps a run's unsent outbox events through commits and revisions, and finds the run due while any wait", async () => {
+      const fence = await leased('t7');
+      const entry = {
+        id: 't7:1:0',
+        at: T0,
+        event: { kind: 'sqs' as const, queueUrl: 'https://q', body: 'b', groupId: 'g' },
+      };
+      await s.store.commit('t7', fence, {
+        operations: [stepOp('1', '"ok"')],
+        run: { outbox: [entry], status: 'SUCCEEDED', endedAt: T0, leaseExpiresAt: null, dueAt: T0 },
+      });
+      expect((await s.store.getRun('t7'))?.outbox).toEqual([entry]);
+      expect((await s.store.findDueRuns(T0 + 1, 10)).map((d) => d.runId)).toContain('t7');
+      const revised = await s.store.reviseRun('t7', 'SUCCEEDED', { outbox: null }, [], { fence });
+      expect(revised?.outbox).toBeUndefined();
+      expect((await s.store.getRun('t7'))?.outbox).toBeUndefined();
+      expect((await s.store.findDueRuns(T0 + 1, 10)).map((d) => d.runId)).not.toContain('t7');
+    });
+
     if (options.emulated) {
       test('what the local store cannot emulate is refused with a stable reason, not guessed', async () => {
         const fence = await leased('t6');

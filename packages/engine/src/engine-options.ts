@@ -3,6 +3,7 @@
  * (`Engine.startRun`).
  */
 import type { ExecutionTimeoutSetting } from './execution-timeout';
+import type { OutboxPublisher } from './outbox/outbox-port';
 import type { Clock, Invoker, Store, Waker } from './ports';
 import type { VersionPolicy } from './version-policy';
 
@@ -10,6 +11,12 @@ import type { VersionPolicy } from './version-policy';
 export interface EngineOptions {
   store: Store;
   waker: Waker;
+  /**
+   * Publishes the events steps emit (`context.emit`, the outbox): after their step's checkpoint,
+   * and by the reconciler for a run whose invocation died first. Without one, a step that emits
+   * is refused (`checkpoint_rejected`): events would never leave the run.
+   */
+  outbox?: OutboxPublisher;
   /** Needed for chained invokes and resumes by outside events. */
   invoker?: Invoker;
   clock?: Clock;

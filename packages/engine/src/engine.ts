@@ -16,6 +16,7 @@ import {
   type SkipOptions,
   skipStepAction,
 } from './operator-actions';
+import type { OutboxPublisher } from './outbox/outbox-port';
 import { childRunKey, OutsideEvents } from './outside-events';
 import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
@@ -51,6 +52,8 @@ export class Engine implements DurableBackend {
   private readonly leaseGraceMs: number;
   private readonly defaultInvocationMs: number;
   private readonly faultRetryMs: number;
+  /** Publishes the events steps emit (`EngineOptions.outbox`). */
+  private readonly outboxPublisher: OutboxPublisher | undefined;
   private readonly reconcileGraceMs: number;
   private readonly outside: OutsideEvents;
   private readonly executionTimeout: ExecutionTimeoutSetting | undefined;
@@ -67,6 +70,7 @@ export class Engine implements DurableBackend {
     this.leaseGraceMs = options.leaseGraceMs ?? 10_000;
     this.defaultInvocationMs = options.defaultInvocationMs ?? 15 * 60_000;
     this.faultRetryMs = options.faultRetryMs ?? 5_000;
+    this.outboxPublisher = options.outbox;
     this.reconcileGraceMs = options.reconcileGraceMs ?? 120_000;
     this.executionTimeout = options.executionTimeout;
     this.queueRecheckMs = options.queueRecheckMs;
@@ -232,6 +236,7 @@ export class Engine implements DurableBackend {
       remainingTimeMs,
       leasedAt,
       faultRetryMs: this.faultRetryMs,
+      ...(this.outboxPublisher ? { outbox: this.outboxPublisher } : {}),
       ...(this.queueRecheckMs === undefined ? {} : { queueRecheckMs: this.queueRecheckMs }),
       // Invocations and real duration; a host that measures more replaces it (`meterWith`).
       meter: wallClockMeter(),
@@ -313,6 +318,7 @@ export class Engine implements DurableBackend {
         outside: this.outside,
         graceMs: this.reconcileGraceMs,
         expire: (runId) => this.expire(runId),
+        ...(this.outboxPublisher ? { outbox: this.outboxPublisher } : {}),
       },
       options,
     );

@@ -108,6 +108,8 @@ export { takeLease } from './lease';
 export { applyPatch, MemoryStore } from './memory-store';
 export type { ActionOutcome, CancelOptions, RetryOptions, SkipOptions } from './operator-actions';
 export { OperationNotFoundError, OperationStateError, RunContendedError } from './operator-actions';
+export type { OutboxDelivery, OutboxEntry, OutboxPublisher } from './outbox/outbox-port';
+export { MemoryOutbox } from './outbox/outbox-port';
 export type { CallbackOutcome } from './outside-events';
 export { childRunKey, OutsideEvents } from './outside-events';
 export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';

@@ -1,5 +1,7 @@
 import { EngineInputError } from './errors';
 import { pastDeadline } from './execution-timeout';
+import type { OutboxPublisher } from './outbox/outbox-port';
+import { publishUnsent } from './outbox/outbox-reconcile';
 import type { OutsideEvents } from './outside-events';
 import { type Clock, type DueRun, dueAtOf, type RunRecord, type Store, type Waker } from './ports';
 import { endChildren } from './run-tree-end';
@@ -42,6 +44,8 @@ export interface ReconcileReport {
   treesEnded: string[];
   /** Stale index entries of ended runs, removed. */
   repaired: string[];
+  /** Ids of outbox events the pass published (runs whose invocation did not see them published). */
+  outboxPublished?: string[];
   /** Runs that could not be handled this pass; the next pass finds them again. */
   failed: { runId: string; error: string }[];
   /** True when `limit` entries were found: more due runs may be waiting. */
@@ -62,6 +66,8 @@ export interface ReconcilerDeps {
   graceMs: number;
   /** Ends a run past its execution deadline TIMED_OUT, with its tree. */
   expire?: (runId: string) => Promise<unknown>;
+  /** Publishes events a run recorded and no invocation saw published (`outbox/outbox-reconcile.ts`). */
+  outbox?: OutboxPublisher;
 }
 
 /** How many runs one pass handles at once by default (each costs a read and a wake-up). */
@@ -143,6 +149,9 @@ async function reconcileRun(deps: ReconcilerDeps, runId: string, report: Reconci
   let run = await deps.store.getRun(runId);
   if (!run) return;
   const now = deps.clock.now();
+  if (deps.outbox && run.outbox?.length && !(run.leaseExpiresAt !== undefined && run.leaseExpiresAt > now)) {
+    run = (await publishUnsent(deps.store, deps.outbox, run, report)) ?? run;
+  }
   if (run.status !== 'RUNNING' && run.childrenOpen) {
     await endChildren(deps, run);
     report.treesEnded.push(runId);

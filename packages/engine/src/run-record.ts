@@ -6,6 +6,7 @@
  */
 import type { ErrorObject } from '@durable-lambda/protocol';
 import type { HistoryInvocation } from './history-order';
+import type { OutboxEntry } from './outbox/outbox-port';
 
 /**
  * Where a run stands as a whole. `QUEUED`: the run waits for a slot of its concurrency key (see
@@ -111,6 +112,11 @@ export interface RunRecord {
    * API, CLI and dashboard without touching the run. Absent until the run publishes.
    */
   published?: PublishedState;
+  /**
+   * Events its steps emitted (`context.emit`) that are recorded but not yet known published
+   * (`outbox/session-outbox.ts`); absent when none wait. Keeps the run due while any wait.
+   */
+  outbox?: OutboxEntry[];
   /**
    * A QUEUED run's place in its key's queue (1: next to start), computed by the engine's reads
    * (`Engine.getRun`, `Engine.listRuns`); never stored.
@@ -235,7 +241,8 @@ export type RunPatch = {
     | 'queuePriority'
     | 'slotHeld'
     | 'flow'
-    | 'published']?: RunRecord[K] | null;
+    | 'published'
+    | 'outbox']?: RunRecord[K] | null;
 } & {
   /**
    * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes
@@ -263,19 +270,22 @@ export function dueAtOf(
     | 'parentNotified'
     | 'endedAt'
   > &
-    Partial<Pick<RunRecord, 'deadlineAt' | 'childrenOpen' | 'slotHeld'>>,
+    Partial<Pick<RunRecord, 'deadlineAt' | 'childrenOpen' | 'slotHeld' | 'outbox'>>,
 ): number | undefined {
+  // Events recorded and not known published: the reconciler publishes them once no lease holds the run.
+  const unsent = run.outbox !== undefined && run.outbox.length > 0;
   if (run.status === 'RUNNING' || run.status === 'QUEUED') {
     const due =
       run.leaseExpiresAt !== undefined
         ? run.leaseExpiresAt
-        : run.eventSeq > run.handledEventSeq
+        : run.eventSeq > run.handledEventSeq || unsent
           ? run.updatedAt
           : run.nextWakeAt;
     // The execution deadline is enforced from the index too: a run asleep (or held) past it ends.
     return run.deadlineAt === undefined ? due : Math.min(due ?? run.deadlineAt, run.deadlineAt);
   }
   if ((run.parent && !run.parentNotified) || run.childrenOpen || run.slotHeld) return run.endedAt ?? run.updatedAt;
+  if (unsent) return run.updatedAt;
   return undefined;
 }
 

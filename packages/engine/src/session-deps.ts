@@ -3,6 +3,7 @@
  * through, and the hooks by which it asks the engine to start, wake, end or expire runs.
  */
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import type { OutboxPublisher } from './outbox/outbox-port';
 import type { Clock, RunPatch, RunRecord, Store, Waker } from './ports';
 import type { InvocationMeter } from './run-meter';
 import type { IdIssuer, UpdateLimits } from './transitions';
@@ -54,4 +55,6 @@ export interface SessionDeps {
    * invocation records nothing (see {@link EngineSession.meterWith}).
    */
   meter?: InvocationMeter;
+  /** Publishes the events steps emit (`context.emit`); absent: they wait for the reconciler's publisher. */
+  outbox?: OutboxPublisher;
 }

@@ -4,6 +4,7 @@ import {
   type DurableInvocation,
   FencedError,
   type InvocationOutput,
+  incarnationId,
   type OpenedInvocation,
   type Operation,
   type OperationUpdate,
@@ -14,6 +15,8 @@ import { admittedRecord, fencedAdmission } from './flow/admitted-record';
 import { flowAfterEnd } from './flow/run-ended';
 import { flowDepsOf, queueDepsOf } from './flow/session-flow-deps';
 import { HistoryCounter, withInvocation } from './history-order';
+import type { OutboxEntry } from './outbox/outbox-port';
+import { HeldOutbox } from './outbox/session-outbox';
 import type { RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
@@ -60,6 +63,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly startedAt: number;
   /** The state the run published (`ctx.publish`), written with the next write (`session-published.ts`). */
   private readonly published: HeldPublication;
+  /** Events steps emitted, until known published (`outbox/session-outbox.ts`). */
+  private readonly outbox: HeldOutbox;
 
   constructor(
     private run: RunRecord,
@@ -72,6 +77,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.settled = this.time.unwritten;
     this.startedAt = deps.leasedAt ?? deps.clock.now();
     this.published = new HeldPublication(run.published);
+    this.outbox = new HeldOutbox(run.outbox, incarnationId(run.runId, run.incarnation), deps.outbox);
     for (const op of operations) this.ops.put(op);
     this.settleDue();
     this.meter = deps.meter;
@@ -133,12 +139,16 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const transactWrites = transactWritesOf(updates);
     const { written, invokes } = this.applyAll(updates, now);
     if (written.length === 0 && this.settled.size === 0) return [];
+    const emitted = this.outbox.take(updates, now);
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
-    const [write, sent] = this.writeOf(written);
+    const [write, sent, outboxSent] = this.writeOf(written);
     await this.deps.store.commit(this.run.runId, this.run.fence, transactWrites ? { ...write, transactWrites } : write);
     this.published.written(sent);
+    this.outbox.written(outboxSent);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
+    // Stored with their step's outcome: published now, their being sent written with the next write.
+    if (emitted) await this.outbox.publish();
     if (invokes === undefined) return written;
     // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
     for (const op of invokes) {
@@ -221,7 +231,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private async takeUpdates(updates: readonly OperationUpdate[] | undefined, now: number): Promise<Operation[]> {
     if (!updates || updates.length === 0) return [];
     // A transactional step's writes are committed by a checkpoint of their own, as are invokes.
-    if (updates.some((u) => u.Type === 'CHAINED_INVOKE' || u.TransactWrites !== undefined)) {
+    if (updates.some((u) => u.Type === 'CHAINED_INVOKE' || u.TransactWrites !== undefined || u.Outbox !== undefined)) {
       await this.checkpoint(updates);
       return [];
     }
@@ -287,6 +297,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       };
     }
     this.ended = true;
+    // Events left from before (a publish that failed, an invocation that died): tried again, and
+    // what was accepted leaves the run with the write that ends this invocation.
+    await this.outbox.publish();
     await this.enforceDeadline(now);
     const settledBefore = this.settled.size;
     this.settleDue();
@@ -389,9 +402,10 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   }
 
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
-    const [write, sent] = this.writeOf(operations, run);
+    const [write, sent, outboxSent] = this.writeOf(operations, run);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
     this.published.written(sent);
+    this.outbox.written(outboxSent);
     this.settled.clear();
   }
 
@@ -411,13 +425,21 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private writeOf(
     operations: Operation[],
     patch?: RunPatch,
-  ): [write: { operations: Operation[]; run?: RunPatch }, sent: object | undefined] {
+  ): [
+    write: { operations: Operation[]; run?: RunPatch },
+    sent: object | undefined,
+    outboxSent: OutboxEntry[] | undefined,
+  ] {
     // The count of the run's history events rides with the write that records them, as does the published state.
     const counted = this.history.patch();
-    const { patch: run, sent } = this.published.with(
+    const { patch: published, sent } = this.published.with(
       counted.historySeq === undefined ? patch : { ...patch, ...counted },
     );
+    const { patch: run, sent: outboxSent } = this.outbox.with(published);
+    // A release that leaves events unpublished keeps the run due, for the reconciler to publish them.
+    if (run && run.leaseExpiresAt === null && this.outbox.hasPending)
+      run.dueAt = Math.min(run.dueAt ?? Number.POSITIVE_INFINITY, this.now());
     const all = this.time.withUnwritten(operations);
-    return [run ? { operations: all, run } : { operations: all }, sent];
+    return [run ? { operations: all, run } : { operations: all }, sent, outboxSent];
   }
 }

@@ -2,5 +2,6 @@ export * from './errors';
 export * from './execution-arn';
 export * from './invocation';
 export * from './operations';
+export * from './outbox';
 export * from './run-incarnation';
 export * from './transact-writes';

@@ -1,3 +1,4 @@
+import type { StoredOutboxEvent } from './outbox';
 import type { TransactWrite } from './transact-writes';
 /**
  * The checkpoint protocol spoken between the SDK and the engine. Names and shapes follow the
@@ -157,4 +158,9 @@ export interface OperationUpdate {
    * transaction as the step's outcome (`step(name, fn, { transact: true })`; `transact-writes.ts`).
    */
   TransactWrites?: readonly TransactWrite[];
+  /**
+   * Ours, on a STEP's SUCCEED only: events the step emitted, recorded in the same write as its
+   * outcome and published after it (`outbox.ts`).
+   */
+  Outbox?: readonly StoredOutboxEvent[];
 }

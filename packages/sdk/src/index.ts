@@ -5,6 +5,9 @@
  */
 
 export type {
+  EventBridgeOutboxEvent,
+  OutboxEvent,
+  SqsOutboxEvent,
   TransactConditionCheck,
   TransactDelete,
   TransactPut,

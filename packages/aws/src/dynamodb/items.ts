@@ -62,6 +62,7 @@ const RUN_FIELDS = [
   'slotHeld',
   'flow',
   'published',
+  'outbox',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /**

@@ -1,5 +1,5 @@
 /** What a `TestDriver` is built with, and what one of its runs is started with. */
-import type { Store } from '@durable-lambda/engine';
+import type { OutboxPublisher, Store } from '@durable-lambda/engine';
 import type { FaultOptions } from '../faults/fault-plan';
 import type { VirtualClock } from '../virtual-clock';
 import type { CallbackHolds } from './next-wake';
@@ -7,6 +7,11 @@ import type { PlainHandler } from './plain-function';
 
 /** Options of a `TestDriver`. */
 export interface TestDriverOptions {
+  /**
+   * Where the events steps emit (`context.emit`) are published. Default: an in-process
+   * `MemoryOutbox` on the virtual clock (`driver.outbox`).
+   */
+  outbox?: OutboxPublisher;
   /** Virtual start time, epoch ms. Default: the real time now. */
   startTime?: number;
   /** More invocations than this (every run of the test together) stop the test as a runaway. Default 10,000. */

@@ -2,7 +2,9 @@ import { setImmediate } from 'node:timers';
 import {
   Engine,
   isForeignDurableHandler,
+  MemoryOutbox,
   MemoryStore,
+  type OutboxPublisher,
   type RunRecord,
   runIdFor,
   type Store,
@@ -56,6 +58,8 @@ export class TestDriver {
   readonly invocations = new Map<string, TestInvocation[]>();
   /** The in-memory store when the driver built one (read synchronously by the test runner). */
   readonly memoryStore: MemoryStore | undefined;
+  /** Where the events steps emit are published (`options.outbox`, else an in-process sink). */
+  readonly outbox: OutboxPublisher;
   private readonly known = new Set<string>();
   private readonly functions: ReadonlyMap<string, DriverHandler>;
   private readonly plain: ReadonlyMap<string, PlainHandler>;
@@ -77,6 +81,7 @@ export class TestDriver {
     this.plain = options.plainFunctions ?? new Map();
     this.maxInvocations = options.maxInvocations ?? 10_000;
     this.clock = new VirtualClock(options.startTime ?? Date.now());
+    this.outbox = options.outbox ?? new MemoryOutbox(this.clock);
     const raw = options.store ? options.store(this.clock) : new MemoryStore(this.clock);
     this.memoryStore = options.store ? undefined : (raw as MemoryStore);
     const queued = options.faults !== undefined || options.store !== undefined;
@@ -89,6 +94,7 @@ export class TestDriver {
       this.engine = new Engine({
         store: raw,
         clock: this.clock,
+        outbox: this.outbox,
         ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
         waker: { wakeAt: async () => this.wakeUp() },
         invoker: {
@@ -115,6 +121,7 @@ export class TestDriver {
     this.engine = new Engine({
       store: this.store,
       clock: this.clock,
+      outbox: this.outbox,
       waker: this.rig ? this.rig.waker(waker) : waker,
       invoker: this.rig ? this.rig.invoker(invoker) : invoker,
       reconcileGraceMs: options.reconcileGraceMs ?? 120_000,

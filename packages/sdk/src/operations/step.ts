@@ -1,7 +1,11 @@
 import {
   incarnationId,
+  MAX_OUTBOX_EVENTS,
   type Operation,
   type OperationUpdate,
+  type OutboxEvent,
+  type StoredOutboxEvent,
+  storedOutboxEvent,
   TransactRejectedError,
   type TransactWrite,
 } from '@durable-lambda/protocol';
@@ -73,7 +77,7 @@ function planStep<T>(scope: Scope, args: readonly unknown[]): StepPlan<T> {
 }
 
 type AttemptOutcome =
-  | { ok: true; data: string | undefined; writes: TransactWrite[] | undefined }
+  | { ok: true; data: string | undefined; writes: TransactWrite[] | undefined; outbox: StoredOutboxEvent[] | undefined }
   | { ok: false; error: unknown };
 
 function parseTransact(value: unknown): boolean {
@@ -137,6 +141,7 @@ async function stepOutcome<T>(scope: Scope, plan: StepPlan<T>, id: string): Prom
         }
         const succeed: OperationUpdate = { ...base, Action: 'SUCCEED' };
         if (outcome.data !== undefined) succeed.Payload = outcome.data;
+        if (outcome.outbox !== undefined) succeed.Outbox = outcome.outbox;
         if (outcome.writes !== undefined) {
           // Never written behind: the writes' conditions decide whether the attempt succeeded.
           succeed.TransactWrites = outcome.writes;
@@ -218,7 +223,13 @@ async function runAttempt<T>(
     try {
       const value = await withTimeout(runtime, call, stepContext, controller, plan.timeoutMs, id, plan.name);
       const data = await serializeChecked(plan.serdes, value, serdesContext, runtime.settings.maxPayloadBytes);
-      return { ok: true, data, writes: tx.size > 0 ? tx.writes() : undefined };
+      const outbox = stepContext.emitted();
+      return {
+        ok: true,
+        data,
+        writes: tx.size > 0 ? tx.writes() : undefined,
+        outbox: outbox.length > 0 ? outbox : undefined,
+      };
     } catch (error) {
       return { ok: false, error };
     } finally {
@@ -240,6 +251,7 @@ class AttemptContext implements StepContext {
   readonly #id: string;
   readonly #controller: LazyAbort;
   #logger: StepContext['logger'] | undefined;
+  readonly #emitted: StoredOutboxEvent[] = [];
 
   constructor(
     scope: Scope,
@@ -261,6 +273,19 @@ class AttemptContext implements StepContext {
 
   get signal(): AbortSignal {
     return this.#controller.signal;
+  }
+
+  emit(event: OutboxEvent): void {
+    const index = this.#emitted.length;
+    if (index >= MAX_OUTBOX_EVENTS) {
+      throw new InvalidArgumentError(`emit[${index}]`, `at most ${MAX_OUTBOX_EVENTS} events per step`);
+    }
+    this.#emitted.push(storedOutboxEvent(event, `emit[${index}]`, this.#id));
+  }
+
+  /** The events this attempt emitted, stored form. */
+  emitted(): StoredOutboxEvent[] {
+    return this.#emitted;
   }
 
   /** A custom logger (configureLogger) gets the step's lines as they are, as in AWS's SDK. */

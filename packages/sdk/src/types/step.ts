@@ -1,4 +1,10 @@
-import type { TransactConditionCheck, TransactDelete, TransactPut, TransactUpdate } from '@durable-lambda/protocol';
+import type {
+  OutboxEvent,
+  TransactConditionCheck,
+  TransactDelete,
+  TransactPut,
+  TransactUpdate,
+} from '@durable-lambda/protocol';
 import type { DurableOperationError } from '../errors/durable-errors';
 import type { Duration } from './duration';
 import type { DurableLogger } from './logger';
@@ -91,6 +97,14 @@ export interface StepContext {
    * with `{ transact: true }`; elsewhere each call throws `TransactRejectedError`).
    */
   readonly tx: TransactWriter;
+  /**
+   * Ours: emits an event to EventBridge (`{ source, detailType, detail, eventBusName? }`) or SQS
+   * (`{ queueUrl, body, groupId? }`) through the run's outbox: recorded with the step's outcome in
+   * the same write (only the attempt that succeeds emits), published after it, by the reconciler
+   * if the invocation dies first. At-least-once, with a stable id (`<run>:<step>:<index>`; an SQS
+   * FIFO queue dedupes on it). Checked at once: a malformed event throws, naming the field.
+   */
+  emit(event: OutboxEvent): void;
 }
 
 /**
