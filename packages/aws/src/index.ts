@@ -97,6 +97,7 @@ export {
   type OnTimeWakerOptions,
   SCHEDULER_HOP_LEAD_MS,
 } from './on-time-waker';
+export { AwsOutboxPublisher, type AwsOutboxPublisherOptions } from './outbox-publisher';
 export {
   createProductionBackend,
   ProductionBackend,

@@ -43,6 +43,7 @@ import {
 } from './lazy-aws-sdk-clients';
 import { LightDynamoDbClient } from './light-dynamodb/client';
 import { OnTimeWaker } from './on-time-waker';
+import { AwsOutboxPublisher } from './outbox-publisher';
 import {
   ConfigurationError,
   executionTimeoutSetting,
@@ -222,6 +223,8 @@ export class ProductionBackend implements DurableBackend {
       retentionMs: config.retentionDays * DAY_MS,
       executionTimeout,
       versions: this.versions,
+      // Events steps emit (`context.emit`): EventBridge and SQS through signed requests, loaded at the first.
+      outbox: new AwsOutboxPublisher({ region: config.region }),
     });
     this.triggers = new TriggerReceiver({
       engine: this.engine,
