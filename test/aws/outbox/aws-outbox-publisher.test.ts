@@ -22,7 +22,7 @@ function fakeAws(options: { refuse?: Set<string>; down?: boolean } = {}) {
   const queue: Array<Record<string, unknown>> = [];
   const dedup = new Set<string>();
   const fetch = (async (url: string | URL, init?: RequestInit) => {
-    const headers = new Headers(init?.headers as HeadersInit);
+    const headers = new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]);
     const target = headers.get('x-amz-target') ?? '';
     const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
     sent.push({ target, body, signed: (headers.get('authorization') ?? '').startsWith('AWS4-HMAC-SHA256') });
