@@ -1,5 +1,6 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -54,6 +55,15 @@ export interface DurableFunctionProps extends DurableFunctionOwnProps {
    * Same as `table.grantReadWriteData(durableFunction.function)` for each. Default: none.
    */
   readonly transactTables?: readonly dynamodb.ITable[];
+  /**
+   * Where its steps' events go (`context.emit`, the outbox): the function may put events on these
+   * buses (`events:PutEvents`) and send to these queues (`sqs:SendMessage`). The reconciler
+   * publishes what an invocation could not, so it gets the same grants. Default: none.
+   */
+  readonly outboxTargets?: {
+    readonly eventBuses?: readonly events.IEventBus[];
+    readonly queues?: readonly sqs.IQueue[];
+  };
 }
 
 /**
@@ -285,6 +295,10 @@ export class DurableFunction extends Construct {
 
     for (const target of props.invokes ?? []) this.invokes(target);
     for (const table of props.transactTables ?? []) table.grantReadWriteData(fn);
+    for (const grantee of [fn, this.reconciler.function]) {
+      for (const bus of props.outboxTargets?.eventBuses ?? []) bus.grantPutEventsTo(grantee);
+      for (const queue of props.outboxTargets?.queues ?? []) queue.grantSendMessages(grantee);
+    }
   }
 
   /**
