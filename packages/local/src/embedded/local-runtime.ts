@@ -7,6 +7,7 @@ import {
   EngineInputError,
   isForeignDurableHandler,
   isWakeEvent,
+  MemoryOutbox,
   type ReconcileAllOptions,
   type RunRecord,
   reconcileAll,
@@ -90,6 +91,12 @@ export class LocalRuntime {
   readonly faultPlan: FaultPlan | undefined;
   private readonly faultScope: FaultScope | undefined;
 
+  /**
+   * The events steps emitted (`context.emit`) as this runtime delivered them, in process (unless
+   * `options.engine.outbox` publishes elsewhere): every delivery, repeats included.
+   */
+  readonly outbox: MemoryOutbox;
+
   constructor(options: LocalRuntimeOptions) {
     this.store = options.store;
     this.functions = options.functions;
@@ -128,8 +135,11 @@ export class LocalRuntime {
       this.faultScope = new FaultScope(this.faultPlan);
     }
     const scope = this.faultScope;
+    // Events steps emit (`context.emit`) are delivered in process, kept for the dev server to show.
+    this.outbox = new MemoryOutbox(this.clock);
     this.engine = new Engine({
       reconcileGraceMs: LOCAL_RECONCILE_GRACE_MS,
+      outbox: this.outbox,
       ...options.engine,
       store: scope ? new FaultyStore(this.store, scope) : this.store,
       waker: scope ? new FaultyWaker(this.waker, scope) : this.waker,
