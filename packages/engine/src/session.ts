@@ -8,6 +8,8 @@ import {
   type OpenedInvocation,
   type Operation,
   type OperationUpdate,
+  TransactConditionFailedError,
+  TransactRejectedError,
 } from '@durable-lambda/protocol';
 import { DEFAULT_QUEUE_RECHECK_MS } from './concurrency-slots';
 import { afterFlow, decideFlow } from './flow/admission';
@@ -142,13 +144,23 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const emitted = this.outbox.take(updates, now);
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
     const [write, sent, outboxSent] = this.writeOf(written);
-    await this.deps.store.commit(this.run.runId, this.run.fence, transactWrites ? { ...write, transactWrites } : write);
+    try {
+      await this.deps.store.commit(
+        this.run.runId,
+        this.run.fence,
+        transactWrites ? { ...write, transactWrites } : write,
+      );
+    } catch (error) {
+      // A refusal of the user's writes wrote nothing; any other failure may have landed.
+      this.outbox.undo(emitted, isTransactRefusal(error) ? false : undefined);
+      throw error;
+    }
     this.published.written(sent);
     this.outbox.written(outboxSent);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
     // Stored with their step's outcome: published now, their being sent written with the next write.
-    if (emitted) await this.outbox.publish();
+    if (emitted.length > 0) await this.outbox.publish();
     if (invokes === undefined) return written;
     // Best effort: if this fails, the parent's next invocation starts the child (settleOnOpen).
     for (const op of invokes) {
@@ -442,4 +454,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const all = this.time.withUnwritten(operations);
     return [run ? { operations: all, run } : { operations: all }, sent, outboxSent];
   }
+}
+
+/** A refusal of a transactional step's writes: the commit wrote nothing. */
+function isTransactRefusal(error: unknown): boolean {
+  return error instanceof TransactConditionFailedError || error instanceof TransactRejectedError;
 }

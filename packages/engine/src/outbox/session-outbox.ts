@@ -14,6 +14,11 @@ export class HeldOutbox {
   private pending: OutboxEntry[];
   /** The field differs from what is stored: the next write carries it. */
   private dirty = false;
+  /**
+   * A write that carried new entries failed without saying whether it landed (a lost response):
+   * this invocation no longer knows the stored field and never writes it again (it is ending).
+   */
+  private frozen = false;
 
   constructor(
     stored: readonly OutboxEntry[] | undefined,
@@ -23,9 +28,12 @@ export class HeldOutbox {
     this.pending = [...(stored ?? [])];
   }
 
-  /** The entries `updates` emit (each STEP SUCCEED's `Outbox`), added to the pending list. */
-  take(updates: readonly OperationUpdate[], now: number): boolean {
-    let added = false;
+  /**
+   * The entries `updates` emit (each STEP SUCCEED's `Outbox`), added to the pending list for the
+   * write that carries their steps' outcomes; returns them (for {@link undo} if that write fails).
+   */
+  take(updates: readonly OperationUpdate[], now: number): OutboxEntry[] {
+    const added: OutboxEntry[] = [];
     for (const update of updates) {
       if (!update.Outbox || update.Outbox.length === 0) continue;
       if (update.Type !== 'STEP' || update.Action !== 'SUCCEED') {
@@ -40,17 +48,32 @@ export class HeldOutbox {
       update.Outbox.forEach((event, index) => {
         const checked = checkStoredOutboxEvent(event, `outbox[${index}]`, update.Id);
         const id = `${this.runKey}:${update.Id}:${index}`;
-        if (!this.pending.some((e) => e.id === id)) this.pending.push({ id, event: checked, at: now });
+        if (!this.pending.some((e) => e.id === id)) {
+          const entry = { id, event: checked, at: now };
+          this.pending.push(entry);
+          added.push(entry);
+        }
       });
-      added = true;
     }
-    if (added) this.dirty = true;
+    if (added.length > 0) this.dirty = true;
     return added;
+  }
+
+  /**
+   * The write that carried `added` failed: they leave the list (their steps' outcomes are not
+   * known stored). `landed` false: nothing was written (a refusal); undefined: unknown (a lost
+   * response), and the field is never written again by this invocation.
+   */
+  undo(added: readonly OutboxEntry[], landed: false | undefined): void {
+    if (added.length === 0) return;
+    const gone = new Set(added);
+    this.pending = this.pending.filter((e) => !gone.has(e));
+    if (landed === undefined) this.frozen = true;
   }
 
   /** `patch` with the field when it changed since the last write; a token for {@link written}. */
   with(patch: RunPatch | undefined): { patch: RunPatch | undefined; sent?: OutboxEntry[] } {
-    if (!this.dirty) return { patch };
+    if (!this.dirty || this.frozen) return { patch };
     const sent = [...this.pending];
     return { patch: { ...patch, outbox: sent.length > 0 ? sent : null }, sent };
   }
@@ -72,7 +95,7 @@ export class HeldOutbox {
    * the accepted ones leave the list, written with the next write. Never throws.
    */
   async publish(): Promise<void> {
-    if (!this.publisher || this.pending.length === 0) return;
+    if (!this.publisher || this.pending.length === 0 || this.frozen) return;
     const batch = [...this.pending];
     let accepted: string[];
     try {
