@@ -91,4 +91,58 @@ describe('a transactional step outcome on DynamoDB', () => {
         `10 user writes ${documentedTen} by AWS's pricing (DynamoDB Local reports ${figures.ten})`,
     );
   }, 60_000);
+
+  it('an outbox event costs no request of its own: its bytes ride in the run item for two writes', async () => {
+    const sdk = localDocumentClient(endpoint);
+    const tableName = uniqueTableName('outbox-cost');
+    await createDurableTable(sdk, tableName);
+    sdk.destroy();
+    const seen: ConsumedCapacity[] = [];
+    measureConsumedCapacity(light, (c) => seen.push(c));
+    const store = new DynamoDbStore({ client: light, tableName, clock: { now: () => T0 } });
+    const step = {
+      Id: '1',
+      Type: 'STEP' as const,
+      Status: 'SUCCEEDED' as const,
+      StartTimestamp: T0,
+      EndTimestamp: T0,
+      StepDetails: { Attempt: 1, Result: '"ok"' },
+    };
+    const measure = async (label: string, events: number) => {
+      const runId = `outbox-${label}`;
+      await store.createRun(runRecord(runId), executionOp());
+      const fence = (await store.acquireLease(runId, T0, T0 + 60_000, `t-${label}`))?.run.fence ?? 0;
+      const outbox = Array.from({ length: events }, (_, i) => ({
+        id: `${runId}:1:${i}`,
+        at: T0,
+        event: {
+          kind: 'eventbridge' as const,
+          source: 'shop',
+          detailType: 'OrderPlaced',
+          detail: JSON.stringify({ order: `o-${i}`, total: 42.5 }),
+        },
+      }));
+      seen.length = 0;
+      await store.commit(runId, fence, { operations: [step], ...(events > 0 ? { run: { outbox } } : {}) });
+      const recorded = seen.reduce((n, c) => n + c.wru, 0);
+      seen.length = 0;
+      // The next write (here a release) takes the published ones off.
+      await store.commit(runId, fence, {
+        operations: [],
+        run: { leaseExpiresAt: null, ...(events > 0 ? { outbox: null } : {}) },
+      });
+      const cleared = seen.reduce((n, c) => n + c.wru, 0);
+      return { recorded, cleared, requests: seen.length };
+    };
+    const none = await measure('none', 0);
+    const one = await measure('one', 1);
+    const ten = await measure('ten', 10);
+    console.log(
+      `outbox, WRU (step's write + next write): no event ${none.recorded}+${none.cleared}, ` +
+        `1 event ${one.recorded}+${one.cleared}, 10 events ${ten.recorded}+${ten.cleared}; publishing: 1 PutEvents per 10 events or 1 SendMessage each`,
+    );
+    expect(one.requests).toBe(none.requests);
+    expect(one.recorded - none.recorded).toBeLessThanOrEqual(1);
+    expect(ten.recorded).toBeGreaterThan(one.recorded);
+  }, 60_000);
 });
