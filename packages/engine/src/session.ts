@@ -14,7 +14,7 @@ import { admittedRecord, fencedAdmission } from './flow/admitted-record';
 import { flowAfterEnd } from './flow/run-ended';
 import { flowDepsOf, queueDepsOf } from './flow/session-flow-deps';
 import { HistoryCounter, withInvocation } from './history-order';
-import type { RunPatch, RunRecord, WakeRequest } from './ports';
+import type { CommitWrite, RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
 import type { SessionDeps } from './session-deps';
@@ -31,6 +31,7 @@ import {
   wakeForLateEvents,
 } from './session-release';
 import { TimeSettlement } from './session-settled';
+import { HeldTags } from './session-tags';
 import { applyUpdate, nextDue } from './transitions';
 
 export type { SessionDeps, SessionHooks } from './session-deps';
@@ -59,6 +60,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly startedAt: number;
   /** The state the run published (`ctx.publish`), written with the next write (`session-published.ts`). */
   private readonly published: HeldPublication;
+  /** The run's search tags (`ctx.tag`), written with the next write (`session-tags.ts`). */
+  private readonly tags: HeldTags;
 
   constructor(
     private run: RunRecord,
@@ -71,6 +74,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.settled = this.time.unwritten;
     this.startedAt = deps.leasedAt ?? deps.clock.now();
     this.published = new HeldPublication(run.published);
+    this.tags = new HeldTags(run.tags);
     for (const op of operations) this.ops.put(op);
     this.settleDue();
     this.meter = deps.meter;
@@ -133,7 +137,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
     const [write, sent] = this.writeOf(written);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
-    this.published.written(sent);
+    this.confirm(sent);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
     if (invokes === undefined) return written;
@@ -387,8 +391,20 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
     const [write, sent] = this.writeOf(operations, run);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
-    this.published.written(sent);
+    this.confirm(sent);
     this.settled.clear();
+  }
+
+  /** A write succeeded: what it carried of the published state and the tags is stored. */
+  private confirm(sent: Carried): void {
+    this.published.written(sent.published);
+    this.tags.written(sent.tags);
+  }
+
+  /** Holds search tags, written with the next write (`session-tags.ts`); dropped once the invocation ended. */
+  tag(tags: Readonly<Record<string, string>>): void {
+    if (this.ended) return;
+    this.tags.hold(tags);
   }
 
   /**
@@ -404,16 +420,20 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    * The write of `operations` (and the run's patch) with the operations time changed since the
    * last one, and the published state it carries (to confirm once it succeeded).
    */
-  private writeOf(
-    operations: Operation[],
-    patch?: RunPatch,
-  ): [write: { operations: Operation[]; run?: RunPatch }, sent: object | undefined] {
-    // The count of the run's history events rides with the write that records them, as does the published state.
+  private writeOf(operations: Operation[], patch?: RunPatch): [write: CommitWrite, sent: Carried] {
+    // The count of the run's history events rides with the write that records them, as do the published state and tags.
     const counted = this.history.patch();
-    const { patch: run, sent } = this.published.with(
-      counted.historySeq === undefined ? patch : { ...patch, ...counted },
-    );
+    const published = this.published.with(counted.historySeq === undefined ? patch : { ...patch, ...counted });
+    const { patch: run, before, sent } = this.tags.with(published.patch);
     const all = this.time.withUnwritten(operations);
-    return [run ? { operations: all, run } : { operations: all }, sent];
+    const write: CommitWrite = run ? { operations: all, run } : { operations: all };
+    if (before !== undefined) write.tagsBefore = before;
+    return [write, { published: published.sent, tags: sent }];
   }
+}
+
+/** What one write of the session carried besides its operations: confirmed once it succeeded. */
+interface Carried {
+  published: object | undefined;
+  tags: Record<string, string> | undefined;
 }
