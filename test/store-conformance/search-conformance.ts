@@ -97,13 +97,13 @@ export function describeSearchConformance(
       await s.store.commit('t1', fence, {
         operations: [],
         run: { tags: { customer: 'c-1', stage: 'reserving' } },
-        tagsBefore: { customer: 'c-1' },
+        tagged: { before: { customer: 'c-1' }, createdAt: T0 },
       });
       expect(await ids({ tags: { stage: 'reserving' } })).toEqual(['t1']);
       await s.store.commit('t1', fence, {
         operations: [],
         run: { tags: { customer: 'c-2', stage: 'charging' } },
-        tagsBefore: { customer: 'c-1', stage: 'reserving' },
+        tagged: { before: { customer: 'c-1', stage: 'reserving' }, createdAt: T0 },
       });
       expect(await ids({ tags: { stage: 'reserving' } })).toEqual([]);
       expect(await ids({ tags: { customer: 'c-1' } })).toEqual([]);
@@ -112,7 +112,7 @@ export function describeSearchConformance(
       await s.store.commit('t1', fence, {
         operations: [],
         run: { tags: { customer: 'c-2', stage: 'charging' } },
-        tagsBefore: { customer: 'c-1', stage: 'reserving' },
+        tagged: { before: { customer: 'c-1', stage: 'reserving' }, createdAt: T0 },
       });
       expect(await ids({ tags: { customer: 'c-2' } })).toEqual(['t1']);
       expect((await s.store.getRun('t1'))?.tags).toEqual({ customer: 'c-2', stage: 'charging' });
@@ -122,7 +122,11 @@ export function describeSearchConformance(
       await create('f1', {});
       const fence = await lease('f1');
       await expect(
-        s.store.commit('f1', fence + 1, { operations: [], run: { tags: { stale: 'yes' } }, tagsBefore: {} }),
+        s.store.commit('f1', fence + 1, {
+          operations: [],
+          run: { tags: { stale: 'yes' } },
+          tagged: { before: {}, createdAt: T0 },
+        }),
       ).rejects.toThrow();
       expect(await ids({ tags: { stale: 'yes' } })).toEqual([]);
     });

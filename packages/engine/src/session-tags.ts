@@ -7,7 +7,7 @@
  *
  * Held until a write that carried them succeeded: a failed write leaves them held for the next.
  * Only this invocation writes the run's tags while it holds the lease (the fence), so the stored
- * tags it knows are the run's, and each write says which tags it replaces (`tagsBefore`) for a
+ * tags it knows are the run's, and each write says which tags it replaces (`CommitWrite.tagged`) for a
  * store that indexes them. The SDK hands over only tags made past the point the run had reached,
  * so a replay never sets a key back to an older value.
  */

@@ -427,7 +427,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const { patch: run, before, sent } = this.tags.with(published.patch);
     const all = this.time.withUnwritten(operations);
     const write: CommitWrite = run ? { operations: all, run } : { operations: all };
-    if (before !== undefined) write.tagsBefore = before;
+    if (before !== undefined) write.tagged = { before, createdAt: this.run.createdAt };
     return [write, { published: published.sent, tags: sent }];
   }
 }

@@ -265,11 +265,12 @@ export interface CommitWrite {
   operations: readonly Operation[];
   run?: RunPatch;
   /**
-   * With a patch that sets `tags`: the run's tags it replaces, as the writer (the lease holder,
-   * the only writer of a running run's tags) knows them, so a store that indexes tags apart from
-   * the run (DynamoDB) removes the entries of replaced values without reading the run first.
+   * With a patch that sets `tags`: what a store that indexes tags apart from the run (DynamoDB)
+   * needs to move the run's index entries without reading the run first: the tags the patch
+   * replaces, as the writer (the lease holder, the only writer of a running run's tags) knows
+   * them, and the run's `createdAt` (where its entries sort). Other stores may ignore it.
    */
-  tagsBefore?: Readonly<Record<string, string>>;
+  tagged?: { before: Readonly<Record<string, string>>; createdAt: number };
 }
 
 /** The run a revision was computed from (see {@link Store.reviseRun}). */

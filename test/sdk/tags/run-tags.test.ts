@@ -17,7 +17,7 @@ class CountingStore extends MemoryStore {
     await super.commit(runId, fence, write);
     this.commits += 1;
     const tags = write.run?.tags;
-    if (tags) this.written.push({ tags, before: write.tagsBefore as Record<string, string> | undefined });
+    if (tags) this.written.push({ tags, before: write.tagged?.before as Record<string, string> | undefined });
   }
 }
 
