@@ -2,7 +2,8 @@
  * `Store.listRuns` with search filters on DynamoDB: by tags through the tag index (`tag-index.ts`),
  * and by error code over the listing. Both read the candidate runs whole (BatchGetItem, strongly
  * consistent) and keep those that match every filter, so stale index entries never show; a page
- * stops after {@link MAX_EXAMINED} candidates with a cursor where it stopped (a short page).
+ * stops after {@link MAX_EXAMINED} index entries or {@link MAX_RUNS_READ} runs with a cursor where
+ * it stopped (a short page: page on until there is no cursor).
  */
 import {
   checkRunSearch,
@@ -15,22 +16,24 @@ import {
   runOfFunction,
   runQueryLimit,
 } from '@durable-lambda/engine';
-import { Expressions } from './expressions';
 import { PK, RUN_SK, runPk, SK } from './layout';
 import type { Item, TableAccess } from './table-access';
-import { createdAtKey, tagPks, tagSk } from './tag-index';
+import { createdAtKey, tagSk } from './tag-index';
+import { type TagEntry, TagIntersection } from './tag-streams';
 
-/** Candidates one page examines at most before it answers (short, with a cursor). */
-export const MAX_EXAMINED = 500;
+/**
+ * Index entries one page reads at most before it answers (short, with a cursor where it stopped):
+ * ~60 bytes each, so ~40 RRU of Queries besides the runs it reads.
+ */
+export const MAX_EXAMINED = 2_000;
+/**
+ * Runs one page reads at most (each at least 1 RRU) before it answers, short, with a cursor: the
+ * runs of a tag that fail the other filters (status, function, error code), or the runs of the
+ * listing searched for an error code alone.
+ */
+export const MAX_RUNS_READ = 500;
 /** Runs read per listing page while filtering on the error code alone. */
 const CODE_SCAN_PAGE = 100;
-
-/** A tag index entry: where its run sorts. */
-interface Entry {
-  runId: string;
-  createdAt: number;
-  sk: string;
-}
 
 /** What the search needs of the store. */
 export interface SearchDeps {
@@ -48,7 +51,7 @@ export interface SearchDeps {
 export async function searchRuns(deps: SearchDeps, query: RunQuery): Promise<RunPage> {
   checkRunSearch(query);
   const tags = Object.entries(query.tags ?? {});
-  if (tags.length > 0) return byTags(deps, query, tags[0] as [string, string]);
+  if (tags.length > 0) return byTags(deps, query, tags);
   if (query.errorCode !== undefined) return byErrorCode(deps, query, query.errorCode);
   return deps.list(query);
 }
@@ -59,7 +62,7 @@ async function byErrorCode(deps: SearchDeps, query: RunQuery, code: string): Pro
   const { errorCode: _, ...rest } = query;
   const found: RunRecord[] = [];
   let cursor = query.cursor;
-  for (let examined = 0; examined < MAX_EXAMINED; ) {
+  for (let examined = 0; examined < MAX_RUNS_READ; ) {
     const page = await deps.list({ ...rest, limit: CODE_SCAN_PAGE, ...(cursor === undefined ? {} : { cursor }) });
     for (const run of page.runs) {
       examined += 1;
@@ -75,11 +78,11 @@ async function byErrorCode(deps: SearchDeps, query: RunQuery, code: string): Pro
 }
 
 /**
- * The runs carrying `first` (and every other tag of the query), newest first: the tag's 16 shards
- * queried in parallel within the query's time range and cursor, merged by sort key, the candidates
- * read a page at a time and filtered on the run items.
+ * The runs carrying every tag of the query, newest first: each tag's 16 shards queried in parallel
+ * within the query's time range and cursor, the tags intersected on their entries
+ * (`tag-streams.ts`), the runs found read a page at a time and filtered on the run items.
  */
-async function byTags(deps: SearchDeps, query: RunQuery, first: [string, string]): Promise<RunPage> {
+async function byTags(deps: SearchDeps, query: RunQuery, tags: Array<[string, string]>): Promise<RunPage> {
   const limit = runQueryLimit(query.limit);
   const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
   // Entries sort below `upper` (exclusive) and at or above `lower`.
@@ -90,108 +93,48 @@ async function byTags(deps: SearchDeps, query: RunQuery, first: [string, string]
   const upper = bounds.sort()[0];
   const lower = query.createdAfter === undefined ? undefined : createdAtKey(query.createdAfter);
   if (upper !== undefined && lower !== undefined && lower >= upper) return { runs: [] };
-  const stream = new MergedShards(deps.access, tagPks(...first), lower, upper, limit + 1);
+  const entries = new TagIntersection(deps.access, tags, { lower, upper }, limit + 1);
   const found: RunRecord[] = [];
-  let examined = 0;
-  let last: Entry | undefined;
-  while (examined < MAX_EXAMINED) {
-    const batch = await stream.take(limit - found.length);
-    if (batch.length === 0) return { runs: found };
+  let runsRead = 0;
+  for (;;) {
+    if (runsRead >= MAX_RUNS_READ) {
+      // Read as many runs as a page may: the next page goes on after the last one read.
+      return entries.lastTaken ? { runs: found, cursor: encodeRunCursor(entries.lastTaken) } : { runs: found };
+    }
+    const batch: TagEntry[] = [];
+    while (batch.length < Math.min(limit - found.length, MAX_RUNS_READ - runsRead) && entries.read < MAX_EXAMINED) {
+      const entry = await entries.next();
+      if (!entry) break;
+      batch.push(entry);
+    }
+    if (batch.length === 0) {
+      // Passed over as many entries as a page may read: the next page goes on from there.
+      const decided = entries.decided;
+      return entries.read >= MAX_EXAMINED && decided
+        ? { runs: found, cursor: encodeRunCursor(decided) }
+        : { runs: found };
+    }
     const items = await deps.access.batchGet(batch.map((e) => ({ [PK]: runPk(e.runId), [SK]: RUN_SK })));
+    runsRead += batch.length;
     const byId = new Map(items.map((item) => [String(item.runId), item]));
     for (const entry of batch) {
-      examined += 1;
-      last = entry;
       const item = byId.get(entry.runId);
       if (!item || !candidate(deps, item, entry, query)) continue;
       const run = await deps.runOf(item);
       if (!runMatchesSearch(run, query)) continue;
       found.push(run);
       if (found.length === limit) {
-        return (await stream.exhausted()) ? { runs: found } : { runs: found, cursor: encodeRunCursor(entry) };
+        return (await entries.next()) === undefined ? { runs: found } : { runs: found, cursor: encodeRunCursor(entry) };
       }
     }
   }
-  return last ? { runs: found, cursor: encodeRunCursor(last) } : { runs: found };
 }
 
 /** Whether a run item matches what it holds unchunked: retention, the entry's creation, tags, status, function. */
-function candidate(deps: SearchDeps, item: Item, entry: Entry, query: RunQuery): boolean {
+function candidate(deps: SearchDeps, item: Item, entry: TagEntry, query: RunQuery): boolean {
   if (!deps.live(item) || Number(item.createdAt) !== entry.createdAt) return false;
   const tags = (item.tags ?? {}) as Record<string, unknown>;
   if (!Object.entries(query.tags ?? {}).every(([key, value]) => tags[key] === value)) return false;
   if (query.status !== undefined && item.status !== query.status) return false;
   return query.functionName === undefined || runOfFunction(String(item.functionName), query.functionName);
-}
-
-/** One shard's Query, read a page at a time, newest first. */
-class Shard {
-  private readonly pages: AsyncGenerator<Item[]>;
-  private readonly upper: string | undefined;
-  buffer: Entry[] = [];
-  done = false;
-
-  constructor(access: TableAccess, pk: string, lower: string | undefined, upper: string | undefined, size: number) {
-    const e = new Expressions();
-    const conditions = [`${e.name(PK)} = ${e.value(pk)}`];
-    if (lower !== undefined && upper !== undefined) {
-      conditions.push(`${e.name(SK)} BETWEEN ${e.value(lower)} AND ${e.value(upper)}`);
-    } else if (lower !== undefined) conditions.push(`${e.name(SK)} >= ${e.value(lower)}`);
-    else if (upper !== undefined) conditions.push(`${e.name(SK)} < ${e.value(upper)}`);
-    this.pages = access.queryPages({
-      KeyConditionExpression: conditions.join(' AND '),
-      ScanIndexForward: false,
-      Limit: size,
-      ...e.attributes(),
-    });
-    this.upper = upper;
-  }
-
-  /** Reads the next page when the buffer is empty and more may follow. */
-  async fill(): Promise<void> {
-    while (this.buffer.length === 0 && !this.done) {
-      const next = await this.pages.next();
-      if (next.done) {
-        this.done = true;
-        return;
-      }
-      for (const item of next.value) {
-        const sk = String(item[SK]);
-        // BETWEEN includes its upper bound: the cursor's own entry is not after it.
-        if (this.upper !== undefined && sk >= this.upper) continue;
-        this.buffer.push({ runId: String(item.runId), createdAt: Number(item.createdAt), sk });
-      }
-    }
-  }
-}
-
-/** The shards of a tag merged newest first (by sort key, descending). */
-class MergedShards {
-  private readonly shards: Shard[];
-
-  constructor(access: TableAccess, pks: string[], lower: string | undefined, upper: string | undefined, size: number) {
-    this.shards = pks.map((pk) => new Shard(access, pk, lower, upper, size));
-  }
-
-  /** The next `count` entries (fewer at the end). */
-  async take(count: number): Promise<Entry[]> {
-    const out: Entry[] = [];
-    while (out.length < count) {
-      await Promise.all(this.shards.map((shard) => shard.fill()));
-      let best: Shard | undefined;
-      for (const shard of this.shards) {
-        const head = shard.buffer[0];
-        if (head && (!best || head.sk > (best.buffer[0] as Entry).sk)) best = shard;
-      }
-      if (!best) break;
-      out.push(best.buffer.shift() as Entry);
-    }
-    return out;
-  }
-
-  /** Whether no entry is left (every shard read to its end and taken). */
-  async exhausted(): Promise<boolean> {
-    await Promise.all(this.shards.map((shard) => shard.fill()));
-    return this.shards.every((shard) => shard.done && shard.buffer.length === 0);
-  }
 }
