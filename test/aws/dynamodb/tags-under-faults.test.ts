@@ -25,8 +25,10 @@ beforeAll(async () => {
   client = localDocumentClient(await dynamoDbLocalEndpoint());
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { Key?: { pk?: unknown } };
-      if (refuseTagDeletes && context.commandName === 'DeleteCommand' && String(input.Key?.pk).startsWith('TAG#')) {
+      // The key as the document client has it, or already marshalled (`{ S: … }`).
+      const pk = (args.input as { Key?: { pk?: unknown } }).Key?.pk;
+      const key = typeof pk === 'object' && pk !== null ? (pk as { S?: unknown }).S : pk;
+      if (refuseTagDeletes && /^Delete/.test(String(context.commandName)) && String(key).startsWith('TAG#')) {
         throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
           name: 'ThrottlingException',
         });
