@@ -17,9 +17,9 @@ import { HistoryCounter, withInvocation } from './history-order';
 import type { CommitWrite, RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
+import { type Carried, CarriedFields } from './session-carried';
 import type { SessionDeps } from './session-deps';
 import { SessionOperations } from './session-operations';
-import { HeldPublication } from './session-published';
 import {
   bestEffort,
   endPatch,
@@ -31,7 +31,6 @@ import {
   wakeForLateEvents,
 } from './session-release';
 import { TimeSettlement } from './session-settled';
-import { HeldTags } from './session-tags';
 import { applyUpdate, nextDue } from './transitions';
 
 export type { SessionDeps, SessionHooks } from './session-deps';
@@ -58,10 +57,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly history: HistoryCounter;
   /** When this invocation began, for its `InvocationCompleted`. */
   private readonly startedAt: number;
-  /** The state the run published (`ctx.publish`), written with the next write (`session-published.ts`). */
-  private readonly published: HeldPublication;
-  /** The run's search tags (`ctx.tag`), written with the next write (`session-tags.ts`). */
-  private readonly tags: HeldTags;
+  /** The published state and search tags the run hands over, written with the next write (`session-carried.ts`). */
+  private readonly carried: CarriedFields;
 
   constructor(
     private run: RunRecord,
@@ -73,8 +70,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.time = new TimeSettlement(this.ops, this.history);
     this.settled = this.time.unwritten;
     this.startedAt = deps.leasedAt ?? deps.clock.now();
-    this.published = new HeldPublication(run.published);
-    this.tags = new HeldTags(run.tags);
+    this.carried = new CarriedFields(run);
     for (const op of operations) this.ops.put(op);
     this.settleDue();
     this.meter = deps.meter;
@@ -137,7 +133,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
     const [write, sent] = this.writeOf(written);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
-    this.confirm(sent);
+    this.carried.written(sent);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
     if (invokes === undefined) return written;
@@ -391,20 +387,14 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
     const [write, sent] = this.writeOf(operations, run);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
-    this.confirm(sent);
+    this.carried.written(sent);
     this.settled.clear();
-  }
-
-  /** A write succeeded: what it carried of the published state and the tags is stored. */
-  private confirm(sent: Carried): void {
-    this.published.written(sent.published);
-    this.tags.written(sent.tags);
   }
 
   /** Holds search tags, written with the next write (`session-tags.ts`); dropped once the invocation ended. */
   tag(tags: Readonly<Record<string, string>>): void {
     if (this.ended) return;
-    this.tags.hold(tags);
+    this.carried.tag(tags);
   }
 
   /**
@@ -413,7 +403,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    */
   publish(state: string): void {
     if (this.ended) return;
-    this.published.hold(state, this.now());
+    this.carried.publish(state, this.now());
   }
 
   /**
@@ -423,17 +413,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private writeOf(operations: Operation[], patch?: RunPatch): [write: CommitWrite, sent: Carried] {
     // The count of the run's history events rides with the write that records them, as do the published state and tags.
     const counted = this.history.patch();
-    const published = this.published.with(counted.historySeq === undefined ? patch : { ...patch, ...counted });
-    const { patch: run, before, sent } = this.tags.with(published.patch);
-    const all = this.time.withUnwritten(operations);
-    const write: CommitWrite = run ? { operations: all, run } : { operations: all };
-    if (before !== undefined) write.tagged = { before, createdAt: this.run.createdAt };
-    return [write, { published: published.sent, tags: sent }];
+    return this.carried.write(
+      this.time.withUnwritten(operations),
+      counted.historySeq === undefined ? patch : { ...patch, ...counted },
+    );
   }
-}
-
-/** What one write of the session carried besides its operations: confirmed once it succeeded. */
-interface Carried {
-  published: object | undefined;
-  tags: Record<string, string> | undefined;
 }
