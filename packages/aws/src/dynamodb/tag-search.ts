@@ -47,23 +47,36 @@ export interface SearchDeps {
   list(query: RunQuery): Promise<RunPage>;
 }
 
+/** How much one page reads at most (the defaults; a test passes smaller ones to page past them). */
+export interface SearchCaps {
+  /** Index entries: {@link MAX_EXAMINED}. */
+  entries: number;
+  /** Run items: {@link MAX_RUNS_READ}. */
+  runs: number;
+}
+
 /** `listRuns` with `tags` and `errorCode`; a query with neither goes to the listing as it is. */
-export async function searchRuns(deps: SearchDeps, query: RunQuery): Promise<RunPage> {
+export async function searchRuns(
+  deps: SearchDeps,
+  query: RunQuery,
+  caps: SearchCaps = { entries: MAX_EXAMINED, runs: MAX_RUNS_READ },
+): Promise<RunPage> {
   checkRunSearch(query);
   const tags = Object.entries(query.tags ?? {});
-  if (tags.length > 0) return byTags(deps, query, tags);
-  if (query.errorCode !== undefined) return byErrorCode(deps, query, query.errorCode);
+  if (tags.length > 0) return byTags(deps, query, tags, caps);
+  if (query.errorCode !== undefined) return byErrorCode(deps, query, query.errorCode, caps);
   return deps.list(query);
 }
 
 /** The listing's pages, keeping the runs with the error code. */
-async function byErrorCode(deps: SearchDeps, query: RunQuery, code: string): Promise<RunPage> {
+async function byErrorCode(deps: SearchDeps, query: RunQuery, code: string, caps: SearchCaps): Promise<RunPage> {
   const limit = runQueryLimit(query.limit);
   const { errorCode: _, ...rest } = query;
   const found: RunRecord[] = [];
   let cursor = query.cursor;
-  for (let examined = 0; examined < MAX_RUNS_READ; ) {
-    const page = await deps.list({ ...rest, limit: CODE_SCAN_PAGE, ...(cursor === undefined ? {} : { cursor }) });
+  for (let examined = 0; examined < caps.runs; ) {
+    const size = Math.min(CODE_SCAN_PAGE, caps.runs - examined);
+    const page = await deps.list({ ...rest, limit: size, ...(cursor === undefined ? {} : { cursor }) });
     for (const run of page.runs) {
       examined += 1;
       if (run.error?.ErrorCode !== code) continue;
@@ -82,7 +95,12 @@ async function byErrorCode(deps: SearchDeps, query: RunQuery, code: string): Pro
  * within the query's time range and cursor, the tags intersected on their entries
  * (`tag-streams.ts`), the runs found read a page at a time and filtered on the run items.
  */
-async function byTags(deps: SearchDeps, query: RunQuery, tags: Array<[string, string]>): Promise<RunPage> {
+async function byTags(
+  deps: SearchDeps,
+  query: RunQuery,
+  tags: Array<[string, string]>,
+  caps: SearchCaps,
+): Promise<RunPage> {
   const limit = runQueryLimit(query.limit);
   const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
   // Entries sort below `upper` (exclusive) and at or above `lower`.
@@ -93,16 +111,16 @@ async function byTags(deps: SearchDeps, query: RunQuery, tags: Array<[string, st
   const upper = bounds.sort()[0];
   const lower = query.createdAfter === undefined ? undefined : createdAtKey(query.createdAfter);
   if (upper !== undefined && lower !== undefined && lower >= upper) return { runs: [] };
-  const entries = new TagIntersection(deps.access, tags, { lower, upper }, limit + 1);
+  const entries = new TagIntersection(deps.access, tags, { lower, upper }, limit + 1, caps.entries);
   const found: RunRecord[] = [];
   let runsRead = 0;
   for (;;) {
-    if (runsRead >= MAX_RUNS_READ) {
+    if (runsRead >= caps.runs) {
       // Read as many runs as a page may: the next page goes on after the last one read.
       return entries.lastTaken ? { runs: found, cursor: encodeRunCursor(entries.lastTaken) } : { runs: found };
     }
     const batch: TagEntry[] = [];
-    while (batch.length < Math.min(limit - found.length, MAX_RUNS_READ - runsRead) && entries.read < MAX_EXAMINED) {
+    while (batch.length < Math.min(limit - found.length, caps.runs - runsRead)) {
       const entry = await entries.next();
       if (!entry) break;
       batch.push(entry);
@@ -110,9 +128,7 @@ async function byTags(deps: SearchDeps, query: RunQuery, tags: Array<[string, st
     if (batch.length === 0) {
       // Passed over as many entries as a page may read: the next page goes on from there.
       const decided = entries.decided;
-      return entries.read >= MAX_EXAMINED && decided
-        ? { runs: found, cursor: encodeRunCursor(decided) }
-        : { runs: found };
+      return entries.capped && decided ? { runs: found, cursor: encodeRunCursor(decided) } : { runs: found };
     }
     const items = await deps.access.batchGet(batch.map((e) => ({ [PK]: runPk(e.runId), [SK]: RUN_SK })));
     runsRead += batch.length;
@@ -124,7 +140,8 @@ async function byTags(deps: SearchDeps, query: RunQuery, tags: Array<[string, st
       if (!runMatchesSearch(run, query)) continue;
       found.push(run);
       if (found.length === limit) {
-        return (await entries.next()) === undefined ? { runs: found } : { runs: found, cursor: encodeRunCursor(entry) };
+        const more = (await entries.next()) !== undefined || entries.capped;
+        return more ? { runs: found, cursor: encodeRunCursor(entry) } : { runs: found };
       }
     }
   }

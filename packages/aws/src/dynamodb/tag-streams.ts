@@ -118,13 +118,26 @@ export class TagIntersection {
   /** The last entry {@link next} answered. */
   lastTaken: TagEntry | undefined;
 
-  constructor(access: TableAccess, tags: Array<[string, string]>, range: SkRange, size: number) {
+  constructor(
+    access: TableAccess,
+    tags: Array<[string, string]>,
+    range: SkRange,
+    size: number,
+    /** Entries to read at most: past them {@link next} answers undefined and {@link capped} is true. */
+    private readonly maxRead: number,
+  ) {
     this.streams = tags.map((tag) => new TagStream(access, tag, range, size));
   }
 
-  /** The next entry every tag has, or undefined when one tag has no more. */
+  /** Whether reading stopped at `maxRead` entries (more may follow {@link decided}). */
+  get capped(): boolean {
+    return this.read >= this.maxRead;
+  }
+
+  /** The next entry every tag has, or undefined when one tag has no more or `maxRead` is reached. */
   async next(): Promise<TagEntry | undefined> {
     for (;;) {
+      if (this.capped) return undefined;
       const heads = await Promise.all(this.streams.map((stream) => stream.peek()));
       if (heads.some((head) => head === undefined)) return undefined;
       const entries = heads as TagEntry[];
