@@ -1,7 +1,7 @@
 /**
  * Finding runs on the dashboard (issue 27; headless Chromium against a dev server on SQLite): the
  * runs list filters by tags (`key=value`, every one must match) and by error code, each run shows
- * its tags as links to the runs carrying them, and the run page lists them.
+ * its tags as links to the runs carrying them, the run page lists them, and the start form gives them.
  */
 import { withDurableExecution } from '@durable-lambda/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,18 @@ describe('dashboard: tags and search', { timeout: 60_000 }, () => {
     await tags.nth(1).click();
     await expect.poll(shownIds, { timeout: 10_000 }).toEqual([b]);
     expect(await page.getByTestId('filter-tags').inputValue()).toBe('region=us');
+
+    // Tags given in the start form: a pair without `=` is refused there, good ones reach the run.
+    await page.getByTestId('start-input').fill('{"customer":"c-3"}');
+    await page.getByTestId('start-tags').fill('batch');
+    await page.getByTestId('start-submit').click();
+    expect(await page.getByTestId('start-error-message').textContent()).toContain('tags');
+    await page.getByTestId('start-tags').fill('batch=b-7 region=ap');
+    await page.getByTestId('start-submit').click();
+    const started = page.locator('[data-testid="run-tags"] a');
+    await expect
+      .poll(async () => started.allTextContents(), { timeout: 10_000 })
+      .toEqual(['batch=b-7', 'customer=c-3', 'region=ap']);
     expect(d.pageErrors).toEqual([]);
   });
 });
