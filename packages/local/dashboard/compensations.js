@@ -92,7 +92,7 @@ function renderRound(round) {
           ...round.compensations.map((x) =>
             h(
               'li',
-              { dataset: { testid: 'compensation', step: x.step, status: x.status } },
+              { class: 'compensation-item', dataset: { testid: 'compensation', step: x.step, status: x.status } },
               h('code', null, `compensate ${x.step}`),
               ' ',
               badge(x.status, 'compensation-status'),
