@@ -121,8 +121,7 @@ export class OutsideEvents {
           ? timedOut
           : ((await this.deps.store.getOperation(run.runId, op.Id)) ?? op);
       } else if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED') {
-        // A child that cannot be started now is started again when the invocation closes.
-        current = await this.reconcileChild(run, op).catch(() => op);
+        current = await this.reconcileChild(run, op);
       }
       out.push(current);
     }
@@ -243,10 +242,14 @@ export class OutsideEvents {
     const childId = op.ChainedInvokeDetails?.ChildRunId;
     const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
     if (!child) {
-      await this.startChildFor(run, op);
+      // A child that cannot be started now is started again when the invocation closes.
+      await this.startChildFor(run, op).catch(() => undefined);
       return op;
     }
     if (child.status === 'RUNNING' || child.status === 'QUEUED') return op;
+    // A failure of this write ends the invocation (its lease keeps the run due). Not swallowed: a
+    // write that landed with its answer lost would leave the invocation waiting on a child whose
+    // reconciler then finds the invoke ended and wakes no one (the run stranded, chaos seed 2000003).
     const done = outsideHistoryOrder(run, op, completedInvoke(op, child, this.deps.clock.now()));
     return (await this.deps.store.writeOutsideEvent(run.runId, done, { Status: 'STARTED' }, false))
       ? done
