@@ -144,4 +144,29 @@ describe('compensations through the API, the client and the CLI', { timeout: 60_
     ]);
     expect(done.summary).toEqual({ compensated: ['charge', 'reserve'], failed: [] });
   });
+
+  it('orders rounds planned in the same instant by their positions (plan 9 before plan 12)', async () => {
+    const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
+      for (let i = 1; i <= 7; i++) await ctx.step(`s${i}`, async () => i);
+      await ctx.step('a', async () => 'a', { compensate: async () => {} });
+      await ctx.compensate();
+      await ctx.step('b', async () => 'b', { compensate: async () => {} });
+      return ctx.compensate();
+    });
+    const h = new Harness(handler);
+    await h.start();
+    await h.runToEnd();
+    const ops = await h.operations();
+    const plans = ops.filter((o) => o.Name === 'saga plan');
+    // The virtual clock stands still: both plans started at the same time.
+    expect(plans.map((p) => [p.Id, p.StartTimestamp === plans[0]?.StartTimestamp])).toEqual([
+      ['9', true],
+      ['12', true],
+    ]);
+    const c = runCompensations((await h.run())!, [...ops].reverse());
+    expect(c.rounds.map((r) => [r.planId, r.compensations.map((x) => x.step)])).toEqual([
+      ['9', ['a']],
+      ['12', ['b']],
+    ]);
+  });
 });

@@ -30,6 +30,16 @@ function seq(op: Operation): number {
   return Number(op.Id.slice(op.Id.lastIndexOf('-') + 1));
 }
 
+/** Ids in the order of their positions in the run (`2` before `10`, a parent before its children). */
+function byPosition(a: string, b: string): number {
+  const pa = a.split('-').map(Number);
+  const pb = b.split('-').map(Number);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] !== pb[i]) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  }
+  return pa.length - pb.length;
+}
+
 /** The ids a plan step recorded, or undefined while it has none (or it is not the SDK's plan). */
 function plannedIds(plan: Operation): string[] | undefined {
   if (plan.Status !== 'SUCCEEDED') return undefined;
@@ -82,7 +92,7 @@ export function runCompensations(
   const byId = new Map(operations.map((op) => [op.Id, op]));
   const plans = operations
     .filter((op) => op.Type === 'STEP' && op.Name === SAGA_PLAN_STEP)
-    .sort((a, b) => a.StartTimestamp - b.StartTimestamp || a.Id.localeCompare(b.Id));
+    .sort((a, b) => a.StartTimestamp - b.StartTimestamp || byPosition(a.Id, b.Id));
   const claimed = new Set<string>();
   const registered = new Map<string, string>();
   const rounds: CompensationRoundWire[] = plans.map((plan) => {
