@@ -240,9 +240,11 @@ export class OutsideEvents {
 
   private async reconcileChild(run: RunRecord, op: Operation): Promise<Operation> {
     const childId = op.ChainedInvokeDetails?.ChildRunId;
-    const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
+    // A child that cannot be read or started now is seen to again when the invocation closes
+    // (the invoke is still STARTED: the child's end, when it comes, is written and announced).
+    const child = childId === undefined ? undefined : await this.deps.store.getRun(childId).catch(() => null);
+    if (child === null) return op;
     if (!child) {
-      // A child that cannot be started now is started again when the invocation closes.
       await this.startChildFor(run, op).catch(() => undefined);
       return op;
     }
