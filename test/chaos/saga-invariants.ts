@@ -14,6 +14,8 @@
  *   executions in the ledger come in that order too.
  * - **Reported.** The run's outcome says what was undone (ErrorData, or the result), and the
  *   control API's derived view (`runCompensations`) agrees with the history and the outcome.
+ * - **Cancelled.** A run an operator cancelled ends CANCELLED wherever it was: its rounds and each
+ *   round's compensations are a prefix of the plan, each still at most once, in order.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { runCompensations } from '@durable-lambda/api';
@@ -32,6 +34,9 @@ export interface SagaTally {
   undoRepeats: number;
   /** Compensations that took more than one attempt. */
   retriedCompensations: number;
+  /** Runs cancelled by the operator, and of those, runs cancelled once a round had begun. */
+  cancelled: number;
+  cancelledInRound: number;
 }
 
 const seq = (op: Operation): number => Number(op.Id.slice(op.Id.lastIndexOf('-') + 1));
@@ -53,14 +58,26 @@ export function checkSaga(
   main: RunRecord,
   ops: readonly Operation[],
   world: OutsideWorld,
+  /** An operator's cancel landed: the run ends CANCELLED wherever it was, the rest undone or not. */
+  cancelled = false,
 ): { violations: string[]; tally: SagaTally } {
   const v: string[] = [];
   const expectation = workflow.saga;
   const expected = workflow.expected as Record<string, unknown>;
-  const tally: SagaTally = { rounds: 0, compensations: 0, undoExecutions: 0, undoRepeats: 0, retriedCompensations: 0 };
+  const tally: SagaTally = {
+    rounds: 0,
+    compensations: 0,
+    undoExecutions: 0,
+    undoRepeats: 0,
+    retriedCompensations: 0,
+    cancelled: cancelled ? 1 : 0,
+    cancelledInRound: cancelled && ops.some((o) => o.Name === 'saga plan') ? 1 : 0,
+  };
 
   // The outcome.
-  if (expectation.variant === 'throw') {
+  if (cancelled) {
+    if (main.status !== 'CANCELLED') v.push(`ended ${main.status} after a cancel landed; expected CANCELLED`);
+  } else if (expectation.variant === 'throw') {
     const report = (expected as { report: { compensated: string[]; failed: Array<{ step: string }> } }).report;
     if (main.status !== 'FAILED' || main.error?.ErrorMessage !== 'saga gives up') {
       v.push(`ended ${main.status} with ${JSON.stringify(main.error ?? main.result)}; expected FAILED 'saga gives up'`);
@@ -96,14 +113,23 @@ export function checkSaga(
     const plans = named('saga plan')
       .filter((p) => p.ParentId === contextId(context))
       .sort((a, b) => seq(a) - seq(b));
-    if (plans.length !== rounds.length) {
-      v.push(`${plans.length} saga plans in context ${context}; expected ${rounds.length}`);
+    // A cancelled run stops wherever it was: fewer rounds, never more.
+    if (cancelled ? plans.length > rounds.length : plans.length !== rounds.length) {
+      v.push(
+        `${plans.length} saga plans in context ${context}; expected ${cancelled ? 'at most ' : ''}${rounds.length}`,
+      );
       continue;
     }
-    rounds.forEach((round, i) => {
+    rounds.slice(0, plans.length).forEach((round, i) => {
       const plan = plans[i] as Operation;
       const ids = round.steps.map((s) => named(s)[0]?.Id);
       const got = plan.Status === 'SUCCEEDED' ? JSON.parse(plan.StepDetails?.Result ?? 'null') : plan.Status;
+      if (cancelled && plan.Status !== 'SUCCEEDED') {
+        if (round.steps.some((s) => named(`compensate ${s}`).length > 0)) {
+          v.push(`compensations ran after plan ${plan.Id}, which never succeeded`);
+        }
+        return;
+      }
       if (!isDeepStrictEqual(got, ids))
         v.push(
           `saga plan ${plan.Id} holds ${JSON.stringify(got)}; expected ${JSON.stringify(ids)} (${round.steps.join(', ')})`,
@@ -117,13 +143,22 @@ export function checkSaga(
           v.push(`step ${s} was undone but is ${forward.map((o) => o.Status).join('/') || 'absent'} in the history`);
         }
         const undo = named(`compensate ${s}`);
+        // Cancelled: the round's compensations that started are a prefix of its plan.
+        if (cancelled && undo.length === 0) {
+          if (executions.some((e) => e.step === undoName(s)))
+            v.push(`the undo of ${s} ran with no compensation recorded`);
+          after = Number.POSITIVE_INFINITY;
+          continue;
+        }
         if (undo.length !== 1) {
           v.push(`${undo.length} compensate ${s} operations in the history; expected exactly 1`);
           continue;
         }
         const op = undo[0] as Operation;
         const wanted = expectation.failing.includes(s) ? 'FAILED' : 'SUCCEEDED';
-        if (op.Status !== wanted) v.push(`compensate ${s} ended ${op.Status}; expected ${wanted}`);
+        const underWay = op.Status === 'STARTED' || op.Status === 'PENDING' || op.Status === 'READY';
+        if (op.Status !== wanted && !(cancelled && underWay))
+          v.push(`compensate ${s} ended ${op.Status}; expected ${wanted}`);
         if (op.ParentId !== plan.ParentId || seq(op) <= after) {
           v.push(`compensate ${s} (${op.Id}) is out of its round's order after plan ${plan.Id}`);
         }
@@ -165,6 +200,7 @@ export function checkSaga(
     }
   }
 
+  if (cancelled) return { violations: v, tally };
   // The control API's view, derived from the same history, agrees.
   const view = runCompensations(main, ops);
   const shown = view.rounds.map((r) => r.compensations.map((c) => `${c.step}:${c.status}`));

@@ -4,7 +4,8 @@
  * (kills before and after steps and in checkpoints, lost store responses, races, late, doubled
  * and dropped wake-ups and events, doubled callbacks, throttled wakers and invokers), the outside
  * completing its callback; then the invariants every run keeps (`checkSteps`, the world's write
- * log, every run ended) and the saga's own (`saga-invariants.ts`). No operator acts on saga seeds.
+ * log, every run ended) and the saga's own (`saga-invariants.ts`). One seed in five, an operator
+ * cancels the run (`sagaModeFor`); the other operator actions (retry, skip) are not mixed in.
  */
 import { setImmediate } from 'node:timers';
 import { MemoryStore, type Store } from '@durable-lambda/engine';
@@ -16,10 +17,10 @@ import {
   TestDriver,
   type VirtualClock,
 } from '@durable-lambda/local';
-import type { SeedOutcome, StoreFactory } from './harness';
+import { REFUSED_COMPLETION, type SeedOutcome, type StoreFactory } from './harness';
 import { checkSteps } from './invariants';
 import { driveWorld, runsOf } from './operated-world';
-import { Operator } from './operators';
+import { Operator, type OperatorMode } from './operators';
 import { OutsideWorld } from './outside-world';
 import { checkSaga, type SagaTally } from './saga-invariants';
 import { type SagaVariant, type SagaWorkflow, sagaWorkflow } from './saga-workflow';
@@ -35,6 +36,15 @@ const VARIANTS: readonly SagaVariant[] = ['throw', 'compensate'];
 
 /** Fault-free invocation counts per variant and store kind. */
 const baselines = new Map<string, number>();
+
+/**
+ * What the operator does in a saga seed: nothing, or (one seed in five) cancels the run from
+ * inside one of its first ten step bodies, which lands anywhere from before the first undo to the
+ * middle of a round.
+ */
+export function sagaModeFor(seed: number): Extract<OperatorMode, 'plain' | 'cancel'> {
+  return seed % 5 === 0 ? 'cancel' : 'plain';
+}
 
 /** The variant a saga seed runs. */
 export function sagaVariantFor(seed: number): SagaVariant {
@@ -56,6 +66,8 @@ function makeRun(
       // The outside answers a moment later, from outside any invocation.
       setImmediate(() => {
         driver?.sendCallbackSuccess(callback.callbackId, callback.payload).catch((error: unknown) => {
+          // A cancelled run refuses its callbacks.
+          if (sagaModeFor(seed) === 'cancel' && REFUSED_COMPLETION.test(String(error))) return;
           completionErrors.push(`completing callback ${callback.callbackId} failed: ${String(error)}`);
         });
       });
@@ -106,23 +118,34 @@ export async function runSagaSeed(
     { seed, ...(options.faults ?? {}) },
     { order, log },
   );
-  const operator = new Operator(seed, 'plain', driver, store, workflow.input, `saga:${seed}`, workflow.name);
+  const mode = sagaModeFor(seed);
+  const operator = new Operator(seed, mode, driver, store, workflow.input, `saga:${seed}`, workflow.name);
+  world.hook = (execution) => operator.during(execution);
   let violations: string[] = [];
-  let tally: SagaTally = { rounds: 0, compensations: 0, undoExecutions: 0, undoRepeats: 0, retriedCompensations: 0 };
+  let tally: SagaTally = {
+    rounds: 0,
+    compensations: 0,
+    undoExecutions: 0,
+    undoRepeats: 0,
+    retriedCompensations: 0,
+    cancelled: 0,
+    cancelledInRound: 0,
+  };
   let ended = 'none';
   try {
     const main = await driveWorld(driver, store, workflow as SagaWorkflow, operator);
     ended = main.status;
     for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-    const saga = checkSaga(workflow, main, await driver.engine.getOperations(main.runId), world);
+    const saga = checkSaga(workflow, main, await driver.engine.getOperations(main.runId), world, operator.cancelled);
     tally = saga.tally;
     let invocations = 0;
     for (const list of driver.invocations.values()) invocations += list.length;
-    const allowed = 2 * baseline + INVOCATIONS_PER_FAULT * driver.faults.length;
+    // A cancel may leave the invoked child to run on: its invocations count once more.
+    const allowed = 2 * baseline * (mode === 'plain' ? 1 : 2) + INVOCATIONS_PER_FAULT * driver.faults.length;
     violations = [
       ...completionErrors,
       ...saga.violations,
-      ...(await checkSteps(driver, world, false)),
+      ...(await checkSteps(driver, world, mode !== 'plain')),
       ...checkWorldLog(log, world.executions),
       ...checkAllEnded(await runsOf(driver, store)),
       ...(invocations > allowed
@@ -139,7 +162,7 @@ export async function runSagaSeed(
   return {
     seed,
     workflow: workflow.name,
-    mode: 'plain',
+    mode,
     ended,
     violations,
     faults: counts,
@@ -166,6 +189,8 @@ export class SagaTotals {
     undoExecutions: 0,
     undoRepeats: 0,
     retriedCompensations: 0,
+    cancelled: 0,
+    cancelledInRound: 0,
   };
 
   add(tally: SagaTally): void {
@@ -178,7 +203,8 @@ export class SagaTotals {
     return (
       `  sagas: ${this.seeds} seeds, ${s.rounds} rounds, ${s.compensations} compensations (each once in the history), ` +
       `${s.undoExecutions} undo executions (${s.undoRepeats} repeats of lost attempts), ` +
-      `${s.retriedCompensations} compensations took more than one attempt`
+      `${s.retriedCompensations} compensations took more than one attempt; ${s.cancelled} runs cancelled by the ` +
+      `operator, ${s.cancelledInRound} of them once a round had begun`
     );
   }
 }
