@@ -169,4 +169,43 @@ describe('compensations through the API, the client and the CLI', { timeout: 60_
       ['12', ['b']],
     ]);
   });
+
+  it("an operator's retry of the failed run runs its failed compensation again, and only that one", async () => {
+    const undone: string[] = [];
+    let refuse = true;
+    const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
+      await ctx.step('reserve', async () => 'r', { compensate: async () => void undone.push('reserve') });
+      await ctx.step('charge', async () => 'c', {
+        compensate: {
+          run: async () => {
+            undone.push('charge');
+            if (refuse) throw new Error('refund refused');
+          },
+          retry: { maxAttempts: 1 },
+        },
+      });
+      throw new Error('give up');
+    });
+    const h = new Harness(handler);
+    await h.start();
+    await h.runToEnd();
+    expect(runCompensations((await h.run())!, await h.operations()).summary).toEqual({
+      compensated: ['reserve'],
+      failed: [{ step: 'charge', error: 'refund refused' }],
+    });
+
+    refuse = false;
+    await h.engine.retryRun(h.runId, {});
+    await h.runToEnd();
+    expect(undone).toEqual(['charge', 'reserve', 'charge']);
+    const after = runCompensations((await h.run())!, await h.operations());
+    expect(after.status).toBe('FAILED');
+    expect(after.rounds.map((r) => r.compensations.map((x) => [x.step, x.status, x.attempts]))).toEqual([
+      [
+        ['charge', 'succeeded', 2],
+        ['reserve', 'succeeded', 1],
+      ],
+    ]);
+    expect(after.summary).toEqual({ compensated: ['charge', 'reserve'], failed: [] });
+  });
 });
