@@ -2,7 +2,8 @@
  * A run's compensations (sagas, issue 27) on the dashboard's run page (headless Chromium against
  * a dev server on SQLite): a run that fails after two steps registered an undo shows the steps
  * that registered one, the round's plan with each compensation's status and attempts (one
- * refused twice), and what the run undid and failed to undo; a run without any shows no panel.
+ * refused twice), and what the run undid and failed to undo; a run without any shows no panel
+ * (and the page does not ask for it).
  * The runs page shows a run's published state under its outcome.
  */
 import { withDurableExecution } from '@durable-lambda/sdk';
@@ -31,7 +32,7 @@ beforeAll(async () => {
       { retry: { maxAttempts: 1 } },
     );
   });
-  const plain = withDurableExecution(async () => 'ok');
+  const plain = withDurableExecution(async (_event: unknown, ctx) => ctx.step('only', async () => 'ok'));
   d = await openDashboard({ saga, plain });
 }, 60_000);
 
@@ -71,11 +72,19 @@ describe('dashboard: compensations', { timeout: 60_000 }, () => {
       'published {"stage":"shipping"}',
     );
 
+    // A run without a round: no panel, and the page does not pay for the route's full read.
+    const asked: string[] = [];
+    d.page.on('request', (request) => {
+      if (request.url().includes('/compensations')) asked.push(request.url());
+    });
     const quiet = await d.call('POST', '/v1/runs', { function: 'plain' });
     await d.waitForStatus(quiet.runId, 'SUCCEEDED');
     await d.page.goto(`${d.url}#/runs/${quiet.runId}`);
     await d.page.locator('[data-testid="run-facts"]').waitFor();
+    // The page has the history (which tells it there is no round) once the step shows.
+    await d.page.locator('[data-testid="op"][data-op-name="only"]').waitFor();
     expect(await d.page.locator('[data-testid="run-compensations"]').isHidden()).toBe(true);
+    expect(asked).toEqual([]);
     expect(d.pageErrors).toEqual([]);
   });
 });

@@ -18,8 +18,16 @@ export function compensationsPanel(runId) {
   let shown;
   return {
     el,
-    /** Reads the run's compensations again; an API without the route leaves the panel hidden. */
-    async update() {
+    /**
+     * Reads the run's compensations again, only for a run whose history (`operations`, read by
+     * the page already) has a round: the route reads every operation, which a run without sagas
+     * need not pay for. An API without the route leaves the panel hidden.
+     */
+    async update(operations) {
+      if (!operations?.some((op) => op.type === 'STEP' && op.name === 'saga plan')) {
+        el.hidden = true;
+        return;
+      }
       let answer;
       try {
         answer = await api.compensations(runId);

@@ -130,7 +130,7 @@ export function runView(runId, refreshNow) {
       if (run) raw.update(run);
       // The tree reads other runs: it follows, never holding up this run's own page.
       void tree.update(run, history?.operations).catch((error) => console.warn('dashboard: run tree', error));
-      void compensations.update().catch((error) => console.warn('dashboard: compensations', error));
+      void compensations.update(history?.operations).catch((error) => console.warn('dashboard: compensations', error));
       return !failed;
     },
   };
