@@ -134,6 +134,9 @@ function waitingColumn(run: RunWire): string {
   return list.length > 1 ? `${first} (+${list.length - 1} more)` : first;
 }
 
+/** Characters of a run's published state the list shows (one line; `durable show` has it whole). */
+const PUBLISHED_COLUMN = 40;
+
 /** A page of runs as a table. */
 export function formatRunList(list: RunListWire): string {
   if (list.runs.length === 0) return 'No runs.';
@@ -141,6 +144,8 @@ export function formatRunList(list: RunListWire): string {
   const keyed = list.runs.some((run) => run.concurrencyKey !== undefined || run.status === 'QUEUED');
   // The tags column only when a run of the page has tags.
   const tagged = list.runs.some((run) => run.tags !== undefined);
+  // The published column only when a run of the page published a state (`ctx.publish`).
+  const published = list.runs.some((run) => run.published !== undefined);
   const body = table(
     [
       'RUN ID',
@@ -150,6 +155,7 @@ export function formatRunList(list: RunListWire): string {
       'CREATED',
       'ENDED',
       ...(tagged ? ['TAGS'] : []),
+      ...(published ? ['PUBLISHED'] : []),
       'WAITING FOR',
     ],
     list.runs.map((run) => [
@@ -160,6 +166,7 @@ export function formatRunList(list: RunListWire): string {
       run.createdAt,
       run.endedAt ?? '-',
       ...(tagged ? [run.tags ? formatTags(run.tags) : '-'] : []),
+      ...(published ? [run.published ? compactJson(run.published.state, PUBLISHED_COLUMN) : '-'] : []),
       run.status === 'QUEUED' ? queuedFor(run) : waitingColumn(run),
     ]),
   );

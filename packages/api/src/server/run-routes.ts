@@ -1,6 +1,7 @@
 import type { RunRecord } from '@durable-lambda/engine';
 import { tagsProblem } from '@durable-lambda/protocol';
 import type { OperationListWire } from '../wire';
+import { compensationsRoute } from './compensations';
 import type { RouteDeps } from './deps';
 import { ApiError, invalidArgument } from './errors';
 import { exportRoute } from './export-route';
@@ -88,6 +89,8 @@ export function runRoutes(deps: RouteDeps): Route[] {
     // Cancel and retry (with skip and the action history): fenced, recorded operator actions.
     ...operatorRoutes(deps),
     wakeRoute(deps),
+    // Sagas: the run's compensations, derived from its operations.
+    compensationsRoute(deps),
     // The run as `durable export` prints it (the dashboard's download).
     exportRoute(deps),
     ...payloadRoutes(deps),
