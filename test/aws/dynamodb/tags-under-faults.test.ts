@@ -13,7 +13,7 @@ import { type DurableContext, withDurableExecution } from '@durable-lambda/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../../support/dynamodb-local';
 
-const SEEDS = Number(process.env.TAG_FAULT_SEEDS ?? 6);
+const SEEDS = Number(process.env.TAG_FAULT_SEEDS ?? 4);
 const T0 = Date.UTC(2026, 0, 1);
 
 let client: DynamoDBDocumentClient;
