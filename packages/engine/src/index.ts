@@ -115,6 +115,7 @@ export { childRunKey, OutsideEvents } from './outside-events';
 export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';
 export type {
   Clock,
+  CommitWrite,
   DueRun,
   IdempotencyRecord,
   Invoker,
@@ -148,7 +149,16 @@ export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';
 export type { InvocationMeter, LastWrite, RunMeter, RunMeterField, RunMeterIncrement } from './run-meter';
 export { addToMeter, InvalidMeterError, meterEntries, RUN_METER_FIELDS, wallClockMeter } from './run-meter';
-export { decodeRunCursor, encodeRunCursor, functionBaseName, runOfFunction, runQueryLimit } from './run-query';
+export {
+  checkRunSearch,
+  decodeRunCursor,
+  encodeRunCursor,
+  functionBaseName,
+  MAX_ERROR_CODE_FILTER_LENGTH,
+  runMatchesSearch,
+  runOfFunction,
+  runQueryLimit,
+} from './run-query';
 export type { FlowGate, FlowMarks, PublishedState } from './run-record';
 export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
@@ -184,7 +194,7 @@ export type {
   TriggerStartResponse,
 } from './starts/trigger-receiver';
 export { TriggerReceiver } from './starts/trigger-receiver';
-export type { CommitWrite, StoreTransactWrite } from './store';
+export type { StoreTransactWrite } from './store';
 export { transactWritesOf } from './transact-writes';
 export type { IdIssuer, UpdateLimits } from './transitions';
 export { applyUpdate, callbackTimeout, nextDue, settleDue } from './transitions';

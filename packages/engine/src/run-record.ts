@@ -118,6 +118,11 @@ export interface RunRecord {
    */
   outbox?: OutboxEntry[];
   /**
+   * The run's search tags (`ctx.tag`, or given at start), key to value: found by `RunQuery.tags`.
+   * Absent until the run has one.
+   */
+  tags?: Record<string, string>;
+  /**
    * A QUEUED run's place in its key's queue (1: next to start), computed by the engine's reads
    * (`Engine.getRun`, `Engine.listRuns`); never stored.
    */
@@ -242,7 +247,8 @@ export type RunPatch = {
     | 'slotHeld'
     | 'flow'
     | 'published'
-    | 'outbox']?: RunRecord[K] | null;
+    | 'outbox'
+    | 'tags']?: RunRecord[K] | null;
 } & {
   /**
    * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes

@@ -19,12 +19,12 @@ import { flowDepsOf, queueDepsOf } from './flow/session-flow-deps';
 import { HistoryCounter, withInvocation } from './history-order';
 import type { OutboxEntry } from './outbox/outbox-port';
 import { HeldOutbox } from './outbox/session-outbox';
-import type { RunPatch, RunRecord, WakeRequest } from './ports';
+import type { CommitWrite, RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
+import { type Carried, CarriedFields } from './session-carried';
 import type { SessionDeps } from './session-deps';
 import { SessionOperations } from './session-operations';
-import { HeldPublication } from './session-published';
 import {
   bestEffort,
   endPatch,
@@ -63,8 +63,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly history: HistoryCounter;
   /** When this invocation began, for its `InvocationCompleted`. */
   private readonly startedAt: number;
-  /** The state the run published (`ctx.publish`), written with the next write (`session-published.ts`). */
-  private readonly published: HeldPublication;
+  /** The published state and search tags the run hands over, written with the next write (`session-carried.ts`). */
+  private readonly carried: CarriedFields;
   /** Events steps emitted, until known published (`outbox/session-outbox.ts`). */
   private readonly outbox: HeldOutbox;
 
@@ -78,7 +78,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.time = new TimeSettlement(this.ops, this.history);
     this.settled = this.time.unwritten;
     this.startedAt = deps.leasedAt ?? deps.clock.now();
-    this.published = new HeldPublication(run.published);
+    this.carried = new CarriedFields(run);
     this.outbox = new HeldOutbox(run.outbox, incarnationId(run.runId, run.incarnation), deps.outbox);
     for (const op of operations) this.ops.put(op);
     this.settleDue();
@@ -155,7 +155,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       this.outbox.undo(emitted, isTransactRefusal(error) ? false : undefined);
       throw error;
     }
-    this.published.written(sent);
+    this.carried.written(sent);
     this.outbox.written(outboxSent);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
@@ -416,9 +416,15 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
     const [write, sent, outboxSent] = this.writeOf(operations, run);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
-    this.published.written(sent);
+    this.carried.written(sent);
     this.outbox.written(outboxSent);
     this.settled.clear();
+  }
+
+  /** Holds search tags, written with the next write (`session-tags.ts`); dropped once the invocation ended. */
+  tag(tags: Readonly<Record<string, string>>): void {
+    if (this.ended) return;
+    this.carried.tag(tags);
   }
 
   /**
@@ -427,7 +433,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    */
   publish(state: string): void {
     if (this.ended) return;
-    this.published.hold(state, this.now());
+    this.carried.publish(state, this.now());
   }
 
   /**
@@ -437,22 +443,18 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private writeOf(
     operations: Operation[],
     patch?: RunPatch,
-  ): [
-    write: { operations: Operation[]; run?: RunPatch },
-    sent: object | undefined,
-    outboxSent: OutboxEntry[] | undefined,
-  ] {
-    // The count of the run's history events rides with the write that records them, as does the published state.
+  ): [write: CommitWrite, sent: Carried, outboxSent: OutboxEntry[] | undefined] {
+    // The count of the run's history events rides with the write that records them, as do the
+    // published state, the tags and the outbox's pending events.
     const counted = this.history.patch();
-    const { patch: published, sent } = this.published.with(
+    const { patch: run, sent: outboxSent } = this.outbox.with(
       counted.historySeq === undefined ? patch : { ...patch, ...counted },
     );
-    const { patch: run, sent: outboxSent } = this.outbox.with(published);
     // A release that leaves events unpublished keeps the run due, for the reconciler to publish them.
     if (run && run.leaseExpiresAt === null && this.outbox.hasPending)
       run.dueAt = Math.min(run.dueAt ?? Number.POSITIVE_INFINITY, this.now());
-    const all = this.time.withUnwritten(operations);
-    return [run ? { operations: all, run } : { operations: all }, sent, outboxSent];
+    const [write, sent] = this.carried.write(this.time.withUnwritten(operations), run);
+    return [write, sent, outboxSent];
   }
 }
 

@@ -22,13 +22,24 @@ export interface RunQuery {
   createdAfter?: number;
   /** Only runs created before this time (epoch ms). */
   createdBefore?: number;
+  /**
+   * Only runs carrying every one of these tags (`ctx.tag`, or given at start), each with exactly
+   * this value. At most `MAX_RUN_TAGS` tags.
+   */
+  tags?: Readonly<Record<string, string>>;
+  /** Only runs whose error has exactly this `ErrorCode` (as recorded: `RunRecord.error.ErrorCode`). */
+  errorCode?: string;
   /** At most this many runs (1-100, default 20). */
   limit?: number;
   /** Where the previous page ended. */
   cursor?: string;
 }
 
-/** A page of runs, newest first; `cursor` is present when more may follow. */
+/**
+ * A page of runs, newest first; `cursor` is present when more may follow. A page may hold fewer
+ * than `limit` runs with a cursor (a store that filters what it reads stops after a bounded read):
+ * page on until there is no cursor.
+ */
 export interface RunPage {
   runs: RunRecord[];
   cursor?: string;
@@ -254,6 +265,21 @@ export interface Store {
   listFunctionLimits?(): Promise<FunctionLimitsRecord[]>;
 }
 
+/** What {@link Store.commit} writes. */
+export interface CommitWrite {
+  operations: readonly Operation[];
+  run?: RunPatch;
+  /**
+   * With a patch that sets `tags`: what a store that indexes tags apart from the run (DynamoDB)
+   * needs to move the run's index entries without reading the run first: the tags the patch
+   * replaces, as the writer (the lease holder, the only writer of a running run's tags) knows
+   * them, and the run's `createdAt` (where its entries sort). Other stores may ignore it.
+   */
+  tagged?: { before: Readonly<Record<string, string>>; createdAt: number };
+  /** Writes to the user's own tables, committed with the rest or not at all (see {@link Store.commit}). */
+  transactWrites?: readonly StoreTransactWrite[];
+}
+
 /** The run a revision was computed from (see {@link Store.reviseRun}). */
 export interface RevisionBase {
   /** The fence of the run as the caller read it. */
@@ -282,13 +308,6 @@ export interface OperationDeadlines {
 }
 
 /** What {@link Store.commit} writes. */
-export interface CommitWrite {
-  operations: readonly Operation[];
-  run?: RunPatch;
-  /** Writes to the user's own tables, committed with the rest or not at all (see {@link Store.commit}). */
-  transactWrites?: readonly StoreTransactWrite[];
-}
-
 /** One write of a transactional step, with the step it came from and its place among the step's writes. */
 export interface StoreTransactWrite {
   operationId: string;

@@ -6,6 +6,7 @@
 import { h } from './dom.js';
 import { badge, compact, duration, elapsed, sinceEl, timeEl } from './format.js';
 import { keyHref, runHref } from './list.js';
+import { tagChips } from './tags.js';
 
 /** Characters of an error message or a result shown in a row (the whole text is in its tooltip). */
 const PREVIEW_CHARS = 90;
@@ -144,6 +145,17 @@ function outcomeCell(run) {
   return h('span', { class: 'muted', dataset: { testid: 'run-outcome', kind: 'none' } }, 'no result');
 }
 
+/** The state the run published last (`ctx.publish`), on one line under its wait or outcome. */
+function publishedLine(published) {
+  const text = compact(published.state, 4000);
+  return h(
+    'div',
+    { class: 'muted run-key', title: text, dataset: { testid: 'run-published-preview' } },
+    'published ',
+    h('code', null, cut(text)),
+  );
+}
+
 /**
  * A row; `selection` is the set of selected run ids and `onSelect(runId, checked)` is told of a
  * change (bulk actions).
@@ -178,6 +190,7 @@ function runRow(run, selection, onSelect) {
         : run.runKey
           ? h('div', { class: 'muted run-key', title: 'run key' }, run.runKey)
           : null,
+      run.tags ? h('div', { class: 'run-tags' }, tagChips(run.tags, 'row-tags')) : null,
     ),
     h('td', { title: run.function }, run.function),
     h('td', null, badge(run.status, 'run-status')),
@@ -185,6 +198,7 @@ function runRow(run, selection, onSelect) {
       'td',
       { class: 'details' },
       run.status === 'QUEUED' ? queuedCell(run) : run.status === 'RUNNING' ? waitingCell(run) : outcomeCell(run),
+      run.published ? publishedLine(run.published) : null,
     ),
     h('td', null, timeEl(run.createdAt, 'both')),
     h(

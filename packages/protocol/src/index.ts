@@ -4,4 +4,5 @@ export * from './invocation';
 export * from './operations';
 export * from './outbox';
 export * from './run-incarnation';
+export * from './run-tags';
 export * from './transact-writes';

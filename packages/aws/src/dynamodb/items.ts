@@ -63,6 +63,7 @@ const RUN_FIELDS = [
   'flow',
   'published',
   'outbox',
+  'tags',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /**
