@@ -6,16 +6,18 @@
  * with each event: an EventBridge event whose detail is a JSON object gets it as
  * `detail.durableEventId`; an SQS message as the message attribute `durableEventId`, and a FIFO
  * queue's `MessageDeduplicationId` is that id (a repeat within SQS's five minutes is dropped).
+ * Requests are signed by `sigv4.ts` (`node:crypto` alone), with the environment's credentials by
+ * default (Lambda's role): publishing loads no AWS SDK code, in the function or its reconciler.
  */
 import { createHash } from 'node:crypto';
 import type { OutboxEntry, OutboxPublisher } from '@durable-lambda/engine';
-import type { AwsCredentials, AwsCredentialsProvider } from './aws-credentials';
-import { createSignedFetch } from './signed-fetch';
+import { type AwsCredentials, type AwsCredentialsProvider, environmentCredentials } from './aws-credentials';
+import { signRequest } from './sigv4';
 
 /** Options of an {@link AwsOutboxPublisher}. */
 export interface AwsOutboxPublisherOptions {
   region: string;
-  /** Default: the AWS SDK's default credential chain (Lambda's environment). */
+  /** Default: the environment's (`AWS_ACCESS_KEY_ID`, …), as Lambda sets them for the function's role. */
   credentials?: AwsCredentials | AwsCredentialsProvider;
   /** The fetch requests go through (tests hand a fake). Default: the global one. */
   fetch?: typeof fetch;
@@ -34,13 +36,16 @@ export class AwsOutboxPublisher implements OutboxPublisher {
   private readonly sqsUrl: string;
 
   constructor(options: AwsOutboxPublisherOptions) {
-    const base = {
-      region: options.region,
-      ...(options.credentials ? { credentials: options.credentials } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    };
-    this.events = createSignedFetch({ ...base, service: 'events' });
-    this.sqs = createSignedFetch({ ...base, service: 'sqs' });
+    const given = options.credentials;
+    const credentials: AwsCredentialsProvider =
+      given === undefined
+        ? async () => environmentCredentials()
+        : typeof given === 'function'
+          ? given
+          : async () => given;
+    const send = options.fetch ?? ((input, init) => fetch(input, init));
+    this.events = signedFetch(send, options.region, 'events', credentials);
+    this.sqs = signedFetch(send, options.region, 'sqs', credentials);
     this.eventsUrl = options.endpoints?.events ?? `https://events.${options.region}.amazonaws.com/`;
     this.sqsUrl = options.endpoints?.sqs ?? `https://sqs.${options.region}.amazonaws.com/`;
   }
@@ -119,4 +124,27 @@ function withId(detail: string, id: string): string {
 /** SQS takes up to 128 characters of letters, digits and punctuation: longer ids are hashed. */
 function deduplicationId(id: string): string {
   return id.length <= 128 && /^[\x21-\x7e]+$/.test(id) ? id : createHash('sha256').update(id).digest('hex');
+}
+
+/** A fetch of POSTs with a string body, signed for `service` (SigV4 headers added). */
+function signedFetch(
+  send: typeof fetch,
+  region: string,
+  service: string,
+  credentials: AwsCredentialsProvider,
+): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(String(input));
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const headers: Record<string, string> = { host: url.host };
+    new Headers(init?.headers as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => {
+      headers[name] = value;
+    });
+    const signed = signRequest(
+      { method: init?.method ?? 'POST', path: url.pathname || '/', headers, body },
+      { credentials: await credentials(), region, service },
+    );
+    const { host: _host, ...rest } = signed;
+    return send(url, { ...init, headers: rest });
+  };
 }
