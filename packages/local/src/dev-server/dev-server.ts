@@ -274,6 +274,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     store,
     functions,
     ...(options.faults ? { faults: { ...options.faults, race: 0 }, invocationMs: FAULTY_INVOCATION_MS } : {}),
+    // The outbox, in process: each event a step emitted, as it would go to EventBridge or SQS.
+    onOutboxDelivery: ({ id, event }) =>
+      log(
+        event.kind === 'eventbridge'
+          ? `event ${id} to EventBridge${event.eventBusName ? ` (${event.eventBusName})` : ''}: ${event.source} ${event.detailType}`
+          : `event ${id} to SQS ${event.queueUrl}`,
+      ),
     onError: (error, where) =>
       log(
         `error in ${where.runId ? `run ${where.runId}` : 'the runtime'}${where.functionName ? ` (${where.functionName})` : ''}: ${describeError(error)}`,

@@ -1,4 +1,4 @@
-import type { AwsDurableLambdaHandler, Clock, EngineOptions, Store } from '@durable-lambda/engine';
+import type { AwsDurableLambdaHandler, Clock, EngineOptions, OutboxDelivery, Store } from '@durable-lambda/engine';
 import type { DurableLambdaHandler, RuntimeOverrides } from '@durable-lambda/sdk';
 import type { FaultOptions } from '../faults/fault-plan';
 import type { WakeUpTable } from './sqlite-wake-ups';
@@ -35,6 +35,8 @@ export type LocalRuntimeStore = Store & {
 
 /** Options of a `LocalRuntime`. */
 export interface LocalRuntimeOptions {
+  /** Called with each event a step emitted as the runtime's in-process outbox delivers it (the dev server logs it). */
+  onOutboxDelivery?: (delivery: OutboxDelivery) => void;
   /** Where runs live, usually a `SqliteStore`. */
   store: LocalRuntimeStore;
   /** The durable functions this process runs, by name. */

@@ -136,7 +136,7 @@ export class LocalRuntime {
     }
     const scope = this.faultScope;
     // Events steps emit (`context.emit`) are delivered in process, kept for the dev server to show.
-    this.outbox = new MemoryOutbox(this.clock);
+    this.outbox = new MemoryOutbox(this.clock, undefined, options.onOutboxDelivery);
     this.engine = new Engine({
       reconcileGraceMs: LOCAL_RECONCILE_GRACE_MS,
       outbox: this.outbox,
