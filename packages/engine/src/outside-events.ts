@@ -6,6 +6,7 @@ import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeEr
 import { flowAfterEnd } from './flow/run-ended';
 import { heldAt, outsideHistoryOrder } from './history-order';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
+import { isSignalWait } from './signals';
 import { recheckBuffered } from './starts/schedule-buffer';
 import { callbackTimeout } from './transitions';
 import { wakeEvent } from './wake-event';
@@ -62,7 +63,14 @@ export class OutsideEvents {
     if (outcome.kind === 'failure') this.checkSize('error', JSON.stringify(outcome.error));
     const run = await store.getRun(runId);
     const op = run && (await store.getOperation(runId, operationId));
-    if (!run || !op || op.Type !== 'CALLBACK' || !sameCallbackId(op.CallbackDetails?.CallbackId, callbackId)) {
+    // A signal wait is ended by signals only (`signals.ts`), never through its callback id.
+    if (
+      !run ||
+      !op ||
+      op.Type !== 'CALLBACK' ||
+      isSignalWait(op) ||
+      !sameCallbackId(op.CallbackDetails?.CallbackId, callbackId)
+    ) {
       throw new CallbackNotFoundError();
     }
     const now = clock.now();
