@@ -117,7 +117,7 @@ export class Engine implements DurableBackend {
       store: this.store,
       clock: this.clock,
       maxPayloadBytes: this.maxPayloadBytes,
-      wakeSoon: (run: RunRecord) => this.outside.wakeSoon(run),
+      wakeSoon: (run: Pick<RunRecord, 'runId' | 'functionName'>) => this.outside.wakeSoon(run),
     };
     return sendSignal(deps, runId, name, payload, options);
   }

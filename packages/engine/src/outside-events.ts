@@ -233,12 +233,12 @@ export class OutsideEvents {
    * Wakes a run whose due-index entry already says it is due; a failed wake-up is left to the
    * reconciler, which finds the run by that entry.
    */
-  async wakeSoon(run: RunRecord): Promise<void> {
+  async wakeSoon(run: Pick<RunRecord, 'runId' | 'functionName'>): Promise<void> {
     await this.wake(run).catch(() => undefined);
   }
 
   /** Wakes a run now (harmless when it is busy or has nothing to do). */
-  async wake(run: RunRecord): Promise<void> {
+  async wake(run: Pick<RunRecord, 'runId' | 'functionName'>): Promise<void> {
     await this.deps.waker.wakeAt({
       runId: run.runId,
       functionName: run.functionName,

@@ -13,7 +13,7 @@ export class SessionSignals {
   private loaded = false;
 
   constructor(
-    private readonly run: Pick<RunRecord, 'runId' | 'signalSeq' | 'signalCursor'>,
+    private readonly run: Pick<RunRecord, 'runId' | 'createdAt' | 'signalSeq' | 'signalCursor'>,
     private readonly store: Pick<Store, 'listSignals'>,
   ) {
     this.delivery = new SignalDelivery(run.signalCursor);
@@ -61,7 +61,7 @@ export class SessionSignals {
     // A run that never had a signal has none to read: no read at all (the common case).
     if (!this.store.listSignals || !((this.run.signalSeq ?? 0) > 0)) return;
     try {
-      this.delivery.load(await this.store.listSignals(this.run.runId));
+      this.delivery.load(await this.store.listSignals(this.run.runId, this.run.createdAt));
     } catch (error) {
       this.loaded = false;
       throw error;

@@ -22,7 +22,10 @@ export function decideSignal(
   if (!run) return { answer: { kind: 'not_found' } };
   if (send.dedupeKey !== undefined) {
     const same = inbox.find((s) => s.dedupeKey === send.dedupeKey);
-    if (same) return { answer: { kind: 'stored', signal: { ...same }, created: false, status: run.status } };
+    if (same) {
+      const answer = { kind: 'stored', signal: { ...same }, created: false, status: run.status } as const;
+      return { answer: { ...answer, functionName: run.functionName } };
+    }
   }
   if (run.status !== 'RUNNING' && run.status !== 'QUEUED') return { answer: { kind: 'ended', status: run.status } };
   const seq = (run.signalSeq ?? 0) + 1;
@@ -37,5 +40,6 @@ export function decideSignal(
   // A QUEUED run has not run yet: it will find the signal when it does; only a RUNNING one is due.
   const event = run.status === 'RUNNING' ? { eventSeq: run.eventSeq + 1 } : {};
   const next: RunRecord = { ...run, signalSeq: seq, ...event, updatedAt: now };
-  return { answer: { kind: 'stored', signal, created: true, status: run.status }, write: { signal, run: next } };
+  const answer = { kind: 'stored', signal, created: true, status: run.status, functionName: run.functionName } as const;
+  return { answer, write: { signal, run: next } };
 }

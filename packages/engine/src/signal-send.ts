@@ -15,7 +15,7 @@ export interface SignalSendDeps {
   /** The engine's payload limit; a signal's is the smaller of it and {@link MAX_SIGNAL_PAYLOAD_BYTES}. */
   maxPayloadBytes: number;
   /** Wakes a run now (best effort: the write made it due, the reconciler covers a lost wake-up). */
-  wakeSoon(run: RunRecord): Promise<void>;
+  wakeSoon(run: Pick<RunRecord, 'runId' | 'functionName'>): Promise<void>;
 }
 
 /** What a signal's sender is told. */
@@ -63,10 +63,8 @@ export async function sendSignal(
   if (answer.kind === 'not_found') throw new RunNotFoundError(runId);
   if (answer.kind === 'ended') throw new RunEndedError(runId, answer.status);
   const { signal, created } = answer;
-  if (created && answer.status === 'RUNNING') {
-    const run = await store.getRun(runId);
-    if (run) await deps.wakeSoon(run);
-  }
+  // The write made the run due: a lost wake-up is left to the reconciler.
+  if (created && answer.status === 'RUNNING') await deps.wakeSoon({ runId, functionName: answer.functionName });
   return { runId, name: signal.name, seq: signal.seq, sentAt: signal.sentAt, created };
 }
 

@@ -54,7 +54,7 @@ export interface SignalSend {
  * same `dedupeKey` was there already: that one is returned), or refused it.
  */
 export type SignalAppend =
-  | { kind: 'stored'; signal: SignalRecord; created: boolean; status: RunStatus }
+  | { kind: 'stored'; signal: SignalRecord; created: boolean; status: RunStatus; functionName: string }
   | { kind: 'not_found' }
   | { kind: 'ended'; status: RunStatus };
 

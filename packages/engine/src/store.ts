@@ -257,8 +257,12 @@ export interface Store {
    * store whose write may be retried after a lost response recognises its own earlier success.
    */
   appendSignal?(runId: string, send: SignalSend): Promise<SignalAppend>;
-  /** The run's signals in `seq` order, read consistently (after every append that returned). */
-  listSignals?(runId: string): Promise<SignalRecord[]>;
+  /**
+   * The run's signals in `seq` order, read consistently (after every append that returned).
+   * `createdAt`: the run's, when the caller holds it (an invocation): a store may then skip
+   * reading the run to know which creation's inbox to read.
+   */
+  listSignals?(runId: string, createdAt?: number): Promise<SignalRecord[]>;
 }
 
 /** The run a revision was computed from (see {@link Store.reviseRun}). */

@@ -62,6 +62,8 @@ const RUN_FIELDS = [
   'slotHeld',
   'flow',
   'published',
+  'signalSeq',
+  'signalCursor',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /**
