@@ -142,6 +142,44 @@ export function describeSignalSemantics(name: string, makeStore: StoreFactory): 
       expect(JSON.parse(ended.result ?? 'null')).toEqual([5, 'none']);
     });
 
+    it('stores a send whose response was lost once when it is sent again with its key', async () => {
+      let lose = true;
+      // The store's write lands, then its answer is lost (as a DynamoDB response after the SDK gave up).
+      const losing: StoreFactory = (clock) => {
+        const inner = makeStore(clock);
+        return new Proxy(inner, {
+          get(target, prop) {
+            if (prop === 'appendSignal') {
+              return async (...args: Parameters<NonNullable<Store['appendSignal']>>) => {
+                const answer = await target.appendSignal?.(...args);
+                if (lose) {
+                  lose = false;
+                  throw new Error('response lost');
+                }
+                return answer;
+              };
+            }
+            const value = Reflect.get(target, prop, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+      };
+      const handler = withDurableExecution(async (_e: unknown, ctx: DurableContext) => {
+        const a = await ctx.waitForSignal<number>('pay');
+        const b = await ctx.waitForSignal<number>('pay', { timeout: { minutes: 1 } }).catch(() => 'none');
+        return [a, b];
+      });
+      const driver = driverFor(handler, losing);
+      const run = await driver.start('fn', {});
+      await expect(driver.sendSignal(run.runId, 'pay', 7, { dedupeKey: 'k-9' })).rejects.toThrow('response lost');
+      expect(await driver.sendSignal(run.runId, 'pay', 7, { dedupeKey: 'k-9' })).toMatchObject({
+        created: false,
+        seq: 1,
+      });
+      const ended = await driver.runUntilDone(run.runId);
+      expect(JSON.parse(ended.result ?? 'null')).toEqual([7, 'none']);
+    });
+
     it('refuses a signal to an ended run, an unknown run, a bad name and a payload too large', async () => {
       const handler = withDurableExecution(async () => 'done');
       const driver = driverFor(handler, makeStore);
