@@ -36,6 +36,7 @@ const OPTIONS = {
   since: { type: 'string' },
   memory: { type: 'string' },
   'runs-per-month': { type: 'string' },
+  'idempotency-key': { type: 'string' },
 } as const;
 
 /** An option's name. */
@@ -58,6 +59,8 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = 
   retry: ['operation'],
   skip: ['result'],
   wake: ['operation'],
+  signal: ['idempotency-key'],
+  signals: [],
   dev: ['port', 'host', 'db', 'watch', 'faults', 'allowed-hosts'],
   export: ['table', 'db'],
   replay: ['handler', 'table', 'db', 'function', 'last'],

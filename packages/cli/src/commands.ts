@@ -3,6 +3,7 @@ import { type CommandLine, jsonOption, positionals, stringOption } from './args'
 import { formatActions, formatHistory, formatLogs, formatRun, formatRunList, formatWake } from './format';
 import { formatFunctionList } from './format-functions';
 import type { CliIo } from './io';
+import { runSignalCommand, runSignalsCommand } from './signal-command';
 import { UsageError } from './usage';
 
 const STATUSES: readonly RunStatusWire[] = [
@@ -123,6 +124,10 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
       return runOperatorAction(client, line, io);
     case 'callback':
       return runCallback(client, line, io);
+    case 'signal':
+      return runSignalCommand(client, line, io);
+    case 'signals':
+      return runSignalsCommand(client, line, io);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(line.command)}`);
   }
