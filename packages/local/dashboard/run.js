@@ -9,6 +9,7 @@ import { keyHref, runHref, toWire } from './list.js';
 import { renderMeter } from './meter.js';
 import { rawHistoryPanel } from './raw-history.js';
 import { runTreePanel } from './run-tree.js';
+import { signalsPanel } from './signals.js';
 import { isOpen, renderTimeline, treeState, wakeable } from './timeline.js';
 import { renderWaterfall } from './waterfall.js';
 
@@ -31,6 +32,7 @@ export function runView(runId, refreshNow) {
   let history;
   let shownRun;
   let shownOps;
+  const signals = signalsPanel(runId, act, notes);
 
   const el = h(
     'div',
@@ -40,6 +42,7 @@ export function runView(runId, refreshNow) {
     errorSlot,
     summary,
     tree.el,
+    signals.el,
     waterfall,
     runLogs,
     timeline,
@@ -81,7 +84,7 @@ export function runView(runId, refreshNow) {
       }
     }
     if (operations && run) {
-      const opNotes = [...notes].filter(([k]) => k !== 'run');
+      const opNotes = [...notes].filter(([k]) => k !== 'run' && k !== 'signal');
       const key = JSON.stringify([history, opNotes, run.status]);
       if (key !== shownOps) {
         shownOps = key;
@@ -125,6 +128,7 @@ export function runView(runId, refreshNow) {
       }
       render();
       if (run) raw.update(run);
+      void signals.update(run).catch((error) => console.warn('dashboard: signals', error));
       // The tree reads other runs: it follows, never holding up this run's own page.
       void tree.update(run, history?.operations).catch((error) => console.warn('dashboard: run tree', error));
       return !failed;
