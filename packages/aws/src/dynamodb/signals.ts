@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RunStatus, SignalAppend, SignalRecord, SignalSend } from '@durable-lambda/engine';
-import { failedAnyCondition } from './errors';
+import { failedAnyCondition, failedConditionAt } from './errors';
 import { Expressions } from './expressions';
 import { DUE_SHARD, dueShard, keyFits, PK, RUN_SK, runPk, SK, TTL } from './layout';
 import type { StoreContext } from './store-context';
@@ -48,11 +48,13 @@ export async function appendSignal(ctx: StoreContext, runId: string, send: Signa
     const createdAt = Number(run.createdAt);
     const status = run.status as RunStatus;
     const functionName = String(run.functionName);
-    if (send.dedupeKey !== undefined) {
-      const earlier = await markedSignal(ctx, pk, createdAt, send.dedupeKey);
-      if (earlier) return { kind: 'stored', signal: earlier, created: false, status, functionName };
+    if (status !== 'RUNNING' && status !== 'QUEUED') {
+      // A keyed retry of a signal stored before the run ended still gets its first answer.
+      const earlier = send.dedupeKey === undefined ? undefined : await markedSignal(ctx, pk, createdAt, send.dedupeKey);
+      return earlier
+        ? { kind: 'stored', signal: earlier, created: false, status, functionName }
+        : { kind: 'ended', status };
     }
-    if (status !== 'RUNNING' && status !== 'QUEUED') return { kind: 'ended', status };
     const previous = typeof run.signalSeq === 'number' ? run.signalSeq : 0;
     const signal: SignalRecord = {
       runId,
@@ -66,9 +68,14 @@ export async function appendSignal(ctx: StoreContext, runId: string, send: Signa
       await ctx.access.transact(appendItems(ctx, pk, createdAt, previous, status, signal, run));
       return { kind: 'stored', signal, created: true, status, functionName };
     } catch (error) {
-      // The run moved (another signal took the seq, it ended) or the key's marker is there (a
-      // retry of a keyed send): read again, which answers either.
       if (!failedAnyCondition(error) || attempt >= ATTEMPTS) throw error;
+      // The key's marker is there: a retry of a keyed send, answered by the signal it stored
+      // (read only now, so a first send pays no read for it).
+      if (send.dedupeKey !== undefined && failedConditionAt(error, 2)) {
+        const earlier = await markedSignal(ctx, pk, createdAt, send.dedupeKey);
+        if (earlier) return { kind: 'stored', signal: earlier, created: false, status, functionName };
+      }
+      // Else the run moved (another signal took the seq, it ended): read it again.
     }
   }
 }
