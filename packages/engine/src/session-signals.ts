@@ -4,9 +4,9 @@
  * rides with the session's next write, with the run's moved `signalCursor`, so the wait's end and
  * the consumption are written together or not at all.
  */
-import type { Operation, OperationUpdate } from '@durable-lambda/protocol';
+import { CheckpointRejectedError, type Operation, type OperationUpdate } from '@durable-lambda/protocol';
 import type { RunPatch, RunRecord, Store } from './ports';
-import { isSignalWait, SignalDelivery } from './signals';
+import { checkSignalName, isSignalWait, SignalDelivery } from './signals';
 
 export class SessionSignals {
   private readonly delivery: SignalDelivery;
@@ -19,9 +19,20 @@ export class SessionSignals {
     this.delivery = new SignalDelivery(run.signalCursor);
   }
 
-  /** Reads the inbox before `updates` are applied when one of them starts a signal wait. */
+  /**
+   * Reads the inbox before `updates` are applied when one of them starts a signal wait; refuses a
+   * wait whose name no signal can have (our SDK checks it first; another client may not).
+   */
   async before(updates: readonly OperationUpdate[]): Promise<void> {
-    if (this.loaded || !updates.some((u) => u.Action === 'START' && isSignalWait(u))) return;
+    const starts = updates.filter((u) => u.Action === 'START' && isSignalWait(u));
+    if (starts.length === 0) return;
+    for (const u of starts) {
+      try {
+        checkSignalName(u.Name, 'Name');
+      } catch (error) {
+        throw new CheckpointRejectedError(`update of operation ${u.Id}: ${(error as Error).message}`, u.Id);
+      }
+    }
     await this.load();
   }
 
