@@ -229,6 +229,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       await this.checkpoint(updates);
       return [];
     }
+    await this.signals.before(updates);
     const { written } = this.applyAll(updates, now);
     for (const op of written) this.ops.put(op);
     return written;
