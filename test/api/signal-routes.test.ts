@@ -23,6 +23,7 @@ describe('signal routes', () => {
     const before = await f.call('GET', `/v1/runs/${runId}/signals`);
     expect(before.status).toBe(200);
     expect(before.json).toEqual({ runId, signals: [], waiting: [{ operationId: '1', name: 'approved' }] });
+    expect((await f.call('GET', `/v1/runs/${runId}`)).json.signals).toBeUndefined();
     const wakeUps = f.wakeUps.length;
     const sent = await f.call('POST', `/v1/runs/${runId}/signals/approved`, { body: { ok: true } });
     expect(sent.status).toBe(200);
@@ -30,6 +31,8 @@ describe('signal routes', () => {
     // The run was woken (asked of the waker, now).
     expect(f.wakeUps.slice(wakeUps)).toEqual([expect.objectContaining({ runId, reason: 'event' })]);
     await f.drive(runId, waiter);
+    // The run says how many signals it was sent (the dashboard asks for the list only then).
+    expect((await f.call('GET', `/v1/runs/${runId}`)).json.signals).toBe(1);
     const listed = await f.call('GET', `/v1/runs/${runId}/signals`);
     expect(listed.json.signals).toEqual([
       {

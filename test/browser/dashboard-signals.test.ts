@@ -55,6 +55,25 @@ describe('dashboard: signals', { timeout: 60_000 }, () => {
     expect(d.pageErrors).toEqual([]);
   });
 
+  it('asks for no signal list for a run that has had no signal (the open waits come from its history)', async () => {
+    const { runId } = await d.call('POST', '/v1/runs', { function: 'approve', input: {} });
+    const asked: string[] = [];
+    const listen = (request: { url(): string }) => {
+      if (request.url().includes('/signals')) asked.push(request.url());
+    };
+    d.page.on('request', listen);
+    try {
+      await d.page.goto(`${d.url}#/runs/${runId}`);
+      await d.page.locator('[data-testid="signal-wait"][data-name="decision"]').waitFor();
+      await d.page.locator('[data-testid="signals-empty"]').waitFor();
+      // Several refreshes of the live page later, still none.
+      await d.page.waitForTimeout(3_500);
+      expect(asked).toEqual([]);
+    } finally {
+      d.page.off('request', listen);
+    }
+  });
+
   it('shows a refusal with its code when the payload is not JSON', async () => {
     const { runId } = await d.call('POST', '/v1/runs', { function: 'approve', input: {} });
     await d.page.goto(`${d.url}#/runs/${runId}`);

@@ -74,6 +74,8 @@ export interface RunWire {
    * `GET /v1/runs/{runId}/payloads/{field}`.
    */
   omitted?: Partial<Record<RunPayloadField, number>>;
+  /** How many signals were sent to the run (`POST /v1/runs/{id}/signals/{name}`); absent when none. */
+  signals?: number;
 }
 
 /** A run's published state (`ctx.publish`). */

@@ -128,7 +128,7 @@ export function runView(runId, refreshNow) {
       }
       render();
       if (run) raw.update(run);
-      void signals.update(run).catch((error) => console.warn('dashboard: signals', error));
+      void signals.update(run, history?.operations).catch((error) => console.warn('dashboard: signals', error));
       // The tree reads other runs: it follows, never holding up this run's own page.
       void tree.update(run, history?.operations).catch((error) => console.warn('dashboard: run tree', error));
       return !failed;

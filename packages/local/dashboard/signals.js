@@ -8,9 +8,6 @@ import { api } from './api.js';
 import { h, rerender } from './dom.js';
 import { payload, renderNote, timeEl } from './format.js';
 
-/** The list is read again at most this often while nothing was sent from the page, ms. */
-const READ_MS = 3000;
-
 /** Parses the payload field: undefined when empty, else JSON (a thrown error names the field). */
 function parsePayload(text) {
   const trimmed = text.trim();
@@ -110,7 +107,10 @@ export function signalsPanel(runId, act, notes) {
     body,
   );
   let view;
-  let readAt = 0;
+  /** The run's signal count and update time the list was read at. */
+  let readFor;
+  /** The refresh that came while a read was under way. */
+  let later;
   let shown;
   let busy = false;
   let running = false;
@@ -134,7 +134,7 @@ export function signalsPanel(runId, act, notes) {
       act,
       key: 'signal',
       done: () => {
-        readAt = 0;
+        readFor = undefined;
       },
     });
     const signals = view?.signals ?? [];
@@ -192,17 +192,42 @@ export function signalsPanel(runId, act, notes) {
 
   return {
     el,
-    async update(run) {
-      if (!run || busy) return;
+    /**
+     * On each refresh: the open waits come from the history the page read anyway; the list of
+     * signals is asked for only when the run has had signals and has changed since it was read
+     * (the route reads the run's inbox and operations), or right after a send from this page.
+     */
+    async update(run, operations) {
+      if (!run) return;
+      if (busy) {
+        // A read is under way: this newer refresh is taken in once it is done (the last one counts).
+        later = [run, operations];
+        return;
+      }
       running = run.status === 'RUNNING' || run.status === 'QUEUED';
-      if (Date.now() - readAt >= READ_MS) {
+      const waiting = (operations ?? [])
+        .filter((op) => op.subType === 'WaitForSignal' && op.status === 'STARTED' && !op.abandoned)
+        .map((op) => ({ operationId: op.id, name: op.name, ...(op.timeoutAt ? { timeoutAt: op.timeoutAt } : {}) }));
+      const version = `${run.signals ?? 0}@${run.updatedAt}`;
+      if ((run.signals ?? 0) === 0) {
+        view = { signals: [], waiting };
+      } else if (version !== readFor) {
         busy = true;
         try {
-          view = await api.getSignals(runId);
-          readAt = Date.now();
+          const read = await api.getSignals(runId);
+          view = { signals: read.signals, waiting };
+          readFor = version;
         } finally {
           busy = false;
         }
+        if (later) {
+          const [next, nextOps] = later;
+          later = undefined;
+          await this.update(next, nextOps);
+          return;
+        }
+      } else {
+        view = { signals: view?.signals ?? [], waiting };
       }
       render();
     },
