@@ -50,7 +50,7 @@ describe('dashboard: signals', { timeout: 60_000 }, () => {
     await d.page.locator('[data-testid="signal-row"][data-seq="2"][data-state="delivered"]').waitFor();
     await d.page.locator('[data-testid="signal-row"][data-seq="1"][data-state="delivered"]').waitFor();
     // Ended: nothing to send any more.
-    await expect.poll(() => d.page.locator('[data-testid="signal-form"]').count()).toBe(0);
+    await expect.poll(() => d.page.locator('[data-testid="signal-form"]').count(), { timeout: 15_000 }).toBe(0);
     await d.shot('run-signals-delivered.png');
     expect(d.pageErrors).toEqual([]);
   });
