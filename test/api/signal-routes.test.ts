@@ -24,6 +24,11 @@ describe('signal routes', () => {
     expect(before.status).toBe(200);
     expect(before.json).toEqual({ runId, signals: [], waiting: [{ operationId: '1', name: 'approved' }] });
     expect((await f.call('GET', `/v1/runs/${runId}`)).json.signals).toBeUndefined();
+    // The run list says what it waits for: the signal, by name (no callback id to hand out).
+    const listedRuns = await f.call('GET', '/v1/runs', { query: { include: 'waitingFor' } });
+    expect(listedRuns.json.runs.find((r: { runId: string }) => r.runId === runId)?.waitingFor).toEqual([
+      { kind: 'signal', operationId: '1', name: 'approved' },
+    ]);
     const wakeUps = f.wakeUps.length;
     const sent = await f.call('POST', `/v1/runs/${runId}/signals/approved`, { body: { ok: true } });
     expect(sent.status).toBe(200);
