@@ -40,6 +40,7 @@ import { describePublishedConformance } from './published-conformance';
 import { describeRecreationConformance } from './recreation-conformance';
 import { describeReplayLoadConformance } from './replay-load-conformance';
 import { describeRetryConformance } from './retry-conformance';
+import { describeSearchConformance } from './search-conformance';
 import { describeSignalConformance } from './signal-conformance';
 import { conformanceTest } from './support';
 
@@ -65,6 +66,7 @@ export function describeStoreConformance(
   describeHistoryOrderConformance(name, setup, options);
   describeFunctionLimitsConformance(name, setup, options);
   describePublishedConformance(name, setup, options);
+  describeSearchConformance(name, setup, options);
   describeSignalConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {

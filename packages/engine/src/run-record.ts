@@ -112,6 +112,11 @@ export interface RunRecord {
    */
   published?: PublishedState;
   /**
+   * The run's search tags (`ctx.tag`, or given at start), key to value: found by `RunQuery.tags`.
+   * Absent until the run has one.
+   */
+  tags?: Record<string, string>;
+  /**
    * How many signals were sent to the run (`signals.ts`): the last signal's `seq`. Grown by the
    * write that stores a signal; absent until the first.
    */
@@ -247,6 +252,7 @@ export type RunPatch = {
     | 'slotHeld'
     | 'flow'
     | 'published'
+    | 'tags'
     | 'signalCursor']?: RunRecord[K] | null;
 } & {
   /**

@@ -62,6 +62,7 @@ const RUN_FIELDS = [
   'slotHeld',
   'flow',
   'published',
+  'tags',
   'signalSeq',
   'signalCursor',
 ] as const satisfies readonly (keyof RunRecord)[];

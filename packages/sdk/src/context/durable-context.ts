@@ -15,6 +15,7 @@ import { createPromiseCombinators } from '../operations/promise-combinators';
 import { runPublish } from '../operations/publish';
 import { runWaitForSignal } from '../operations/signal';
 import { runStep } from '../operations/step';
+import { runTag } from '../operations/tag';
 import { runWait } from '../operations/wait';
 import { runWaitForCondition } from '../operations/wait-for-condition';
 import { executionArnOf } from '../runtime/execution-arn';
@@ -141,6 +142,17 @@ export class DurableContextImpl implements DurableContext {
       this.refuseMisuse('publish');
       // Handed over now, not in a later turn: it keeps its order with the checkpoints after it.
       runPublish(this.scope, args);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  tag(...args: unknown[]): Promise<void> {
+    try {
+      this.refuseMisuse('tag');
+      // Handed over now, as publish: it keeps its order with the checkpoints after it.
+      runTag(this.scope, args);
       return Promise.resolve();
     } catch (error) {
       return Promise.reject(error);
