@@ -36,6 +36,7 @@ import {
   wakeForLateEvents,
 } from './session-release';
 import { TimeSettlement } from './session-settled';
+import { SessionSignals } from './session-signals';
 import { transactWritesOf } from './transact-writes';
 import { applyUpdate, nextDue } from './transitions';
 
@@ -67,6 +68,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly carried: CarriedFields;
   /** Events steps emitted, until known published (`outbox/session-outbox.ts`). */
   private readonly outbox: HeldOutbox;
+  /** The signals this invocation delivers to its waits (`session-signals.ts`). */
+  private readonly signals: SessionSignals;
 
   constructor(
     private run: RunRecord,
@@ -80,6 +83,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.startedAt = deps.leasedAt ?? deps.clock.now();
     this.carried = new CarriedFields(run);
     this.outbox = new HeldOutbox(run.outbox, incarnationId(run.runId, run.incarnation), deps.outbox);
+    this.signals = new SessionSignals(run, deps.store);
     for (const op of operations) this.ops.put(op);
     this.settleDue();
     this.meter = deps.meter;
@@ -139,6 +143,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.settleDue();
     // Checked before anything: a refused write leaves the session as it was.
     const transactWrites = transactWritesOf(updates);
+    await this.signals.before(updates);
     const { written, invokes } = this.applyAll(updates, now);
     if (written.length === 0 && this.settled.size === 0) return [];
     const emitted = this.outbox.take(updates, now);
@@ -157,6 +162,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     }
     this.carried.written(sent);
     this.outbox.written(outboxSent);
+    this.signals.written(write.run);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
     // Stored with their step's outcome: published now, their being sent written with the next write.
@@ -183,7 +189,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const parentExists = (id: string) => lookup(id) !== undefined;
     let invokes: Operation[] | undefined;
     for (const update of updates) {
-      let op = applyUpdate(lookup(update.Id), update, now, parentExists, this.deps.limits, this.deps.ids);
+      const before = lookup(update.Id);
+      let op = applyUpdate(before, update, now, parentExists, this.deps.limits, this.deps.ids);
+      op = this.signals.started(op, before === undefined, now);
       if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED' && !lookup(op.Id)) {
         op = invokableOrFailed(op, now, this.deps.hooks);
         if (op.Status === 'STARTED') {
@@ -191,7 +199,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
           invokes.push(op);
         }
       }
-      changed.set(update.Id, this.history.place(lookup(update.Id), op));
+      changed.set(update.Id, this.history.place(before, op));
     }
     return { written: [...changed.values()], invokes };
   }
@@ -247,6 +255,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       await this.checkpoint(updates);
       return [];
     }
+    await this.signals.before(updates);
     const { written } = this.applyAll(updates, now);
     for (const op of written) this.ops.put(op);
     return written;
@@ -418,6 +427,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
     this.carried.written(sent);
     this.outbox.written(outboxSent);
+    this.signals.written(write.run);
     this.settled.clear();
   }
 
@@ -425,6 +435,19 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   tag(tags: Readonly<Record<string, string>>): void {
     if (this.ended) return;
     this.carried.tag(tags);
+  }
+
+  /**
+   * Ends the signal waits that signals sent meanwhile can end, before the handler replays (one
+   * read of the inbox, only when a wait is open and the run has had signals). Like what time
+   * ends, they ride with the next write, with the run's signal cursor.
+   */
+  async deliverSignals(): Promise<void> {
+    const open = [...this.ops.waitingOutside].map((id) => this.ops.byId.get(id)).filter((op) => op !== undefined);
+    for (const next of await this.signals.atOpen(open, this.now())) {
+      this.ops.put(this.history.place(this.ops.byId.get(next.Id), next));
+      this.settled.add(next.Id);
+    }
   }
 
   /**
@@ -448,7 +471,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // published state, the tags and the outbox's pending events.
     const counted = this.history.patch();
     const { patch: run, sent: outboxSent } = this.outbox.with(
-      counted.historySeq === undefined ? patch : { ...patch, ...counted },
+      this.signals.withCursor(counted.historySeq === undefined ? patch : { ...patch, ...counted }),
     );
     // A release that leaves events unpublished keeps the run due, for the reconciler to publish them.
     if (run && run.leaseExpiresAt === null && this.outbox.hasPending)

@@ -43,6 +43,7 @@ export {
   PluginLoadError,
   PromiseCombinatorError,
   RetryAfterError,
+  SignalTimeoutError,
   StepError,
   StepInterruptedError,
   WaitForConditionError,
@@ -179,6 +180,7 @@ export {
 } from './types/plugin';
 export type { CompensationReport, FailedCompensation } from './types/saga';
 export type { AnySerdes, AnySerdesDeserializer, Serdes, SerdesConfig, SerdesContext } from './types/serdes';
+export type { WaitForSignalOptions } from './types/signal';
 export type {
   ChildConfig,
   ChildContextConfig,

@@ -64,6 +64,8 @@ const RUN_FIELDS = [
   'published',
   'outbox',
   'tags',
+  'signalSeq',
+  'signalCursor',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /**

@@ -26,6 +26,7 @@ const PATCHABLE = new Set<string>([
   'published',
   'outbox',
   'tags',
+  'signalCursor',
 ] satisfies (keyof RunPatch)[]);
 
 /**
