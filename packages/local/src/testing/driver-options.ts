@@ -1,5 +1,5 @@
 /** What a `TestDriver` is built with, and what one of its runs is started with. */
-import type { OutboxPublisher, Store } from '@durable-lambda/engine';
+import type { EmulatedKeySchema, OutboxPublisher, Store } from '@durable-lambda/engine';
 import type { FaultOptions } from '../faults/fault-plan';
 import type { VirtualClock } from '../virtual-clock';
 import type { CallbackHolds } from './next-wake';
@@ -12,6 +12,8 @@ export interface TestDriverOptions {
    * `MemoryOutbox` on the virtual clock (`driver.outbox`).
    */
   outbox?: OutboxPublisher;
+  /** Tables transactional steps write, with their key schemas, declared on the driver's own memory store. */
+  tables?: Readonly<Record<string, EmulatedKeySchema>>;
   /** Virtual start time, epoch ms. Default: the real time now. */
   startTime?: number;
   /** More invocations than this (every run of the test together) stop the test as a runaway. Default 10,000. */

@@ -86,6 +86,7 @@ export class TestDriver {
     this.outbox = options.outbox ?? new MemoryOutbox(this.clock);
     const raw = options.store ? options.store(this.clock) : new MemoryStore(this.clock);
     this.memoryStore = options.store ? undefined : (raw as MemoryStore);
+    for (const [name, schema] of Object.entries(options.tables ?? {})) this.memoryStore?.defineTable(name, schema);
     const queued = options.faults !== undefined || options.store !== undefined;
     this.realTime = (options.realTime ?? false) && !queued;
     if (this.realTime) this.clock.follow();

@@ -1,4 +1,11 @@
-import { isForeignDurableHandler, type SignalReceipt } from '@durable-lambda/engine';
+import {
+  type EmulatedKeySchema,
+  isForeignDurableHandler,
+  MemoryOutbox,
+  type OutboxDelivery,
+  type OutboxPublisher,
+  type SignalReceipt,
+} from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { type DurableLambdaHandler, getDurableEntry } from '@durable-lambda/sdk';
 import type { FaultOptions } from '../faults/fault-plan';
@@ -86,6 +93,13 @@ export interface LocalDurableTestRunnerOptions<TResult = unknown> {
    * virtual clock. Default: no faults, and none of this machinery (the default path is unchanged).
    */
   faults?: FaultOptions;
+  /**
+   * Ours: the DynamoDB tables transactional steps (`{ transact: true }`) write, by name, with their
+   * key schemas: the runner's memory store emulates them (read them with `getTableItem`).
+   */
+  tables?: Readonly<Record<string, EmulatedKeySchema>>;
+  /** Ours: where emitted events (`context.emit`) go. Default: in process (`getEmittedEvents`). */
+  outbox?: OutboxPublisher;
 }
 
 /** How callback deadlines pass under a skipping clock; see `LocalDurableTestRunnerOptions.callbackDeadlines`. */
@@ -187,6 +201,8 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
       ...(this.options.maxRealWaitMs === undefined ? {} : { maxRealWaitMs: this.options.maxRealWaitMs }),
       plainFunctions: this.plainFunctions,
       ...(this.options.faults === undefined ? {} : { faults: this.options.faults }),
+      ...(this.options.tables === undefined ? {} : { tables: this.options.tables }),
+      ...(this.options.outbox === undefined ? {} : { outbox: this.options.outbox }),
     });
     this.driver = driver;
     this.runId = undefined;
@@ -225,6 +241,17 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
    */
   replay(recorded: RecordedRun | string | unknown, options: ReplayOptions = {}): Promise<ReplayReport> {
     return replayRecordedRun(this.options.handlerFunction, recorded, options);
+  }
+
+  /** Ours: an item of a table given in `tables`, as the run's transactional steps left it. */
+  getTableItem(tableName: string, key: Record<string, unknown>): Record<string, unknown> | undefined {
+    return this.current().memoryStore?.getTableItem(tableName, key);
+  }
+
+  /** Ours: the events steps emitted, as the in-process outbox delivered them (repeats included). */
+  getEmittedEvents(): OutboxDelivery[] {
+    const outbox = this.current().outbox;
+    return outbox instanceof MemoryOutbox ? [...outbox.deliveries] : [];
   }
 
   /**
