@@ -62,6 +62,12 @@ export {
 } from './dynamodb';
 export type { DynamoDbCall, DynamoDbInterceptor, DynamoDbTransport } from './dynamodb/commands';
 export {
+  DEFAULT_OBJECT_THRESHOLD_BYTES,
+  objectKey,
+  type PayloadObjectStore,
+  runFolder,
+} from './dynamodb/payload-objects';
+export {
   bareFunctionName,
   EXECUTION_TIMEOUTS_ENV,
   type ExecutionTimeoutMap,
@@ -88,6 +94,8 @@ export {
   type SdkClientLike,
   type SendsCommands,
 } from './lazy-aws-sdk-clients';
+export { LightS3Client, type LightS3ClientOptions, MAX_S3_KEY_BYTES } from './light-aws/s3-client';
+export { AwsServiceError, type LightAwsOptions } from './light-aws/signed-request';
 export { LightDynamoDbClient, type LightDynamoDbClientOptions } from './light-dynamodb/client';
 export { DynamoDbServiceError, type ResponseMetadata } from './light-dynamodb/service-errors';
 export {
