@@ -81,6 +81,13 @@ export {
   type InvocationTallyOptions,
   meteredOpen,
 } from './invocation-meter';
+export {
+  KmsEnvelopeCodec,
+  type KmsEnvelopeCodecOptions,
+  PayloadSealError,
+  RUN_CONTEXT_KEY,
+  SEALED_PREFIX,
+} from './kms-envelope-codec';
 export { FunctionNotFoundError, LambdaInvoker, type LambdaInvokerOptions } from './lambda-invoker';
 export { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
 export { LambdaVersionPolicy, type LambdaVersionPolicyOptions } from './lambda-version-policy';
@@ -94,6 +101,7 @@ export {
   type SdkClientLike,
   type SendsCommands,
 } from './lazy-aws-sdk-clients';
+export { type DataKey, type KmsDataKeys, LightKmsClient } from './light-aws/kms-client';
 export { LightS3Client, type LightS3ClientOptions, MAX_S3_KEY_BYTES } from './light-aws/s3-client';
 export { AwsServiceError, type LightAwsOptions } from './light-aws/signed-request';
 export { LightDynamoDbClient, type LightDynamoDbClientOptions } from './light-dynamodb/client';

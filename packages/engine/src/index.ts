@@ -108,6 +108,7 @@ export type { ActionOutcome, CancelOptions, RetryOptions, SkipOptions } from './
 export { OperationNotFoundError, OperationStateError, RunContendedError } from './operator-actions';
 export type { CallbackOutcome } from './outside-events';
 export { childRunKey, OutsideEvents } from './outside-events';
+export { type PayloadCodec, sealedStore } from './payload-codec';
 export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';
 export type {
   Clock,
