@@ -113,6 +113,7 @@ export {
   type OnTimeWakerOptions,
   SCHEDULER_HOP_LEAD_MS,
 } from './on-time-waker';
+export { PAYLOAD_ENV, payloadBucketOptions, withPayloadKey } from './payload-protection';
 export {
   createProductionBackend,
   ProductionBackend,

@@ -43,6 +43,7 @@ import {
 } from './lazy-aws-sdk-clients';
 import { LightDynamoDbClient } from './light-dynamodb/client';
 import { OnTimeWaker } from './on-time-waker';
+import { payloadBucketOptions, withPayloadKey } from './payload-protection';
 import {
   ConfigurationError,
   executionTimeoutSetting,
@@ -203,11 +204,16 @@ export class ProductionBackend implements DurableBackend {
     });
     this.store =
       parts.store ??
-      new DynamoDbStore({
-        client: this.dynamodb,
-        tableName: config.tableName,
-        ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
-      });
+      withPayloadKey(
+        new DynamoDbStore({
+          client: this.dynamodb,
+          tableName: config.tableName,
+          ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
+          ...payloadBucketOptions(process.env, region),
+        }),
+        process.env,
+        region,
+      );
     const executionTimeout = withExecutionTimeoutMap(
       executionTimeoutSetting(config, process.env.AWS_LAMBDA_FUNCTION_NAME),
       executionTimeouts,

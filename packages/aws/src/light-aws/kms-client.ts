@@ -3,7 +3,13 @@
  * TrentService.<Op>`, `application/x-amz-json-1.1`), signed with SigV4 from node:crypto, so the
  * envelope codec costs a function no AWS SDK load.
  */
-import { AwsServiceError, type LightAwsOptions, LightAwsRequester, serviceEndpoint } from './signed-request';
+import {
+  AwsServiceError,
+  configuredEndpoint,
+  type LightAwsOptions,
+  LightAwsRequester,
+  serviceEndpoint,
+} from './signed-request';
 
 /** A data key as GenerateDataKey returns it. */
 export interface DataKey {
@@ -30,7 +36,12 @@ export class LightKmsClient implements KmsDataKeys {
   constructor(options: LightAwsOptions) {
     const region = options.region?.trim();
     if (!region) throw new TypeError('LightKmsClient: region is required (for example eu-west-1)');
-    this.requester = new LightAwsRequester('kms', region, serviceEndpoint('kms', region, options.endpoint), options);
+    this.requester = new LightAwsRequester(
+      'kms',
+      region,
+      serviceEndpoint('kms', region, configuredEndpoint('kms', options)),
+      options,
+    );
   }
 
   private async call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {

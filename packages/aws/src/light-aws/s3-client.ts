@@ -3,7 +3,13 @@
  * signed with SigV4 from node:crypto (no AWS SDK on the hot path). Keys must be made of
  * characters that need no escaping in a path (`payload-objects.ts` makes them so).
  */
-import { AwsServiceError, type LightAwsOptions, LightAwsRequester, serviceEndpoint } from './signed-request';
+import {
+  AwsServiceError,
+  configuredEndpoint,
+  type LightAwsOptions,
+  LightAwsRequester,
+  serviceEndpoint,
+} from './signed-request';
 
 /** Options of a {@link LightS3Client}. */
 export interface LightS3ClientOptions extends LightAwsOptions {
@@ -34,9 +40,10 @@ export class LightS3Client {
     if (!region) throw new TypeError('LightS3Client: region is required (for example eu-west-1)');
     if (!options.bucket?.trim()) throw new TypeError('LightS3Client: bucket is required');
     this.bucket = options.bucket.trim();
-    this.pathStyle = options.endpoint !== undefined;
+    const configured = configuredEndpoint('s3', options);
+    this.pathStyle = configured !== undefined;
     const endpoint = this.pathStyle
-      ? serviceEndpoint('s3', region, options.endpoint)
+      ? serviceEndpoint('s3', region, configured)
       : new URL(`https://${this.bucket}.${serviceEndpoint('s3', region).host}`);
     this.requester = new LightAwsRequester('s3', region, endpoint, options);
   }

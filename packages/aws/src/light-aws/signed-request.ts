@@ -18,6 +18,18 @@ export interface LightAwsOptions {
   maxAttempts?: number;
   /** The fetch that sends. Default: the global one. */
   fetch?: typeof fetch;
+  /**
+   * Where credentials and a configured endpoint (`AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL_KMS`)
+   * are read. Default `process.env`.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The endpoint the environment configures for a service (`AWS_ENDPOINT_URL_<SERVICE>`), if any. */
+export function configuredEndpoint(service: string, options: LightAwsOptions): string | undefined {
+  if (options.endpoint !== undefined) return options.endpoint;
+  const env = options.env ?? process.env;
+  return env[`AWS_ENDPOINT_URL_${service.toUpperCase()}`]?.trim() || undefined;
 }
 
 /** A service's answer that was not a success, with its code (`NoSuchKey`, `InvalidCiphertextException`…). */
@@ -67,7 +79,7 @@ export class LightAwsRequester {
     const given = options.credentials;
     this.credentials =
       given === undefined
-        ? async () => environmentCredentials()
+        ? async () => environmentCredentials(options.env ?? process.env)
         : typeof given === 'function'
           ? given
           : async () => given;
