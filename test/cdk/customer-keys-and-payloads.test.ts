@@ -9,9 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PAYLOAD_ENV } from '@durable-lambda/aws';
 import {
+  type CloudFormationTemplate,
   DurableApi,
   DurableFunction,
   DurableTable,
+  fixedMonthlyCost,
   PAYLOAD_ENVIRONMENT,
   PAYLOAD_OBJECT_DAYS,
 } from '@durable-lambda/cdk';
@@ -134,6 +136,12 @@ describe('DurableFunction with a customer key and large payloads', () => {
       expect(objects.length, role).toBeGreaterThan(0);
       expect(([] as string[]).concat(objects[0]?.Action ?? [])).toEqual(['s3:GetObject', 's3:PutObject']);
     }
+  });
+
+  it('is priced: the customer key a month, the bucket free at rest, nothing unknown', () => {
+    const estimate = fixedMonthlyCost(template.toJSON() as CloudFormationTemplate);
+    expect(estimate.unknown).toEqual([]);
+    expect(estimate.lines.some((line) => /KMS key/.test(line.item) && line.monthlyUsd === 1)).toBe(true);
   });
 
   it('uses the runtime names of the environment variables', () => {
