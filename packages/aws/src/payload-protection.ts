@@ -6,6 +6,7 @@
  * SDK code on the hot path.
  */
 import { type Store, sealedStore } from '@durable-lambda/engine';
+import type { AwsCredentialsProvider } from './aws-credentials';
 import type { DynamoDbStoreOptions } from './dynamodb/store';
 import { KmsEnvelopeCodec } from './kms-envelope-codec';
 import { LightKmsClient } from './light-aws/kms-client';
@@ -23,6 +24,7 @@ export const PAYLOAD_ENV = {
 export function payloadBucketOptions(
   env: ProductionEnvironment,
   region: string,
+  credentials?: AwsCredentialsProvider,
 ): Pick<DynamoDbStoreOptions, 'payloadObjects' | 'objectThresholdBytes'> {
   const bucket = env[PAYLOAD_ENV.bucket]?.trim();
   if (!bucket) return {};
@@ -36,14 +38,23 @@ export function payloadBucketOptions(
     );
   }
   return {
-    payloadObjects: new LightS3Client({ region, bucket, env }),
+    payloadObjects: new LightS3Client({ region, bucket, env, ...(credentials ? { credentials } : {}) }),
     ...(bytes === undefined ? {} : { objectThresholdBytes: bytes }),
   };
 }
 
-/** `store`, its payloads sealed with the KMS key the environment names (as it is when none). */
-export function withPayloadKey(store: Store, env: ProductionEnvironment, region: string): Store {
+/**
+ * `store`, its payloads sealed with the KMS key the environment names (as it is when none).
+ * `credentials`: default the environment's (a Lambda's); the CLI passes the SDK's default chain.
+ */
+export function withPayloadKey(
+  store: Store,
+  env: ProductionEnvironment,
+  region: string,
+  credentials?: AwsCredentialsProvider,
+): Store {
   const keyArn = env[PAYLOAD_ENV.keyArn]?.trim();
   if (!keyArn) return store;
-  return sealedStore(store, new KmsEnvelopeCodec({ kms: new LightKmsClient({ region, env }), keyId: keyArn }));
+  const kms = new LightKmsClient({ region, env, ...(credentials ? { credentials } : {}) });
+  return sealedStore(store, new KmsEnvelopeCodec({ kms, keyId: keyArn }));
 }
