@@ -6,8 +6,8 @@
  * `EncryptionContext`; Decrypt answers the plaintext only with the same context
  * (`InvalidCiphertextException` otherwise, as for a blob it did not make), `IncorrectKeyException`
  * when `KeyId` names another key, `NotFoundException` for an unknown key, `DisabledException` for a
- * disabled one, `AccessDeniedException` for a caller (access key id) not allowed the operation.
- * Counts requests per operation.
+ * disabled one, `AccessDeniedException` for a caller (access key id) not allowed the operation,
+ * `ThrottlingException` (400) when told to throttle. Counts requests per operation.
  */
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -27,6 +27,12 @@ export class FakeKms {
   /** Access key ids refused an operation. */
   private readonly denied = new Map<string, Set<Operation>>();
   private server: Server | undefined;
+  private throttles = 0;
+
+  /** The next `n` requests answer 400 `ThrottlingException` without acting, as KMS over its quota does. */
+  throttleNext(n: number): void {
+    this.throttles = n;
+  }
 
   /** Makes an enabled symmetric key; its ARN. */
   createKey(): string {
@@ -79,6 +85,10 @@ export class FakeKms {
       return fail('UnrecognizedClientException', 'The security token included in the request is invalid.');
     if (operation !== 'GenerateDataKey' && operation !== 'Decrypt') return fail('UnknownOperationException', operation);
     this.calls[operation] += 1;
+    if (this.throttles > 0) {
+      this.throttles -= 1;
+      return fail('ThrottlingException', 'Rate exceeded');
+    }
     if (this.denied.get(accessKeyId)?.has(operation)) {
       return fail('AccessDeniedException', `User is not authorized to perform: kms:${operation}`);
     }

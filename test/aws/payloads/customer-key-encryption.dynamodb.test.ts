@@ -179,6 +179,21 @@ describe('payloads sealed with a customer KMS key', () => {
     expect((await store.getRun('before-key'))?.input).toBe('"plain"');
   });
 
+  it('a throttled GenerateDataKey is sent again; a refused one writes nothing', async () => {
+    const tableName = await table('kmsthrottle');
+    const store = sealedStore(new DynamoDbStore({ client: sdk, tableName }), codec());
+    kms.throttleNext(2);
+    await store.createRun(runRecord('throttled', { input: '"x"' }), executionOp('"x"'));
+    expect((await store.getRun('throttled'))?.input).toBe('"x"');
+    kms.setEnabled(keyArn, false);
+    const refused = sealedStore(new DynamoDbStore({ client: sdk, tableName }), codec());
+    await expect(refused.createRun(runRecord('refused', { input: '"y"' }), executionOp('"y"'))).rejects.toThrow(
+      /DisabledException/,
+    );
+    kms.setEnabled(keyArn, true);
+    expect(await new DynamoDbStore({ client: sdk, tableName }).getRun('refused')).toBeUndefined();
+  });
+
   it('a tampered ciphertext fails its integrity check', async () => {
     const c = codec();
     const sealed = await c.seal('r1', '"value"');

@@ -28,6 +28,8 @@ export interface KmsDataKeys {
 }
 
 const TARGET = 'TrentService';
+/** Attempts at a request KMS throttles. */
+const THROTTLE_ATTEMPTS = 5;
 
 /** The light KMS client. */
 export class LightKmsClient implements KmsDataKeys {
@@ -44,7 +46,23 @@ export class LightKmsClient implements KmsDataKeys {
     );
   }
 
+  /**
+   * One request; KMS answers a throttle as a 400 `ThrottlingException` (5xx answers are retried
+   * by the requester), so it is sent again here, a few times with backoff.
+   */
   private async call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.callOnce(operation, input);
+      } catch (error) {
+        const throttled = error instanceof AwsServiceError && error.code === 'ThrottlingException';
+        if (!throttled || attempt >= THROTTLE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async callOnce(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
     const body = Buffer.from(JSON.stringify(input), 'utf8');
     const answer = await this.requester.request({
       method: 'POST',
