@@ -22,7 +22,7 @@ import { fakeCheckoutServices, sampleOrder } from './checkout/fakes';
 import { samples as checkoutSamples, createCheckoutHandler } from './checkout/handler';
 import { fakeInvoiceServices } from './fan-out/fakes';
 import { createFanOutHandler, samples as fanOutSamples } from './fan-out/handler';
-import { fakeOrderSagaServices, sampleOrder as sampleSagaOrder } from './order-saga/fakes';
+import { failingSagaSamples, fakeOrderSagaServices, sampleOrder as sampleSagaOrder } from './order-saga/fakes';
 import { createOrderSagaHandler, samples as sagaSamples } from './order-saga/handler';
 import { createPaymentsHandler, samples as paymentSamples } from './order-saga/payments';
 import { fakeReminderServices } from './reminder/fakes';
@@ -37,7 +37,8 @@ const SAMPLES = {
   'report-job': reportSamples,
   approval: approvalSamples,
   'fan-out': fanOutSamples,
-  'order-saga': sagaSamples,
+  // The fakes decline or fail the payments of two of them: the saga compensates.
+  'order-saga': [...sagaSamples, ...failingSagaSamples],
   payments: paymentSamples,
 };
 

@@ -3,8 +3,9 @@
  * take the payment (`context.invoke` starts its run and waits for its result). The reservation
  * registers its undo (`compensate`); when the payment fails, the saga compensates in a child
  * context: `compensate()` releases the reservation, then the customer is told. Each compensating
- * action is a step, so it runs once however many times the saga replays. Had the handler thrown
- * instead, the SDK would have run the release itself before failing the run.
+ * action is a step, so it runs once however many times the saga replays. When the payment fails
+ * for another reason than a declined card, the handler throws and the SDK runs the release itself
+ * before failing the run.
  */
 import { type DurableLambdaHandler, InvokeError, NonRetriableError, withDurableExecution } from '@durable-lambda/sdk';
 import { callJson, expectOk, requireEnv } from '../shared/http';
@@ -98,8 +99,11 @@ export function createOrderSagaHandler(
         currency,
       });
     } catch (error) {
-      // The payments run failed: its message and code come back on an InvokeError.
-      if (!(error instanceof InvokeError)) throw error;
+      // The payments run failed: its message and code come back on an InvokeError. A declined
+      // card cancels the order here; any other failure (the gateway down through every retry)
+      // fails the order: the handler rethrows, and the SDK releases the reservation (its
+      // registered undo) before the run fails, its error saying what was undone.
+      if (!(error instanceof InvokeError) || error.code !== 'payment_declined') throw error;
       ctx.logger.warn('payment failed, compensating', { orderId, code: error.code, message: error.message });
       await ctx.runInChildContext('compensate', async (compensation) => {
         // Releases the reservation (step `compensate reserve-inventory`), once per run.

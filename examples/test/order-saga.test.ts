@@ -108,4 +108,20 @@ describe('order saga', () => {
     expect(runner.getOperation('send-confirmation').exists()).toBe(false);
     expect(result.getLogs().map((entry) => entry.message)).toEqual(['payment failed, compensating']);
   });
+
+  it('fails the order when the gateway is down through every retry, releasing the stock first', async () => {
+    const { runner, inventory, gateway, mailer } = setup();
+    gateway.outageFor('cus-42');
+
+    const result = await runner.run({ payload: sampleOrder() });
+
+    // Not a declined card: the saga rethrows, and the SDK runs the reservation's undo first.
+    expect(result.getStatus()).toBe('FAILED');
+    expect(result.getError().errorType).toBe('InvokeError');
+    expect(JSON.parse(result.getError().errorData ?? '{}')).toEqual({ compensated: ['reserve-inventory'], failed: [] });
+    expect(inventory.releaseCalls).toEqual(['res_order-2001']);
+    expect(runner.getOperation('compensate reserve-inventory').getStatus()).toBe('SUCCEEDED');
+    expect(runner.getOperation('compensate').exists()).toBe(false);
+    expect(mailer.sent).toEqual([]);
+  });
 });

@@ -95,6 +95,7 @@ const routed: fc.Arbitrary<Shape> = fc.oneof(
     }),
   ),
   runRef.map((r): Shape => ({ method: 'GET', path: [...lit(V1, 'runs'), r, ...lit('actions')], query: [] })),
+  runRef.map((r): Shape => ({ method: 'GET', path: [...lit(V1, 'runs'), r, ...lit('compensations')], query: [] })),
   fc
     .tuple(runRef, body(object({ operationId: field(fc.constantFrom('1', '2')) })))
     .map(([r, b]): Shape => ({ method: 'POST', path: [...lit(V1, 'runs'), r, ...lit('wake')], query: [], body: b })),
@@ -258,6 +259,7 @@ export const ROUTE_PATTERNS = [
   'POST /v1/runs/{runId}/retry',
   'POST /v1/runs/{runId}/operations/{operationId}/skip',
   'GET /v1/runs/{runId}/actions',
+  'GET /v1/runs/{runId}/compensations',
   'POST /v1/runs/{runId}/wake',
   'POST /v1/callbacks/{callbackId}/succeed',
   'POST /v1/callbacks/{callbackId}/fail',

@@ -28,6 +28,8 @@ export type { CostEstimate, CostItem, CostOptions } from './cost/run-cost';
 export { CostEstimateError, estimateCost } from './cost/run-cost';
 export type { ApiErrorCode, ControlApiErrorCode } from './error-codes';
 export { API_ERROR_CODES, CONTROL_API_ERROR_CODES, isControlApiErrorCode } from './error-codes';
+export * from './saga-wire';
+export { compensationSummary, runCompensations } from './server/compensations';
 export type { ControlApi, ControlApiOptions } from './server/control-api';
 export { createControlApi, DEFAULT_MAX_BODY_BYTES } from './server/control-api';
 export { decodeBatchResult, errorToWire, operationToWire, parsePayload, runToWire } from './server/convert';

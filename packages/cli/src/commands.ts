@@ -1,6 +1,7 @@
 import type { DurableClient, OperatorAnswerWire, RunStatusWire } from '@durable-lambda/api';
 import { type CommandLine, jsonOption, positionals, stringOption } from './args';
 import { formatActions, formatHistory, formatLogs, formatRun, formatRunList, formatWake } from './format';
+import { formatCompensations, hasCompensations } from './format-compensations';
 import { formatFunctionList } from './format-functions';
 import type { CliIo } from './io';
 import { UsageError } from './usage';
@@ -81,7 +82,12 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
         (run as unknown as Record<string, unknown>)[field] = await client.getPayload(run.runId, field);
       }
       delete run.omitted;
-      print(io, line, run, () => formatRun(run));
+      // Sagas: shown when the run has some (an API without the route shows none).
+      const found = await client.getCompensations(run.runId).catch(() => undefined);
+      const compensations = hasCompensations(found) ? found : undefined;
+      print(io, line, compensations ? { ...run, compensations } : run, () =>
+        compensations ? `${formatRun(run)}\n${formatCompensations(compensations)}` : formatRun(run),
+      );
       return;
     }
     case 'history': {

@@ -125,13 +125,27 @@ function waitingColumn(run: RunWire): string {
   return list.length > 1 ? `${first} (+${list.length - 1} more)` : first;
 }
 
+/** Characters of a run's published state the list shows (one line; `durable show` has it whole). */
+const PUBLISHED_COLUMN = 40;
+
 /** A page of runs as a table. */
 export function formatRunList(list: RunListWire): string {
   if (list.runs.length === 0) return 'No runs.';
   // The key and queue columns only when a run of the page has a key (flow control per key).
   const keyed = list.runs.some((run) => run.concurrencyKey !== undefined || run.status === 'QUEUED');
+  // The published column only when a run of the page published a state (`ctx.publish`).
+  const published = list.runs.some((run) => run.published !== undefined);
   const body = table(
-    ['RUN ID', 'FUNCTION', 'STATUS', ...(keyed ? ['KEY', 'POSITION'] : []), 'CREATED', 'ENDED', 'WAITING FOR'],
+    [
+      'RUN ID',
+      'FUNCTION',
+      'STATUS',
+      ...(keyed ? ['KEY', 'POSITION'] : []),
+      'CREATED',
+      'ENDED',
+      ...(published ? ['PUBLISHED'] : []),
+      'WAITING FOR',
+    ],
     list.runs.map((run) => [
       run.runId,
       run.function,
@@ -139,6 +153,7 @@ export function formatRunList(list: RunListWire): string {
       ...(keyed ? [run.concurrencyKey ?? '-', run.queuePosition === undefined ? '-' : String(run.queuePosition)] : []),
       run.createdAt,
       run.endedAt ?? '-',
+      ...(published ? [run.published ? compactJson(run.published.state, PUBLISHED_COLUMN) : '-'] : []),
       run.status === 'QUEUED' ? queuedFor(run) : waitingColumn(run),
     ]),
   );

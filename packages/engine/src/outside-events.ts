@@ -121,8 +121,7 @@ export class OutsideEvents {
           ? timedOut
           : ((await this.deps.store.getOperation(run.runId, op.Id)) ?? op);
       } else if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED') {
-        // A child that cannot be started now is started again when the invocation closes.
-        current = await this.reconcileChild(run, op).catch(() => op);
+        current = await this.reconcileChild(run, op);
       }
       out.push(current);
     }
@@ -241,12 +240,18 @@ export class OutsideEvents {
 
   private async reconcileChild(run: RunRecord, op: Operation): Promise<Operation> {
     const childId = op.ChainedInvokeDetails?.ChildRunId;
-    const child = childId === undefined ? undefined : await this.deps.store.getRun(childId);
+    // A child that cannot be read or started now is seen to again when the invocation closes
+    // (the invoke is still STARTED: the child's end, when it comes, is written and announced).
+    const child = childId === undefined ? undefined : await this.deps.store.getRun(childId).catch(() => null);
+    if (child === null) return op;
     if (!child) {
-      await this.startChildFor(run, op);
+      await this.startChildFor(run, op).catch(() => undefined);
       return op;
     }
     if (child.status === 'RUNNING' || child.status === 'QUEUED') return op;
+    // A failure of this write ends the invocation (its lease keeps the run due). Not swallowed: a
+    // write that landed with its answer lost would leave the invocation waiting on a child whose
+    // reconciler then finds the invoke ended and wakes no one (the run stranded, chaos seed 2000003).
     const done = outsideHistoryOrder(run, op, completedInvoke(op, child, this.deps.clock.now()));
     return (await this.deps.store.writeOutsideEvent(run.runId, done, { Status: 'STARTED' }, false))
       ? done

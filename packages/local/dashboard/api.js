@@ -129,6 +129,8 @@ export const api = {
   historyPage: (runId, cursor) =>
     request('GET', `v1/runs/${seg(runId)}/operations`, { query: { limit: '1000', cursor } }),
   operations: (runId) => wholeHistory(runId),
+  /** The run's saga rounds and compensations, derived from its operations. */
+  compensations: (runId) => request('GET', `v1/runs/${seg(runId)}/compensations`),
   startRun: (body) => request('POST', 'v1/runs', { body }),
   cancelRun: (runId) => request('POST', `v1/runs/${seg(runId)}/cancel`),
   retryRun: (runId) => request('POST', `v1/runs/${seg(runId)}/retry`),

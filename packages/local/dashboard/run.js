@@ -3,6 +3,7 @@
  * waterfall, its context logger's lines, and its operations as a tree (see timeline.js).
  */
 import { api } from './api.js';
+import { compensationsPanel } from './compensations.js';
 import { h, replace, rerender } from './dom.js';
 import { badge, duration, elapsed, errorBox, logList, payload, renderNote, sinceEl, timeEl } from './format.js';
 import { keyHref, runHref, toWire } from './list.js';
@@ -23,6 +24,7 @@ export function runView(runId, refreshNow) {
   const timeline = h('section', { class: 'panel', 'aria-labelledby': 'timeline-title' });
   const tree = runTreePanel(runId);
   const raw = rawHistoryPanel(runId);
+  const compensations = compensationsPanel(runId);
   /** Messages of the actions (by `run` or operation id), kept across renders. */
   const notes = new Map();
   /** Folds and filters of the tree, shared by the timeline and the waterfall. */
@@ -39,6 +41,7 @@ export function runView(runId, refreshNow) {
     header,
     errorSlot,
     summary,
+    compensations.el,
     tree.el,
     waterfall,
     runLogs,
@@ -127,6 +130,7 @@ export function runView(runId, refreshNow) {
       if (run) raw.update(run);
       // The tree reads other runs: it follows, never holding up this run's own page.
       void tree.update(run, history?.operations).catch((error) => console.warn('dashboard: run tree', error));
+      void compensations.update(history?.operations).catch((error) => console.warn('dashboard: compensations', error));
       return !failed;
     },
   };

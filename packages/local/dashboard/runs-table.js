@@ -144,6 +144,17 @@ function outcomeCell(run) {
   return h('span', { class: 'muted', dataset: { testid: 'run-outcome', kind: 'none' } }, 'no result');
 }
 
+/** The state the run published last (`ctx.publish`), on one line under its wait or outcome. */
+function publishedLine(published) {
+  const text = compact(published.state, 4000);
+  return h(
+    'div',
+    { class: 'muted run-key', title: text, dataset: { testid: 'run-published-preview' } },
+    'published ',
+    h('code', null, cut(text)),
+  );
+}
+
 /**
  * A row; `selection` is the set of selected run ids and `onSelect(runId, checked)` is told of a
  * change (bulk actions).
@@ -185,6 +196,7 @@ function runRow(run, selection, onSelect) {
       'td',
       { class: 'details' },
       run.status === 'QUEUED' ? queuedCell(run) : run.status === 'RUNNING' ? waitingCell(run) : outcomeCell(run),
+      run.published ? publishedLine(run.published) : null,
     ),
     h('td', null, timeEl(run.createdAt, 'both')),
     h(

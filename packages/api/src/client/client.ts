@@ -1,3 +1,4 @@
+import type { RunCompensationsWire } from '../saga-wire';
 import type { OperatorAnswerWire, RunActionsWire } from '../server/operator-routes';
 import type {
   CallbackAckWire,
@@ -286,6 +287,15 @@ export class DurableClient {
   /** `GET /v1/runs/{runId}/actions`: the operator actions recorded in the run's history. */
   async getActions(runId: string): Promise<RunActionsWire> {
     return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/actions`)).value as RunActionsWire;
+  }
+
+  /**
+   * `GET /v1/runs/{runId}/compensations`: the run's saga rounds, each compensation's status and
+   * attempts, and what its error says was undone (derived from its operations).
+   */
+  async getCompensations(runId: string): Promise<RunCompensationsWire> {
+    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/compensations`))
+      .value as RunCompensationsWire;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { RunRecord } from '@durable-lambda/engine';
 import type { OperationListWire } from '../wire';
+import { compensationsRoute } from './compensations';
 import type { RouteDeps } from './deps';
 import { ApiError } from './errors';
 import { exportRoute } from './export-route';
@@ -84,6 +85,8 @@ export function runRoutes(deps: RouteDeps): Route[] {
     // Cancel and retry (with skip and the action history): fenced, recorded operator actions.
     ...operatorRoutes(deps),
     wakeRoute(deps),
+    // Sagas: the run's compensations, derived from its operations.
+    compensationsRoute(deps),
     // The run as `durable export` prints it (the dashboard's download).
     exportRoute(deps),
     ...payloadRoutes(deps),
