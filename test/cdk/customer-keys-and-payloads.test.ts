@@ -135,6 +135,8 @@ describe('DurableFunction with a customer key and large payloads', () => {
       const objects = statementsWith(role, 's3:PutObject');
       expect(objects.length, role).toBeGreaterThan(0);
       expect(([] as string[]).concat(objects[0]?.Action ?? [])).toEqual(['s3:GetObject', 's3:PutObject']);
+      // So that a missing object is a 404 NoSuchKey (chunk_missing), not a 403.
+      expect(statementsWith(role, 's3:ListBucket').length, role).toBeGreaterThan(0);
     }
   });
 

@@ -91,6 +91,11 @@ export function grantPayloads(payloads: DurablePayloads | undefined, grantee: ia
         resources: [objects],
       }),
     );
+    // Without s3:ListBucket, S3 answers a missing key 403 AccessDenied rather than 404 NoSuchKey:
+    // the store tells a missing payload (chunk_missing) from a refused read by the 404.
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [payloads.bucket.bucketArn] }),
+    );
     // The bucket's own key (SSE-KMS, a bucket key) is used by S3 on the caller's behalf, only through S3.
     const bucketKey = payloads.bucket.encryptionKey;
     if (bucketKey) {
