@@ -140,6 +140,20 @@ describe('DurableFunction with a customer key and large payloads', () => {
     }
   });
 
+  it('grants the watchdog, which reads an index alone, neither the key nor the bucket', () => {
+    const stack = newStack();
+    const key = new kms.Key(stack, 'K', { enableKeyRotation: true });
+    new DurableFunction(stack, 'Fn', { entry, encryptionKey: key, largePayloads: true, metrics: true });
+    const t = Template.fromStack(stack);
+    const watchdog = Object.keys(resources(t)).find(
+      (id) => id.startsWith('DurableRunWatchdog') && id.includes('ServiceRole'),
+    );
+    expect(watchdog).toBeDefined();
+    const granted = JSON.stringify(statementsOfRole(t, watchdog as string));
+    expect(granted).not.toContain('s3:GetObject');
+    expect(granted).not.toContain('durable-lambda:run');
+  });
+
   it('is priced: the customer key a month, the bucket free at rest, nothing unknown', () => {
     const estimate = fixedMonthlyCost(template.toJSON() as CloudFormationTemplate);
     expect(estimate.unknown).toEqual([]);

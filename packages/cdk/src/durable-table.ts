@@ -291,8 +291,9 @@ export function grantTable(
       );
     }
   }
-  // Whoever reads the table's items reads their payloads: the bucket's objects and the sealing key.
-  grantPayloads(table.payloads, grantee, writes);
+  // Whoever reads the table's items reads their payloads: the bucket's objects and the sealing key
+  // (not a reader of an index alone, whose projections hold no payload: the watchdog).
+  if (resources.includes(table.tableArn)) grantPayloads(table.payloads, grantee, writes);
 }
 
 const READ_ACTIONS = new Set(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
