@@ -5,10 +5,12 @@
  * bytes, or 404 with an XML `<Code>NoSuchKey</Code>`; DeleteObject answers 204 whether or not the
  * key existed; an unknown bucket is 404 `NoSuchBucket`; a key over 1,024 bytes is 400
  * `KeyTooLongError`; a body whose SHA-256 differs from `x-amz-content-sha256` is 400
- * `XAmzContentSHA256Mismatch`; an unsigned request is 403 `AccessDenied`. Strong read-after-write.
+ * `XAmzContentSHA256Mismatch`; an unsigned request is 403 `AccessDenied`, and so is a GetObject of
+ * a missing key by a caller without s3:ListBucket (`withoutListBucket`). Strong read-after-write.
  *
  * Faults: `loseNextPutResponses(n)` stores the next n puts then drops the connection (a lost
- * response); `failNext(n)` answers the next n requests 503 `SlowDown` without acting.
+ * response); `failNext(n)` answers the next n requests 503 `SlowDown` without acting;
+ * `timeOutNextPuts(n)` answers the next n puts 400 `RequestTimeout`.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -22,6 +24,14 @@ export class FakeS3 {
   private server: Server | undefined;
   private losePuts = 0;
   private failures = 0;
+  private timeouts = 0;
+  /** Access key ids whose policy lacks s3:ListBucket: a missing key is 403 to them, as S3 answers. */
+  readonly withoutListBucket = new Set<string>();
+
+  /** The next `n` puts answer 400 `RequestTimeout` without storing (S3 gave up waiting for the body). */
+  timeOutNextPuts(n: number): void {
+    this.timeouts = n;
+  }
 
   constructor(bucket: string) {
     this.buckets.set(bucket, new Map());
@@ -81,6 +91,14 @@ export class FakeS3 {
     if (Buffer.byteLength(key, 'utf8') > 1024) return error(400, 'KeyTooLongError', 'Your key is too long');
     if (method in this.requests) this.requests[method] += 1;
     if (method === 'PUT') {
+      if (this.timeouts > 0) {
+        this.timeouts -= 1;
+        return error(
+          400,
+          'RequestTimeout',
+          'Your socket connection to the server was not read from or written to within the timeout period.',
+        );
+      }
       const sha = createHash('sha256').update(body).digest('hex');
       if (req.headers['x-amz-content-sha256'] !== sha) {
         return error(400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match');
@@ -97,6 +115,8 @@ export class FakeS3 {
     }
     if (method === 'GET') {
       const object = bucket.get(key);
+      const caller = /Credential=([^/]+)\//.exec(String(req.headers.authorization))?.[1] ?? '';
+      if (!object && this.withoutListBucket.has(caller)) return error(403, 'AccessDenied', 'Access Denied');
       if (!object) return error(404, 'NoSuchKey', 'The specified key does not exist.');
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(object.length) });
       res.end(object);

@@ -203,6 +203,29 @@ describe('writes to the bucket under faults', () => {
     expect((error as ChunkMissingError).code).toBe('chunk_missing');
   });
 
+  it('a PutObject S3 answers RequestTimeout (400) is sent again', async () => {
+    const tableName = await freshTable('s3timeout');
+    const store = new DynamoDbStore({ client: sdk, tableName, payloadObjects: objects });
+    const input = JSON.stringify(big(20, 'timeout'));
+    s3.timeOutNextPuts(2);
+    await store.createRun(runRecord('timeout-1', { input }), executionOp(input));
+    expect((await store.getRun('timeout-1'))?.input).toBe(input);
+  });
+
+  it('a missing object read without s3:ListBucket is S3 403, not taken for a missing payload', async () => {
+    const tableName = await freshTable('s3denied');
+    const store = new DynamoDbStore({ client: sdk, tableName, payloadObjects: objects });
+    const input = JSON.stringify(big(20, 'denied'));
+    await store.createRun(runRecord('denied-1', { input }), executionOp(input));
+    for (const key of s3.keys(BUCKET).filter((k) => k.startsWith('runs/denied-1/'))) await objects.delete(key);
+    s3.withoutListBucket.add(credentials.accessKeyId);
+    try {
+      await expect(store.getRun('denied-1')).rejects.toThrow(/AccessDenied/);
+    } finally {
+      s3.withoutListBucket.delete(credentials.accessKeyId);
+    }
+  });
+
   it('refuses a threshold that is not a whole number of bytes, naming the field', () => {
     expect(
       () => new DynamoDbStore({ client: sdk, tableName: 't', payloadObjects: objects, objectThresholdBytes: 0 }),

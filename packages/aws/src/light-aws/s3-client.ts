@@ -17,6 +17,9 @@ export interface LightS3ClientOptions extends LightAwsOptions {
   bucket: string;
 }
 
+/** Attempts at a PutObject S3 answers with `RequestTimeout`. */
+const REQUEST_TIMEOUT_ATTEMPTS = 3;
+
 /** S3's largest object key, bytes (UTF-8). */
 export const MAX_S3_KEY_BYTES = 1024;
 
@@ -57,13 +60,18 @@ export class LightS3Client {
 
   /** PutObject: stores `body` under `key` (replacing what was there: a retried put is harmless). */
   async put(key: string, body: Uint8Array): Promise<void> {
-    const answer = await this.requester.request({
-      method: 'PUT',
-      path: this.path(key),
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(body.length) },
-      body,
-    });
-    if (answer.status !== 200) throw s3Error(answer.status, answer.body);
+    for (let attempt = 1; ; attempt++) {
+      const answer = await this.requester.request({
+        method: 'PUT',
+        path: this.path(key),
+        headers: { 'content-type': 'application/octet-stream', 'content-length': String(body.length) },
+        body,
+      });
+      if (answer.status === 200) return;
+      const error = s3Error(answer.status, answer.body);
+      // S3 answers an upload it waited too long for with a 400 `RequestTimeout`: send it again.
+      if (error.code !== 'RequestTimeout' || attempt >= REQUEST_TIMEOUT_ATTEMPTS) throw error;
+    }
   }
 
   /** GetObject: the object's bytes, or undefined when S3 answers 404 `NoSuchKey`. */
