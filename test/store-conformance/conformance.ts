@@ -40,6 +40,7 @@ import { describePublishedConformance } from './published-conformance';
 import { describeRecreationConformance } from './recreation-conformance';
 import { describeReplayLoadConformance } from './replay-load-conformance';
 import { describeRetryConformance } from './retry-conformance';
+import { describeSearchConformance } from './search-conformance';
 import { conformanceTest } from './support';
 
 export * from './fixtures';
@@ -64,6 +65,7 @@ export function describeStoreConformance(
   describeHistoryOrderConformance(name, setup, options);
   describeFunctionLimitsConformance(name, setup, options);
   describePublishedConformance(name, setup, options);
+  describeSearchConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

@@ -66,6 +66,8 @@ export interface RunWire {
    * run; absent until it published one.
    */
   published?: PublishedWire;
+  /** The run's search tags (`ctx.tag`, or given at start), key to value; absent when it has none. */
+  tags?: Record<string, string>;
   /** What a RUNNING run waits for (`GET /v1/runs?include=waitingFor` only), soonest first (at most 50). */
   waitingFor?: WaitingForWire[];
   /**

@@ -36,6 +36,8 @@ const OPTIONS = {
   since: { type: 'string' },
   memory: { type: 'string' },
   'runs-per-month': { type: 'string' },
+  tag: { type: 'string', multiple: true },
+  'error-code': { type: 'string' },
 } as const;
 
 /** An option's name. */
@@ -46,8 +48,19 @@ const COMMON: readonly OptionName[] = ['url', 'json', 'help', 'sign', 'region'];
 
 /** The options of each command, besides the common ones. */
 export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = {
-  start: ['input', 'run-key', 'latest'],
-  list: ['function', 'status', 'limit', 'cursor', 'created-after', 'created-before', 'search', 'concurrency-key'],
+  start: ['input', 'run-key', 'latest', 'tag'],
+  list: [
+    'function',
+    'status',
+    'limit',
+    'cursor',
+    'created-after',
+    'created-before',
+    'search',
+    'concurrency-key',
+    'tag',
+    'error-code',
+  ],
   show: [],
   functions: [],
   history: [],
@@ -71,12 +84,12 @@ export interface CommandLine {
   command: string | undefined;
   /** Positional arguments after the command. */
   args: string[];
-  options: Partial<Record<OptionName, string | boolean>>;
+  options: Partial<Record<OptionName, string | boolean | string[]>>;
 }
 
 /** Parses argv (without `node` and the script); options may come anywhere. */
 export function parseCommandLine(argv: readonly string[]): CommandLine {
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
@@ -100,6 +113,23 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
 export function stringOption(line: CommandLine, name: OptionName): string | undefined {
   const value = line.options[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The `--tag key=value` options (repeatable) as tags: split at the first `=` (no key holds one).
+ * A malformed one is a usage error naming the option.
+ */
+export function tagOptions(line: CommandLine): Record<string, string> | undefined {
+  const given = line.options.tag;
+  const values = typeof given === 'string' ? [given] : Array.isArray(given) ? given : [];
+  if (values.length === 0) return undefined;
+  const tags: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf('=');
+    if (at <= 0) throw new UsageError(`--tag: must be key=value (got ${JSON.stringify(value)})`);
+    tags[value.slice(0, at)] = value.slice(at + 1);
+  }
+  return tags;
 }
 
 /** Exactly `count` positional arguments, named for the error message. */

@@ -1,5 +1,5 @@
 import type { DurableClient, OperatorAnswerWire, RunStatusWire } from '@durable-lambda/api';
-import { type CommandLine, jsonOption, positionals, stringOption } from './args';
+import { type CommandLine, jsonOption, positionals, stringOption, tagOptions } from './args';
 import { formatActions, formatHistory, formatLogs, formatRun, formatRunList, formatWake } from './format';
 import { formatCompensations, hasCompensations } from './format-compensations';
 import { formatFunctionList } from './format-functions';
@@ -28,7 +28,9 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
       const [fn] = positionals(line, ['function']);
       const input = await jsonOption(line, 'input', io.readText);
       const runKey = stringOption(line, 'run-key');
+      const tags = tagOptions(line);
       const { run, created } = await client.startRun({
+        ...(tags === undefined ? {} : { tags }),
         function: fn as string,
         ...(input === undefined ? {} : { input: input.value }),
         ...(runKey === undefined ? {} : { runKey }),
@@ -54,8 +56,12 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
       const before = stringOption(line, 'created-before');
       const search = stringOption(line, 'search');
       const concurrencyKey = stringOption(line, 'concurrency-key');
+      const tags = tagOptions(line);
+      const errorCode = stringOption(line, 'error-code');
       const list = await client.listRuns({
         includeWaitingFor: true,
+        ...(tags === undefined ? {} : { tags }),
+        ...(errorCode === undefined ? {} : { errorCode }),
         ...(search === undefined ? {} : { search }),
         ...(concurrencyKey === undefined ? {} : { concurrencyKey }),
         ...(fn === undefined ? {} : { function: fn }),

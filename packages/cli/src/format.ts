@@ -72,6 +72,7 @@ export function formatRun(run: RunWire, now: number = Date.now()): string {
     ['function', run.function],
     ['status', run.status],
     ['run key', run.runKey],
+    ['tags', run.tags ? formatTags(run.tags) : undefined],
     ['concurrency key', run.concurrencyKey],
     ['queued since', run.status === 'QUEUED' ? run.queuedAt : undefined],
     ['queue position', run.queuePosition === undefined ? undefined : `${run.queuePosition} (1: next to start)`],
@@ -97,6 +98,14 @@ export function formatRun(run: RunWire, now: number = Date.now()): string {
   const shown = rows.filter((row): row is [string, string] => row[1] !== undefined);
   const width = Math.max(...shown.map(([key]) => key.length));
   return shown.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');
+}
+
+/** A run's tags as `key=value` pairs, by key, separated by spaces. */
+export function formatTags(tags: Record<string, string>): string {
+  return Object.keys(tags)
+    .sort()
+    .map((key) => `${key}=${tags[key]}`)
+    .join(' ');
 }
 
 /** One thing a run waits for, in a few words. */
@@ -133,6 +142,8 @@ export function formatRunList(list: RunListWire): string {
   if (list.runs.length === 0) return 'No runs.';
   // The key and queue columns only when a run of the page has a key (flow control per key).
   const keyed = list.runs.some((run) => run.concurrencyKey !== undefined || run.status === 'QUEUED');
+  // The tags column only when a run of the page has tags.
+  const tagged = list.runs.some((run) => run.tags !== undefined);
   // The published column only when a run of the page published a state (`ctx.publish`).
   const published = list.runs.some((run) => run.published !== undefined);
   const body = table(
@@ -143,6 +154,7 @@ export function formatRunList(list: RunListWire): string {
       ...(keyed ? ['KEY', 'POSITION'] : []),
       'CREATED',
       'ENDED',
+      ...(tagged ? ['TAGS'] : []),
       ...(published ? ['PUBLISHED'] : []),
       'WAITING FOR',
     ],
@@ -153,6 +165,7 @@ export function formatRunList(list: RunListWire): string {
       ...(keyed ? [run.concurrencyKey ?? '-', run.queuePosition === undefined ? '-' : String(run.queuePosition)] : []),
       run.createdAt,
       run.endedAt ?? '-',
+      ...(tagged ? [run.tags ? formatTags(run.tags) : '-'] : []),
       ...(published ? [run.published ? compactJson(run.published.state, PUBLISHED_COLUMN) : '-'] : []),
       run.status === 'QUEUED' ? queuedFor(run) : waitingColumn(run),
     ]),

@@ -4,13 +4,17 @@ import { CliError } from './cli-error';
 export const USAGE = `Usage: durable <command> [arguments] [options]
 
 Commands:
-  start <function> [--input JSON] [--run-key KEY] [--latest]
+  start <function> [--input JSON] [--run-key KEY] [--latest] [--tag K=V]...
                                                      start a run (a known run key finds its run);
-                                                     --latest: on $LATEST, not pinned to a version
+                                                     --latest: on $LATEST, not pinned to a version;
+                                                     --tag: a search tag it starts with
   list [--function F] [--status S] [--limit N] [--cursor C] [--search TEXT]
        [--created-after ISO] [--created-before ISO] [--concurrency-key K]
+       [--tag K=V]... [--error-code CODE]
                                                      list runs, newest first, with what they wait for
-                                                     (--search: a run id or run key, or part of one;
+                                                     (--tag: runs carrying every tag given, ctx.tag's;
+                                                     --error-code: runs that failed with that code;
+                                                     --search: a run id or run key, or part of one;
                                                      --function F: every version of F, F:7 only v7;
                                                      QUEUED runs with their key and queue position;
                                                      --function F --status QUEUED --concurrency-key K:

@@ -71,4 +71,6 @@ export interface StartRunRequest {
    * `starts/schedule-buffer.ts`): in the queue of `key` from `queuedAt`, re-checked at `recheckAt`.
    */
   buffered?: { key: string; behind: string[]; queuedAt: number; recheckAt: number };
+  /** Search tags the run starts with (as `ctx.tag` sets them; see `tagsProblem`). */
+  tags?: Readonly<Record<string, string>>;
 }

@@ -23,7 +23,7 @@ import { duePartitionsOf, type ReconcileOptions, type ReconcileReport, reconcile
 import { loadReplayOperations } from './replay-scope';
 import { runIdFor } from './run-ids';
 import { wallClockMeter } from './run-meter';
-import { runQueryLimit } from './run-query';
+import { checkRunSearch, runQueryLimit } from './run-query';
 import { checkStartRequest, executionOf, newRunRecord } from './run-start';
 import { EngineSession } from './session';
 import { callbackTimeout, settleDue } from './transitions';
@@ -254,6 +254,7 @@ export class Engine implements DurableBackend {
   /** Runs matching the query, newest first, paginated; a QUEUED run with its `queuePosition`. */
   async listRuns(query: RunQuery = {}): Promise<RunPage> {
     runQueryLimit(query.limit);
+    checkRunSearch(query);
     const page = await this.store.listRuns(query);
     if (!page.runs.some((run) => run.status === 'QUEUED')) return page;
     return { ...page, runs: await Promise.all(page.runs.map((run) => withQueuePosition(this.store, run))) };

@@ -112,6 +112,7 @@ export { type PayloadCodec, sealedStore } from './payload-codec';
 export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';
 export type {
   Clock,
+  CommitWrite,
   DueRun,
   IdempotencyRecord,
   Invoker,
@@ -145,7 +146,16 @@ export { RunStateError } from './run-control';
 export { runIdFor } from './run-ids';
 export type { InvocationMeter, LastWrite, RunMeter, RunMeterField, RunMeterIncrement } from './run-meter';
 export { addToMeter, InvalidMeterError, meterEntries, RUN_METER_FIELDS, wallClockMeter } from './run-meter';
-export { decodeRunCursor, encodeRunCursor, functionBaseName, runOfFunction, runQueryLimit } from './run-query';
+export {
+  checkRunSearch,
+  decodeRunCursor,
+  encodeRunCursor,
+  functionBaseName,
+  MAX_ERROR_CODE_FILTER_LENGTH,
+  runMatchesSearch,
+  runOfFunction,
+  runQueryLimit,
+} from './run-query';
 export type { FlowGate, FlowMarks, PublishedState } from './run-record';
 export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';

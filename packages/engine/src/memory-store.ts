@@ -27,7 +27,14 @@ import {
 } from './ports';
 import { replaysChildren } from './replay-scope';
 import { addToMeter, meterEntries, type RunMeterIncrement } from './run-meter';
-import { decodeRunCursor, encodeRunCursor, runOfFunction, runQueryLimit } from './run-query';
+import {
+  checkRunSearch,
+  decodeRunCursor,
+  encodeRunCursor,
+  runMatchesSearch,
+  runOfFunction,
+  runQueryLimit,
+} from './run-query';
 
 /**
  * An in-memory {@link Store} for tests and the test runner. It copies on the way in and out so
@@ -199,6 +206,7 @@ export class MemoryStore implements Store {
 
   async listRuns(query: RunQuery): Promise<RunPage> {
     const limit = runQueryLimit(query.limit);
+    checkRunSearch(query);
     const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
     const matching = [...this.runs.values()]
       .filter((run) => this.live(run.runId) !== undefined)
@@ -206,6 +214,7 @@ export class MemoryStore implements Store {
       .filter((run) => query.status === undefined || run.status === query.status)
       .filter((run) => query.createdAfter === undefined || run.createdAt >= query.createdAfter)
       .filter((run) => query.createdBefore === undefined || run.createdAt < query.createdBefore)
+      .filter((run) => runMatchesSearch(run, query))
       .sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0))
       .filter(
         (run) =>

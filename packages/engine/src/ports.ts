@@ -7,6 +7,7 @@
 export type { DueRun, RunPatch, RunRecord, RunStatus } from './run-record';
 export { dueAfter, dueAtOf } from './run-record';
 export type {
+  CommitWrite,
   IdempotencyRecord,
   LeaseGrant,
   OperationDeadlines,

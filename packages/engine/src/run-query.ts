@@ -1,5 +1,6 @@
+import { MAX_RUN_TAGS, tagProblem } from '@durable-lambda/protocol';
 import { EngineInputError } from './errors';
-import type { RunRecord } from './ports';
+import type { RunQuery, RunRecord } from './ports';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
@@ -67,4 +68,43 @@ export function functionBaseName(functionName: string): string {
 export function runOfFunction(recorded: string, queried: string): boolean {
   if (recorded === queried) return true;
   return functionBaseName(queried) === queried && functionBaseName(recorded) === queried;
+}
+
+/** The longest `errorCode` a run query may filter on. */
+export const MAX_ERROR_CODE_FILTER_LENGTH = 256;
+
+/**
+ * Refuses a run query's search filters that no run can match or no store can key on: `tags` not an
+ * object of valid tags (`tagProblem`, fields `tags.<key>`), more than `MAX_RUN_TAGS` of them, an
+ * `errorCode` that is not a string of 1-256 characters. Every store calls it first.
+ */
+export function checkRunSearch(query: Pick<RunQuery, 'tags' | 'errorCode'>): void {
+  const { tags, errorCode } = query;
+  if (tags !== undefined) {
+    if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) {
+      throw new EngineInputError('tags', 'must be an object of string values');
+    }
+    const entries = Object.entries(tags);
+    if (entries.length > MAX_RUN_TAGS) throw new EngineInputError('tags', `at most ${MAX_RUN_TAGS} tags`);
+    for (const [key, value] of entries) {
+      const problem = tagProblem(key, value);
+      if (problem) throw new EngineInputError(problem.field, problem.message);
+    }
+  }
+  if (
+    errorCode !== undefined &&
+    (typeof errorCode !== 'string' || errorCode.length === 0 || errorCode.length > MAX_ERROR_CODE_FILTER_LENGTH)
+  ) {
+    throw new EngineInputError('errorCode', `must be a string of 1-${MAX_ERROR_CODE_FILTER_LENGTH} characters`);
+  }
+}
+
+/** Whether `run` carries every tag of `query.tags` and has the error code `query.errorCode` (each when given). */
+export function runMatchesSearch(
+  run: Pick<RunRecord, 'tags' | 'error'>,
+  query: Pick<RunQuery, 'tags' | 'errorCode'>,
+): boolean {
+  if (query.errorCode !== undefined && run.error?.ErrorCode !== query.errorCode) return false;
+  if (query.tags === undefined) return true;
+  return Object.entries(query.tags).every(([key, value]) => run.tags?.[key] === value);
 }

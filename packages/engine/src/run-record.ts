@@ -112,6 +112,11 @@ export interface RunRecord {
    */
   published?: PublishedState;
   /**
+   * The run's search tags (`ctx.tag`, or given at start), key to value: found by `RunQuery.tags`.
+   * Absent until the run has one.
+   */
+  tags?: Record<string, string>;
+  /**
    * A QUEUED run's place in its key's queue (1: next to start), computed by the engine's reads
    * (`Engine.getRun`, `Engine.listRuns`); never stored.
    */
@@ -235,7 +240,8 @@ export type RunPatch = {
     | 'queuePriority'
     | 'slotHeld'
     | 'flow'
-    | 'published']?: RunRecord[K] | null;
+    | 'published'
+    | 'tags']?: RunRecord[K] | null;
 } & {
   /**
    * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes

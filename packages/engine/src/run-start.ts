@@ -3,7 +3,7 @@
  * when the starting invocation holds the first lease), and its EXECUTION operation, written
  * together by the store's one `createRun`.
  */
-import type { Operation } from '@durable-lambda/protocol';
+import { type Operation, tagsProblem } from '@durable-lambda/protocol';
 import type { StartRunRequest } from './engine-options';
 import { EngineInputError } from './errors';
 import { FIRST_HISTORY_ORDER } from './history-order';
@@ -26,6 +26,10 @@ export function checkStartRequest(request: StartRunRequest): void {
   }
   if (request.input !== undefined && typeof request.input !== 'string') {
     throw new EngineInputError('input', 'must be serialized JSON (a string)');
+  }
+  if (request.tags !== undefined) {
+    const problem = tagsProblem(request.tags);
+    if (problem) throw new EngineInputError(problem.field, problem.message);
   }
 }
 
@@ -58,6 +62,7 @@ export function newRunRecord(
     // Its id names a new run again once this one expires: the incarnation tells the two apart.
     ...(request.runKey === undefined ? {} : { runKey: request.runKey, incarnation: newIncarnation() }),
     ...(request.input === undefined ? {} : { input: request.input }),
+    ...(request.tags === undefined || Object.keys(request.tags).length === 0 ? {} : { tags: { ...request.tags } }),
     ...(timeoutMs === undefined ? {} : { deadlineAt: now + timeoutMs, executionTimeoutMs: timeoutMs }),
     ...(request.lease
       ? {

@@ -14,12 +14,12 @@ import { admittedRecord, fencedAdmission } from './flow/admitted-record';
 import { flowAfterEnd } from './flow/run-ended';
 import { flowDepsOf, queueDepsOf } from './flow/session-flow-deps';
 import { HistoryCounter, withInvocation } from './history-order';
-import type { RunPatch, RunRecord, WakeRequest } from './ports';
+import type { CommitWrite, RunPatch, RunRecord, WakeRequest } from './ports';
 import { loadReplayOperations } from './replay-scope';
 import type { InvocationMeter } from './run-meter';
+import { type Carried, CarriedFields } from './session-carried';
 import type { SessionDeps } from './session-deps';
 import { SessionOperations } from './session-operations';
-import { HeldPublication } from './session-published';
 import {
   bestEffort,
   endPatch,
@@ -57,8 +57,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly history: HistoryCounter;
   /** When this invocation began, for its `InvocationCompleted`. */
   private readonly startedAt: number;
-  /** The state the run published (`ctx.publish`), written with the next write (`session-published.ts`). */
-  private readonly published: HeldPublication;
+  /** The published state and search tags the run hands over, written with the next write (`session-carried.ts`). */
+  private readonly carried: CarriedFields;
 
   constructor(
     private run: RunRecord,
@@ -70,7 +70,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.time = new TimeSettlement(this.ops, this.history);
     this.settled = this.time.unwritten;
     this.startedAt = deps.leasedAt ?? deps.clock.now();
-    this.published = new HeldPublication(run.published);
+    this.carried = new CarriedFields(run);
     for (const op of operations) this.ops.put(op);
     this.settleDue();
     this.meter = deps.meter;
@@ -133,7 +133,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
     const [write, sent] = this.writeOf(written);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
-    this.published.written(sent);
+    this.carried.written(sent);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
     if (invokes === undefined) return written;
@@ -387,8 +387,14 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private async commit(operations: Operation[], run?: RunPatch): Promise<void> {
     const [write, sent] = this.writeOf(operations, run);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
-    this.published.written(sent);
+    this.carried.written(sent);
     this.settled.clear();
+  }
+
+  /** Holds search tags, written with the next write (`session-tags.ts`); dropped once the invocation ended. */
+  tag(tags: Readonly<Record<string, string>>): void {
+    if (this.ended) return;
+    this.carried.tag(tags);
   }
 
   /**
@@ -397,23 +403,19 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
    */
   publish(state: string): void {
     if (this.ended) return;
-    this.published.hold(state, this.now());
+    this.carried.publish(state, this.now());
   }
 
   /**
    * The write of `operations` (and the run's patch) with the operations time changed since the
    * last one, and the published state it carries (to confirm once it succeeded).
    */
-  private writeOf(
-    operations: Operation[],
-    patch?: RunPatch,
-  ): [write: { operations: Operation[]; run?: RunPatch }, sent: object | undefined] {
-    // The count of the run's history events rides with the write that records them, as does the published state.
+  private writeOf(operations: Operation[], patch?: RunPatch): [write: CommitWrite, sent: Carried] {
+    // The count of the run's history events rides with the write that records them, as do the published state and tags.
     const counted = this.history.patch();
-    const { patch: run, sent } = this.published.with(
+    return this.carried.write(
+      this.time.withUnwritten(operations),
       counted.historySeq === undefined ? patch : { ...patch, ...counted },
     );
-    const all = this.time.withUnwritten(operations);
-    return [run ? { operations: all, run } : { operations: all }, sent];
   }
 }

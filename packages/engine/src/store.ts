@@ -22,13 +22,24 @@ export interface RunQuery {
   createdAfter?: number;
   /** Only runs created before this time (epoch ms). */
   createdBefore?: number;
+  /**
+   * Only runs carrying every one of these tags (`ctx.tag`, or given at start), each with exactly
+   * this value. At most `MAX_RUN_TAGS` tags.
+   */
+  tags?: Readonly<Record<string, string>>;
+  /** Only runs whose error has exactly this `ErrorCode` (as recorded: `RunRecord.error.ErrorCode`). */
+  errorCode?: string;
   /** At most this many runs (1-100, default 20). */
   limit?: number;
   /** Where the previous page ended. */
   cursor?: string;
 }
 
-/** A page of runs, newest first; `cursor` is present when more may follow. */
+/**
+ * A page of runs, newest first; `cursor` is present when more may follow. A page may hold fewer
+ * than `limit` runs with a cursor (a store that filters what it reads stops after a bounded read):
+ * page on until there is no cursor.
+ */
 export interface RunPage {
   runs: RunRecord[];
   cursor?: string;
@@ -202,7 +213,7 @@ export interface Store {
    * `handledEventSeq` below the stored `eventSeq` (an outside event landed meanwhile) leaves the
    * run due at once (`dueAt` = now), whatever `dueAt` the patch says.
    */
-  commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void>;
+  commit(runId: string, fence: number, write: CommitWrite): Promise<void>;
   /**
    * Optional, with the other slot methods (a store without them cannot serve `concurrency`): takes
    * a slot of `slot` for `runId`, in one conditional write of the key's set of holders. True when
@@ -247,6 +258,19 @@ export interface Store {
   getFunctionLimits?(functionName: string): Promise<FunctionLimitsRecord | undefined>;
   /** Every function's limits record, by name. */
   listFunctionLimits?(): Promise<FunctionLimitsRecord[]>;
+}
+
+/** What {@link Store.commit} writes. */
+export interface CommitWrite {
+  operations: readonly Operation[];
+  run?: RunPatch;
+  /**
+   * With a patch that sets `tags`: what a store that indexes tags apart from the run (DynamoDB)
+   * needs to move the run's index entries without reading the run first: the tags the patch
+   * replaces, as the writer (the lease holder, the only writer of a running run's tags) knows
+   * them, and the run's `createdAt` (where its entries sort). Other stores may ignore it.
+   */
+  tagged?: { before: Readonly<Record<string, string>>; createdAt: number };
 }
 
 /** The run a revision was computed from (see {@link Store.reviseRun}). */

@@ -35,7 +35,9 @@ const RETRIABLE = new Set(['network_error', 'idempotency_in_progress', 'http_429
 async function send(method, path, { query, body, key } = {}) {
   const url = new URL(path, document.baseURI);
   for (const [name, value] of Object.entries(query ?? {})) {
-    if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+    // A list is a repeated parameter (`tag`).
+    if (Array.isArray(value)) for (const item of value) url.searchParams.append(name, String(item));
+    else if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
   }
   const headers = { accept: 'application/json' };
   if (method === 'POST') {

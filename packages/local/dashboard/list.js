@@ -1,6 +1,6 @@
 /**
- * The runs page: a form to start a run, then the runs with filters (status, function, start time),
- * a search by id or key or by content, bulk actions on the selected runs, and pages.
+ * The runs page: a form to start a run, then the runs with filters (status, function, start time,
+ * tags, error code), a search by id or key or by content, bulk actions on the selected runs, and pages.
  */
 import { api } from './api.js';
 import { bulkBar } from './bulk.js';
@@ -8,6 +8,7 @@ import { h, replace } from './dom.js';
 import { errorBox } from './format.js';
 import { runsTable } from './runs-table.js';
 import { startRunForm } from './start-form.js';
+import { tagParams } from './tags.js';
 
 /** Typing in the search box queries once it pauses this long, ms. */
 const SEARCH_PAUSE_MS = 250;
@@ -28,7 +29,7 @@ export const keyHref = (functionName, key) =>
   `#/?${new URLSearchParams({ status: 'QUEUED', function: functionName, key }).toString()}`;
 
 /** Filters kept in the hash's query, in this order. */
-const FILTERS = ['status', 'function', 'key', 'search', 'contains', 'after', 'before'];
+const FILTERS = ['status', 'function', 'key', 'search', 'contains', 'after', 'before', 'tags', 'code'];
 
 /** A `datetime-local` value (local time, no zone) as an ISO time for the API; '' when unset or bad. */
 function isoOf(local) {
@@ -40,7 +41,7 @@ function isoOf(local) {
 /**
  * `params`: the hash's query (`status`, `function`, `key` (a concurrency key), `search` (id or
  * key) or `contains` (text in input, result or error), `after` and `before` (local times of the
- * start), `limit`).
+ * start), `tags` (`key=value` pairs, space-separated: runs carrying all), `code` (an error code), `limit`).
  */
 export function listView(params, refreshNow) {
   const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? '']));
@@ -121,6 +122,26 @@ export function listView(params, refreshNow) {
       keyTimer = setTimeout(() => setFilter('key', keyBox.value.trim()), SEARCH_PAUSE_MS);
     },
   });
+  /** A text filter applied once typing pauses (tags, error code). */
+  const textFilter = (name, placeholder) => {
+    let timer;
+    const box = h('input', {
+      id: `filter-${name}`,
+      type: 'search',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      placeholder,
+      value: filters[name],
+      dataset: { testid: `filter-${name}` },
+      oninput: () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => setFilter(name, box.value.trim()), SEARCH_PAUSE_MS);
+      },
+    });
+    return box;
+  };
+  const tagsBox = textFilter('tags', 'customer=c-1 region=eu');
+  const codeBox = textFilter('code', 'error code');
   const timeInput = (name, label) => [
     h('label', { for: `filter-${name}` }, label),
     h('input', {
@@ -140,6 +161,8 @@ export function listView(params, refreshNow) {
       onclick: () => {
         searchBox.value = '';
         keyBox.value = '';
+        tagsBox.value = '';
+        codeBox.value = '';
         for (const input of el.querySelectorAll('input[type="datetime-local"]')) input.value = '';
         statusSelect.value = '';
         functionSelect.value = '';
@@ -182,6 +205,14 @@ export function listView(params, refreshNow) {
         searchIn,
         timeInput('after', 'Started from'),
         timeInput('before', 'to'),
+      ),
+      h(
+        'div',
+        { class: 'toolbar filters', role: 'search', 'aria-label': 'Find runs by tags and error' },
+        h('label', { for: 'filter-tags', title: 'Runs carrying every tag given (ctx.tag), key=value' }, 'Tags'),
+        tagsBox,
+        h('label', { for: 'filter-code', title: 'Runs whose error has exactly this code' }, 'Error code'),
+        codeBox,
       ),
       bulk.el,
       errorSlot,
@@ -295,6 +326,8 @@ export function listView(params, refreshNow) {
               contains: filters.contains,
               createdAfter: isoOf(filters.after),
               createdBefore: isoOf(filters.before),
+              tag: tagParams(filters.tags),
+              errorCode: filters.code,
               include: 'waitingFor',
               limit,
               cursor: filters.search ? undefined : cursors.at(-1),

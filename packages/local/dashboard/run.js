@@ -10,6 +10,7 @@ import { keyHref, runHref, toWire } from './list.js';
 import { renderMeter } from './meter.js';
 import { rawHistoryPanel } from './raw-history.js';
 import { runTreePanel } from './run-tree.js';
+import { tagChips } from './tags.js';
 import { isOpen, renderTimeline, treeState, wakeable } from './timeline.js';
 import { renderWaterfall } from './waterfall.js';
 
@@ -226,6 +227,7 @@ function renderSummary(run, retriedAt) {
     retriedAt.length > 0 ? fact('Retried', `${retriedAt.length}×, last `, timeEl(retriedAt.at(-1), 'both')) : null,
     run.runKey ? fact('Run key', h('code', null, run.runKey)) : null,
     // Flow control per key: the key links to its runs waiting their turn.
+    run.tags ? fact('Tags', tagChips(run.tags, 'run-tags')) : null,
     run.concurrencyKey
       ? fact(
           'Concurrency key',

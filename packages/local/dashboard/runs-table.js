@@ -6,6 +6,7 @@
 import { h } from './dom.js';
 import { badge, compact, duration, elapsed, sinceEl, timeEl } from './format.js';
 import { keyHref, runHref } from './list.js';
+import { tagChips } from './tags.js';
 
 /** Characters of an error message or a result shown in a row (the whole text is in its tooltip). */
 const PREVIEW_CHARS = 90;
@@ -189,6 +190,7 @@ function runRow(run, selection, onSelect) {
         : run.runKey
           ? h('div', { class: 'muted run-key', title: 'run key' }, run.runKey)
           : null,
+      run.tags ? h('div', { class: 'run-tags' }, tagChips(run.tags, 'row-tags')) : null,
     ),
     h('td', { title: run.function }, run.function),
     h('td', null, badge(run.status, 'run-status')),

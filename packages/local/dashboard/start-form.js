@@ -3,6 +3,7 @@ import { api } from './api.js';
 import { h, replace } from './dom.js';
 import { errorBox } from './format.js';
 import { runHref, toWire } from './list.js';
+import { tagParams } from './tags.js';
 
 /** The "Start a run" form; on success it opens the new run's page. */
 export function startRunForm() {
@@ -66,6 +67,14 @@ export function startRunForm() {
     autocomplete: 'off',
     dataset: { testid: 'start-run-key' },
   });
+  const tags = h('input', {
+    id: 'start-tags',
+    name: 'tags',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'customer=c-1 region=eu',
+    dataset: { testid: 'start-tags' },
+  });
   const submit = h('button', { type: 'submit', class: 'primary', dataset: { testid: 'start-submit' } }, 'Start');
   const message = h('div', { class: 'form-message', role: 'alert', dataset: { testid: 'start-error' } });
 
@@ -83,6 +92,19 @@ export function startRunForm() {
         return;
       }
     }
+    const tagText = tags.value.trim();
+    const badPairs = tagText === '' ? [] : tagText.split(/\s+/).filter((pair) => pair.indexOf('=') <= 0);
+    if (badPairs.length > 0) {
+      replace(
+        message,
+        errorBox(
+          { code: 'invalid_argument', message: 'tags: write key=value pairs, separated by spaces' },
+          'start-error-message',
+        ),
+      );
+      tags.focus();
+      return;
+    }
     if (!select.value) {
       replace(message, errorBox({ code: 'invalid_argument', message: 'function: choose one' }, 'start-error-message'));
       return;
@@ -93,6 +115,7 @@ export function startRunForm() {
         function: select.value,
         ...(value === undefined ? {} : { input: value }),
         ...(runKey.value.trim() ? { runKey: runKey.value.trim() } : {}),
+        ...(tagText ? { tags: startTags(tagText) } : {}),
       });
       location.hash = runHref(run.runId);
     } catch (error) {
@@ -113,6 +136,7 @@ export function startRunForm() {
       sampleField,
       h('div', { class: 'field grow' }, h('label', { for: 'start-input' }, 'Input (JSON)'), input),
       h('div', { class: 'field' }, h('label', { for: 'start-run-key' }, 'Run key (optional)'), runKey),
+      h('div', { class: 'field' }, h('label', { for: 'start-tags' }, 'Tags (optional)'), tags),
       h('div', { class: 'field actions' }, submit),
     ),
     message,
@@ -135,4 +159,11 @@ export function startRunForm() {
         showSamples();
     },
   };
+}
+
+/** The start form's tags text (`key=value key=value`) as the run's tags; the API checks each. */
+function startTags(text) {
+  return Object.fromEntries(
+    tagParams(text).map((pair) => [pair.slice(0, pair.indexOf(':')), pair.slice(pair.indexOf(':') + 1)]),
+  );
 }

@@ -3,3 +3,4 @@ export * from './execution-arn';
 export * from './invocation';
 export * from './operations';
 export * from './run-incarnation';
+export * from './run-tags';

@@ -82,6 +82,14 @@ export interface DurableInvocation {
    * stored state never moves back to an older one. A backend without it keeps no published state.
    */
   publish?(state: string): void;
+  /**
+   * Optional: holds `tags` (checked by `tagsProblem`) as search tags of the run, each replacing a
+   * held or stored tag of the same key, and writes them with the invocation's next write, as
+   * {@link DurableInvocation.publish} does (no write of its own when the store can help it). The
+   * SDK calls it only for a tag made past the point the run had reached (never while it replays),
+   * so a replay never sets a tag back to an older value. A backend without it keeps no tags.
+   */
+  tag?(tags: Readonly<Record<string, string>>): void;
 }
 
 /** The most bytes (UTF-8) a run's published state may take, serialized (`ctx.publish`). */

@@ -70,6 +70,10 @@ export interface ListRunsQuery {
    * within the other filters, up to 1,000 read per page (follow `nextCursor`).
    */
   concurrencyKey?: string;
+  /** Runs carrying every one of these tags (`ctx.tag`, or given at start), each with exactly this value. */
+  tags?: Record<string, string>;
+  /** Runs whose error has exactly this code. */
+  errorCode?: string;
 }
 
 /** What {@link DurableClient.startRun} returns. */
@@ -125,9 +129,10 @@ export class DurableClient {
   /**
    * `POST /v1/runs`: starts a run (or, with a known `runKey`, finds it). `latest: true` opts the
    * run out of version pinning: it runs on `$LATEST` throughout (recorded as `name:$LATEST`).
+   * `tags`: search tags the run starts with (as `ctx.tag` sets them).
    */
   async startRun(
-    request: { function: string; input?: unknown; runKey?: string; latest?: boolean },
+    request: { function: string; input?: unknown; runKey?: string; latest?: boolean; tags?: Record<string, string> },
     options: PostOptions = {},
   ): Promise<StartRunResult> {
     const answer = await this.request('POST', '/v1/runs', { body: request, ...options });
@@ -157,6 +162,8 @@ export class DurableClient {
     if (query.contains !== undefined) params.set('contains', query.contains);
     if (query.concurrencyKey !== undefined) params.set('concurrencyKey', query.concurrencyKey);
     if (query.includeWaitingFor) params.set('include', 'waitingFor');
+    for (const [key, value] of Object.entries(query.tags ?? {})) params.append('tag', `${key}:${value}`);
+    if (query.errorCode !== undefined) params.set('errorCode', query.errorCode);
     const search = params.toString();
     return (await this.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;
   }

@@ -5,6 +5,7 @@ import {
   type RunQuery,
   type RunRecord,
   runIdFor,
+  runMatchesSearch,
   runOfFunction,
 } from '@durable-lambda/engine';
 import type { RunListWire, RunWire } from '../wire';
@@ -25,7 +26,8 @@ function matches(run: RunRecord, query: RunQuery): boolean {
     (query.functionName === undefined || runOfFunction(run.functionName, query.functionName)) &&
     (query.status === undefined || run.status === query.status) &&
     (query.createdAfter === undefined || run.createdAt >= query.createdAfter) &&
-    (query.createdBefore === undefined || run.createdAt < query.createdBefore)
+    (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
+    runMatchesSearch(run, query)
   );
 }
 

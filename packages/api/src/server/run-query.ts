@@ -1,4 +1,5 @@
-import type { RunQuery, RunStatus } from '@durable-lambda/engine';
+import { MAX_ERROR_CODE_FILTER_LENGTH, type RunQuery, type RunStatus } from '@durable-lambda/engine';
+import { MAX_RUN_TAGS, tagProblem } from '@durable-lambda/protocol';
 import { invalidArgument } from './errors';
 import type { ApiRequest } from './http';
 
@@ -24,6 +25,8 @@ const PARAMS = [
   'contains',
   'include',
   'concurrencyKey',
+  'tag',
+  'errorCode',
 ] as const;
 /** What `include` may ask for besides the runs themselves. */
 const INCLUDES = ['waitingFor'] as const;
@@ -112,8 +115,35 @@ export function parseRunListExtras(query: ApiRequest['query']): RunListExtras {
 }
 
 /**
+ * `GET /v1/runs`'s `tag` parameters, each `key:value` (split at the first `:`, which no key holds),
+ * repeatable: a run must carry all of them. A key given twice with two values matches no run.
+ */
+function parseTags(query: ApiRequest['query']): Record<string, string> | undefined {
+  const raw = query?.tag;
+  if (raw === undefined) return undefined;
+  const values = (typeof raw === 'string' ? [raw] : raw).filter((value) => value !== '');
+  if (values.length === 0) return undefined;
+  if (values.length > MAX_RUN_TAGS) throw invalidArgument('tag', `must be given at most ${MAX_RUN_TAGS} times`);
+  const tags: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf(':');
+    if (at <= 0) throw invalidArgument('tag', `must be key:value (got ${JSON.stringify(value)})`);
+    const key = value.slice(0, at);
+    const tagValue = value.slice(at + 1);
+    const problem = tagProblem(key, tagValue);
+    if (problem) throw invalidArgument('tag', `${problem.field}: ${problem.message}`);
+    if (tags[key] !== undefined && tags[key] !== tagValue) {
+      throw invalidArgument('tag', `key ${JSON.stringify(key)} is given twice with two values`);
+    }
+    tags[key] = tagValue;
+  }
+  return tags;
+}
+
+/**
  * Reads `GET /v1/runs`'s query: `function`, `status`, `limit` (1-100), `cursor`,
- * `createdAfter` and `createdBefore` (ISO times); `search` and `include` are read by
+ * `createdAfter` and `createdBefore` (ISO times), `tag` (`key:value`, repeatable: every one must
+ * match) and `errorCode` (exact); `search` and `include` are read by
  * {@link parseRunListExtras}. Unknown parameters are refused. `function=orders` lists the runs
  * of every version and alias of `orders` (`orders:7`, `orders:live`…), `function=orders:7` only
  * those pinned to version 7.
@@ -140,7 +170,14 @@ export function parseRunQuery(query: ApiRequest['query']): RunQuery {
   const cursor = single(query, 'cursor');
   const createdAfter = isoTime(single(query, 'createdAfter'), 'createdAfter');
   const createdBefore = isoTime(single(query, 'createdBefore'), 'createdBefore');
+  const tags = parseTags(query);
+  const errorCode = single(query, 'errorCode');
+  if (errorCode !== undefined && errorCode.length > MAX_ERROR_CODE_FILTER_LENGTH) {
+    throw invalidArgument('errorCode', `must be at most ${MAX_ERROR_CODE_FILTER_LENGTH} characters`);
+  }
   return {
+    ...(tags === undefined ? {} : { tags }),
+    ...(errorCode === undefined ? {} : { errorCode }),
     ...(functionName === undefined ? {} : { functionName }),
     ...(status === undefined ? {} : { status: status as RunStatus }),
     ...(limit === undefined ? {} : { limit }),

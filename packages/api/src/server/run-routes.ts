@@ -1,8 +1,9 @@
 import type { RunRecord } from '@durable-lambda/engine';
+import { tagsProblem } from '@durable-lambda/protocol';
 import type { OperationListWire } from '../wire';
 import { compensationsRoute } from './compensations';
 import type { RouteDeps } from './deps';
-import { ApiError } from './errors';
+import { ApiError, invalidArgument } from './errors';
 import { exportRoute } from './export-route';
 import { functionRoutes } from './function-routes';
 import { historyPage, parseHistoryQuery } from './history-page';
@@ -34,13 +35,15 @@ export function runRoutes(deps: RouteDeps): Route[] {
       pattern: '/v1/runs',
       handle: async ({ request }) => {
         const body = parseObjectBody(request.body, true);
-        rejectUnknownFields(body, ['function', 'input', 'runKey', 'latest', 'executionTimeout']);
+        rejectUnknownFields(body, ['function', 'input', 'runKey', 'latest', 'executionTimeout', 'tags']);
         const functionName = requiredString(body.function, 'function', MAX_NAME);
         // `latest: true` opts this run out of version pinning: it replays on `$LATEST` throughout.
         if (body.latest !== undefined && typeof body.latest !== 'boolean') {
           throw new ApiError(400, 'invalid_argument', 'latest: must be a boolean');
         }
         const runKey = optionalString(body.runKey, 'runKey', MAX_NAME);
+        const badTags = body.tags === undefined ? undefined : tagsProblem(body.tags);
+        if (badTags) throw invalidArgument(badTags.field, badTags.message);
         if (!deps.functions().includes(functionName)) {
           throw new ApiError(
             404,
@@ -53,6 +56,7 @@ export function runRoutes(deps: RouteDeps): Route[] {
           functionName: body.latest === true ? `${functionName}:$LATEST` : functionName,
           ...(input === undefined ? {} : { input }),
           ...(runKey === undefined ? {} : { runKey }),
+          ...(body.tags === undefined ? {} : { tags: body.tags as Record<string, string> }),
           ...parseExecutionTimeoutField(body.executionTimeout),
         });
         return created

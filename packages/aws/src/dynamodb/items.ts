@@ -62,6 +62,7 @@ const RUN_FIELDS = [
   'slotHeld',
   'flow',
   'published',
+  'tags',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /**

@@ -108,7 +108,7 @@ export function dueShard(runId: string): string {
 }
 
 /** FNV-1a (32 bits) of a string's UTF-16 code units: a stable, cheap spread of run ids. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);

@@ -24,6 +24,7 @@ const PATCHABLE = new Set<string>([
   'slotHeld',
   'flow',
   'published',
+  'tags',
 ] satisfies (keyof RunPatch)[]);
 
 /**

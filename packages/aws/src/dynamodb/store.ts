@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
+  CommitWrite,
   DueRun,
   FunctionLimitsRecord,
   GateKey,
@@ -18,7 +19,7 @@ import type {
   SlotKey,
   Store,
 } from '@durable-lambda/engine';
-import type { Operation } from '@durable-lambda/protocol';
+import { FencedError, type Operation } from '@durable-lambda/protocol';
 import { type DynamoDbTransport, isDynamoDbTransport } from './commands';
 import { DynamoDbSlots } from './concurrency-slots';
 import { duePartitions, findDueRuns } from './due-index';
@@ -39,6 +40,8 @@ import { createRun, reviseRun } from './run-writes';
 import { DocumentClientTransport } from './sdk-transport';
 import { StoreContext } from './store-context';
 import { TableAccess } from './table-access';
+import { deleteReplacedTagEntries, writeTagEntries } from './tag-index';
+import { searchRuns } from './tag-search';
 
 /** Options of a {@link DynamoDbStore}. */
 export interface DynamoDbStoreOptions {
@@ -190,7 +193,9 @@ export class DynamoDbStore implements Store {
     return this.functionLimits.list();
   }
 
-  createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
+  async createRun(run: RunRecord, execution: Operation): Promise<{ created: boolean; run: RunRecord }> {
+    // The tag index's entries first (`tag-index.ts`): a run is never stored without them.
+    if (run.tags && runFits(run.runId)) await writeTagEntries(this.ctx, run, run.tags);
     return createRun(this.ctx, run, execution);
   }
 
@@ -247,13 +252,22 @@ export class DynamoDbStore implements Store {
     return loadOperationPage(this.ctx, runId, request);
   }
 
+  /** Runs by the listing index (`run-listing.ts`), by tags and error code through `tag-search.ts`. */
   async listRuns(query: RunQuery): Promise<RunPage> {
-    return listRuns(
-      this.ctx.access,
+    const now = this.ctx.clock.now();
+    const list = (plain: RunQuery) =>
+      listRuns(this.ctx.access, plain, now, (items) => Promise.all(items.map((item) => this.ctx.runOf(item))), {
+        legacyIndexes: this.legacyIndexes,
+      });
+    return searchRuns(
+      {
+        access: this.ctx.access,
+        now,
+        live: (item) => this.ctx.live(item),
+        runOf: (item) => this.ctx.runOf(item),
+        list,
+      },
       query,
-      this.ctx.clock.now(),
-      (items) => Promise.all(items.map((item) => this.ctx.runOf(item))),
-      { legacyIndexes: this.legacyIndexes },
     );
   }
 
@@ -291,8 +305,24 @@ export class DynamoDbStore implements Store {
     return writeOutsideEvent(this.ctx, runId, next, expected, event);
   }
 
-  commit(runId: string, fence: number, write: { operations: readonly Operation[]; run?: RunPatch }): Promise<void> {
-    return commit(this.ctx, runId, fence, write);
+  async commit(runId: string, fence: number, write: CommitWrite): Promise<void> {
+    const tags = write.run?.tags;
+    if (tags === undefined) return commit(this.ctx, runId, fence, write);
+    // Tags move in the tag index around the run write (`tag-index.ts`): new entries before it,
+    // replaced ones after it. A writer that did not say what it replaces has the run read first.
+    const tagged = write.tagged ?? (await this.taggedNow(runId));
+    const next = tags ?? {};
+    const run = { runId, createdAt: tagged.createdAt };
+    await writeTagEntries(this.ctx, run, next, tagged.before);
+    await commit(this.ctx, runId, fence, write);
+    await deleteReplacedTagEntries(this.ctx, run, tagged.before, next);
+  }
+
+  /** A run's tags and creation time as stored, for a tag write that did not say them. */
+  private async taggedNow(runId: string): Promise<NonNullable<CommitWrite['tagged']>> {
+    const item = runFits(runId) ? await this.ctx.access.getItem(runPk(runId), RUN_SK) : undefined;
+    if (!item) throw new FencedError(`run ${runId} does not exist`);
+    return { before: (item.tags as Record<string, string> | undefined) ?? {}, createdAt: Number(item.createdAt) };
   }
 }
 

@@ -56,6 +56,11 @@ export class CloudTestResult<TResult = unknown> {
     return { state: published.state as TState, at: new Date(published.at), seq: published.seq };
   }
 
+  /** The run's search tags (`ctx.tag`, or given at start), key to value; `{}` when it has none. Ours, as the local runner's. */
+  getTags(): Record<string, string> {
+    return { ...this.run.tags };
+  }
+
   /** The run's result; throws an `Error` with the run's error message when it did not succeed. */
   getResult(): TResult | undefined {
     if (this.run.status !== 'SUCCEEDED') {

@@ -1,4 +1,5 @@
 import {
+  checkRunSearch,
   decodeRunCursor,
   encodeRunCursor,
   functionBaseName,
@@ -8,6 +9,7 @@ import {
   runQueryLimit,
 } from '@durable-lambda/engine';
 import type { SqliteDatabase } from './sqlite-driver';
+import { tagCondition } from './sqlite-run-tags';
 
 /**
  * `Store.listRuns` over a `SqliteStore`'s database: the runs matching `query` within their
@@ -16,6 +18,7 @@ import type { SqliteDatabase } from './sqlite-driver';
  */
 export function listRuns(db: SqliteDatabase, now: number, query: RunQuery): RunPage {
   const limit = runQueryLimit(query.limit);
+  checkRunSearch(query);
   const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
   const where: string[] = [];
   const params: unknown[] = [];
@@ -41,6 +44,11 @@ export function listRuns(db: SqliteDatabase, now: number, query: RunQuery): RunP
     }
   }
   if (query.status !== undefined) filter('status = ?', query.status);
+  if (query.tags !== undefined && Object.keys(query.tags).length > 0) {
+    const { clause, params: values } = tagCondition(query.tags);
+    filter(clause, ...values);
+  }
+  if (query.errorCode !== undefined) filter("json_extract(record, '$.error.ErrorCode') = ?", query.errorCode);
   if (query.createdAfter !== undefined) filter('created_at >= ?', query.createdAfter);
   if (query.createdBefore !== undefined) filter('created_at < ?', query.createdBefore);
   if (after)

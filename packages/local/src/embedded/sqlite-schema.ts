@@ -3,6 +3,7 @@ import type { SqliteDatabase } from './sqlite-driver';
 import { FUNCTION_LIMITS_SCHEMA } from './sqlite-function-limits';
 import { GATE_SCHEMA } from './sqlite-gates';
 import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
+import { RUN_TAGS_SCHEMA } from './sqlite-run-tags';
 import { SLOT_SCHEMA } from './sqlite-slots';
 
 /**
@@ -28,6 +29,7 @@ import { SLOT_SCHEMA } from './sqlite-slots';
  * - `flow_gates` (version 6): the registers of `throttle`, `rateLimit` and `debounce` (see `SqliteGates`).
  * - `function_limits` (version 7): each function's flow-control limits as last recorded (see
  *   `SqliteFunctionLimits`).
+ * - `run_tags` (the last): each run's search tags, indexed by (key, value) (see `SqliteRunTags`).
  *
  * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
@@ -106,6 +108,7 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteDatabase) => void)> = [
   SLOT_SCHEMA,
   GATE_SCHEMA,
   FUNCTION_LIMITS_SCHEMA,
+  RUN_TAGS_SCHEMA,
 ];
 
 /** The schema version this code writes. */

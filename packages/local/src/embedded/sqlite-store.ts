@@ -37,6 +37,7 @@ import {
   type RunStatements,
   updateRunRow,
 } from './sqlite-run-statements';
+import { SqliteRunTags } from './sqlite-run-tags';
 import { migrate } from './sqlite-schema';
 import { openStoreFile } from './sqlite-store-file';
 import type { SqliteStoreOptions } from './sqlite-store-options';
@@ -75,6 +76,8 @@ export class SqliteStore extends SqliteFlowTables implements Store {
   private readonly journal: SqliteRunJournal;
   private readonly idempotency: SqliteIdempotency;
   private readonly sql: RunStatements;
+  /** The index of runs' search tags (`run_tags`). */
+  private readonly tags: SqliteRunTags;
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
   private readonly wal: WalCheckpointer | undefined;
@@ -98,6 +101,7 @@ export class SqliteStore extends SqliteFlowTables implements Store {
     this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
     this.attachFlowTables(this.db, () => this.clock.now());
     this.sql = prepareRunStatements(this.db);
+    this.tags = new SqliteRunTags(this.db);
   }
 
   /**
@@ -123,6 +127,8 @@ export class SqliteStore extends SqliteFlowTables implements Store {
       this.sql.deleteOperations.run(run.runId);
       if (old) this.journal.forget(run.runId);
       putRunRow(this.sql, stored);
+      // Always: an expired run of the same id leaves no tags to the new one.
+      this.tags.write(stored);
       putOperationRow(this.sql, run.runId, execution);
       return { created: true, run: stored };
     });
@@ -234,6 +240,7 @@ export class SqliteStore extends SqliteFlowTables implements Store {
       delete run.leaseToken;
       run.updatedAt = this.clock.now();
       updateRunRow(this.sql, run, expectStatus);
+      if (patch.tags !== undefined) this.tags.write(run);
       this.journal.revised(runId, run.updatedAt, expectStatus !== 'RUNNING' && run.status === 'RUNNING');
       return run;
     });
@@ -306,6 +313,7 @@ export class SqliteStore extends SqliteFlowTables implements Store {
       if (write.run) applyPatch(run, copy(write.run));
       run.updatedAt = this.clock.now();
       updateRunRow(this.sql, run, before);
+      if (write.run?.tags !== undefined) this.tags.write(run);
       if (write.run?.leaseExpiresAt === null) this.journal.closed(runId, fence, run.updatedAt);
     });
     this.changed();

@@ -131,6 +131,12 @@ export class FaultyInvocation implements DurableInvocation, OpenedInvocation {
     this.inner.invocation.publish?.(state);
   }
 
+  /** Likewise for search tags: a dead invocation writes none. */
+  tag(tags: Readonly<Record<string, string>>): void {
+    if (this.dead) return;
+    this.inner.invocation.tag?.(tags);
+  }
+
   async checkpoint(updates: readonly OperationUpdate[]): Promise<readonly Operation[]> {
     if (this.dead) throw this.death();
     const first = updates[0];

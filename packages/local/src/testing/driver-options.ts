@@ -54,4 +54,6 @@ export interface DriverStartOptions {
   runKey?: string;
   /** The run's execution timeout, seconds. */
   executionTimeoutSeconds?: number;
+  /** Search tags the run starts with. */
+  tags?: Record<string, string>;
 }

@@ -177,6 +177,7 @@ export class TestDriver {
       ...(input === undefined ? {} : { input }),
       ...(runKey ? { runKey } : {}),
       ...(timeout === undefined ? {} : { executionTimeoutSeconds: timeout }),
+      ...(options.tags === undefined ? {} : { tags: options.tags }),
     };
     let started: RunRecord | undefined;
     for (let attempt = 1; !started; attempt++) {

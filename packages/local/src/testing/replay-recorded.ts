@@ -246,6 +246,8 @@ async function replayOnce(
     refresh: async () => invocation.operations,
     // A replay stores nothing: what the handler publishes (`ctx.publish`) is dropped, not refused.
     publish: () => {},
+    // Likewise its tags (`ctx.tag`).
+    tag: () => {},
   };
   // As Lambda tells a run pinned to `orders:7`: the function `orders`, its code version `7`.
   const lambda = lambdaContextOf(invocation.functionName, `replay-${file.run.runId}`);

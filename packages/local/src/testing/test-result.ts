@@ -66,6 +66,11 @@ export class DurableTestResult<TResult = unknown> {
     return { state: JSON.parse(published.state) as TState, at: new Date(published.at), seq: published.seq };
   }
 
+  /** The run's search tags (`ctx.tag`, or given at start), key to value; `{}` when it has none. Ours. */
+  getTags(): Record<string, string> {
+    return { ...this.run.tags };
+  }
+
   /** The run's error (exactly AWS's four fields; our `code` non-enumerable). Throws for a run that succeeded, as AWS's does. */
   getError(): TestError {
     if (this.run.status === 'SUCCEEDED') throw new Error('Cannot get error for succeeded execution');

@@ -14,6 +14,7 @@ import { runDeprecatePatch, runPatched } from '../operations/patch';
 import { createPromiseCombinators } from '../operations/promise-combinators';
 import { runPublish } from '../operations/publish';
 import { runStep } from '../operations/step';
+import { runTag } from '../operations/tag';
 import { runWait } from '../operations/wait';
 import { runWaitForCondition } from '../operations/wait-for-condition';
 import { executionArnOf } from '../runtime/execution-arn';
@@ -136,6 +137,17 @@ export class DurableContextImpl implements DurableContext {
       this.refuseMisuse('publish');
       // Handed over now, not in a later turn: it keeps its order with the checkpoints after it.
       runPublish(this.scope, args);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  tag(...args: unknown[]): Promise<void> {
+    try {
+      this.refuseMisuse('tag');
+      // Handed over now, as publish: it keeps its order with the checkpoints after it.
+      runTag(this.scope, args);
       return Promise.resolve();
     } catch (error) {
       return Promise.reject(error);

@@ -208,6 +208,24 @@ export interface DurableContext {
    */
   publish(state: unknown): Promise<void>;
 
+  /**
+   * Ours (Temporal's search attributes): sets search tags on the run, found by
+   * `GET /v1/runs?tag=key:value`, `durable list --tag key=value` and the dashboard's filters. A key
+   * tagged again replaces its value; other keys stay. Written with the run's next write (a
+   * checkpoint, or the end of the invocation); resolves once handed over (not once stored).
+   *
+   * Replay-safe: a tag the run already passed (made again on replay) is not sent, so a later value
+   * of the same key is never set back.
+   *
+   * @example
+   * await ctx.tag({ customer: order.customerId, region: 'eu' });
+   *
+   * @param tags - string values; keys of 1-64 characters (a letter, then letters, digits, `_`, `-`,
+   *   `.`), values of 1-256 bytes without control characters, at most 16 keys on the run (else
+   *   `InvalidArgumentError`, code `invalid_argument`, field `tags.<key>` or `tags`).
+   */
+  tag(tags: Readonly<Record<string, string>>): Promise<void>;
+
   /** Durable combinators over operations already started: their outcome is recorded, so replay agrees. */
   readonly promise: DurablePromiseCombinators;
 
