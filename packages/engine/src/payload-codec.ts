@@ -151,7 +151,8 @@ export function sealedStore(store: Store, codec: PayloadCodec): Store {
     },
     async commit(runId, fence, write) {
       const [operations, run] = await Promise.all([sealOps(runId, write.operations), sealPatch(runId, write.run)]);
-      return store.commit(runId, fence, { operations, ...(run ? { run } : {}) });
+      // Everything else the write carries (a tag move's `tagged`) passes as it is.
+      return store.commit(runId, fence, { ...write, operations, ...(run ? { run } : {}) });
     },
   };
   if (store.loadReplayOperations) {
