@@ -57,7 +57,7 @@ export const handler = withDurableExecution(async (event, ctx) => {
  * that could reach nothing else would be.
  */
 const NON_STEP_OPERATIONS =
-  /packages\/sdk\/src\/operations\/(batch\/|callback|child-context|invoke|patch|promise-combinators|wait-for-condition)/;
+  /packages\/sdk\/src\/operations\/(batch\/|callback|child-context|invoke|patch|promise-combinators|signal|wait-for-condition)/;
 const OPERATION_STUBS = [
   'runMap',
   'runParallel',
@@ -70,6 +70,7 @@ const OPERATION_STUBS = [
   'passedPosition',
   'createPromiseCombinators',
   'runWaitForCondition',
+  'runWaitForSignal',
 ];
 
 /** How a bundle is built: the bench's minified ESM with the AWS SDK external (default), or as deployed. */

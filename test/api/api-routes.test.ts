@@ -650,6 +650,8 @@ function pick(engine: Engine) {
     sendCallbackSuccess: engine.sendCallbackSuccess.bind(engine),
     sendCallbackFailure: engine.sendCallbackFailure.bind(engine),
     sendCallbackHeartbeat: engine.sendCallbackHeartbeat.bind(engine),
+    sendSignal: engine.sendSignal.bind(engine),
+    runSignals: engine.runSignals.bind(engine),
     store: engine.store,
     waker: engine.waker,
     invoker: engine.invoker,

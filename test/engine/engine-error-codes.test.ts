@@ -16,6 +16,7 @@ import {
   PayloadTooLargeError,
   RunBusyError,
   RunContendedError,
+  RunEndedError,
   RunKeyConflictError,
   RunNotFoundError,
   RunStateError,
@@ -41,6 +42,7 @@ const ERRORS: readonly [EngineError, string, EngineErrorCode][] = [
   [new RunContendedError('r1'), 'RunContendedError', 'run_busy'],
   [new RunStateError('r1', 'SUCCEEDED', 'cancelled'), 'RunStateError', 'run_state_conflict'],
   [new InvalidMeterError('steps', -1), 'InvalidMeterError', 'invalid_meter'],
+  [new RunEndedError('r1', 'SUCCEEDED'), 'RunEndedError', 'run_ended'],
   [
     new AwsTransportError('stale', 'INVOCATION', 'stale_checkpoint_token'),
     'InvalidParameterValueException',

@@ -15,6 +15,7 @@ import {
   NonRetriableError,
   PluginLoadError,
   RetryAfterError,
+  SignalTimeoutError,
   StepError,
   StepInterruptedError,
 } from '../../packages/sdk/src/index';
@@ -42,6 +43,7 @@ describe('SDK errors', () => {
       ],
       [new StepError('failed'), 'StepError', 'step_failed'],
       [new CallbackTimeoutError('late'), 'CallbackTimeoutError', 'callback_timeout'],
+      [new SignalTimeoutError('no signal'), 'SignalTimeoutError', 'signal_timeout'],
     ];
     for (const [error, name, code] of errors) {
       expect(error).toBeInstanceOf(DurableSdkError);

@@ -41,6 +41,7 @@ import { describeRecreationConformance } from './recreation-conformance';
 import { describeReplayLoadConformance } from './replay-load-conformance';
 import { describeRetryConformance } from './retry-conformance';
 import { describeSearchConformance } from './search-conformance';
+import { describeSignalConformance } from './signal-conformance';
 import { conformanceTest } from './support';
 
 export * from './fixtures';
@@ -66,6 +67,7 @@ export function describeStoreConformance(
   describeFunctionLimitsConformance(name, setup, options);
   describePublishedConformance(name, setup, options);
   describeSearchConformance(name, setup, options);
+  describeSignalConformance(name, setup, options);
 
   describe(`${name}: store conformance`, () => {
     let store: Store;

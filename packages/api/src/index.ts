@@ -63,4 +63,5 @@ export type {
 } from './server/run-journal';
 export type { StopRequest, StopSignalOptions } from './server/stop-signals';
 export { onStopSignals } from './server/stop-signals';
+export * from './signal-wire';
 export * from './wire';

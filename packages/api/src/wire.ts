@@ -76,6 +76,8 @@ export interface RunWire {
    * `GET /v1/runs/{runId}/payloads/{field}`.
    */
   omitted?: Partial<Record<RunPayloadField, number>>;
+  /** How many signals were sent to the run (`POST /v1/runs/{id}/signals/{name}`); absent when none. */
+  signals?: number;
 }
 
 /** A run's published state (`ctx.publish`). */
@@ -119,9 +121,10 @@ export interface WaitingForWire {
   /**
    * `invocation`: an invocation is running it now; `due`: it is due and about to run; `wait`: a
    * durable wait (until `at`); `retry`: a step's next attempt (at `at`); `callback`: a callback
+   * (timing out at `at`, if it has a timeout); `signal`: a `waitForSignal` for the signal `name`
    * (timing out at `at`, if it has a timeout); `child`: a child run started by `invoke`.
    */
-  kind: 'invocation' | 'due' | 'wait' | 'retry' | 'callback' | 'child';
+  kind: 'invocation' | 'due' | 'wait' | 'retry' | 'callback' | 'signal' | 'child';
   operationId?: string;
   name?: string;
   at?: string;

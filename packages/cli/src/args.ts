@@ -38,6 +38,7 @@ const OPTIONS = {
   'runs-per-month': { type: 'string' },
   tag: { type: 'string', multiple: true },
   'error-code': { type: 'string' },
+  'idempotency-key': { type: 'string' },
 } as const;
 
 /** An option's name. */
@@ -71,6 +72,8 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly OptionName[]>> = 
   retry: ['operation'],
   skip: ['result'],
   wake: ['operation'],
+  signal: ['idempotency-key'],
+  signals: [],
   dev: ['port', 'host', 'db', 'watch', 'faults', 'allowed-hosts'],
   export: ['table', 'db'],
   replay: ['handler', 'table', 'db', 'function', 'last'],

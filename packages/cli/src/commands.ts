@@ -4,6 +4,7 @@ import { formatActions, formatHistory, formatLogs, formatRun, formatRunList, for
 import { formatCompensations, hasCompensations } from './format-compensations';
 import { formatFunctionList } from './format-functions';
 import type { CliIo } from './io';
+import { runSignalCommand, runSignalsCommand } from './signal-command';
 import { UsageError } from './usage';
 
 const STATUSES: readonly RunStatusWire[] = [
@@ -135,6 +136,10 @@ export async function runApiCommand(client: DurableClient, line: CommandLine, io
       return runOperatorAction(client, line, io);
     case 'callback':
       return runCallback(client, line, io);
+    case 'signal':
+      return runSignalCommand(client, line, io);
+    case 'signals':
+      return runSignalsCommand(client, line, io);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(line.command)}`);
   }

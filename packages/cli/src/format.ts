@@ -122,6 +122,8 @@ export function describeWaitingFor(w: WaitingForWire): string {
       return `retry of${name} at ${w.at ?? '?'}`;
     case 'callback':
       return `callback${name}${w.at ? ` (times out ${w.at})` : ''}`;
+    case 'signal':
+      return `signal${name}${w.at ? ` (times out ${w.at})` : ''}`;
     case 'child':
       return `child run ${w.childRunId ?? '?'}${w.function ? ` (${w.function})` : ''}`;
   }

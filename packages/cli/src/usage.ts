@@ -32,6 +32,10 @@ Commands:
   callback succeed <callbackId> [--result JSON]      complete a callback with a result
   callback fail <callbackId> --message M [--code C]  fail a callback
   callback heartbeat <callbackId>                    keep a callback alive
+  signal <runId> <name> [json] [--idempotency-key K] send a named signal (json: its payload, inline,
+                                                     @file or - for standard input) to a run; a
+                                                     ctx.waitForSignal(name) takes it, now or later
+  signals <runId>                                    a run's signals (delivered, pending) and its waits
   cancel <runId>                                     cancel a running run
   cancel-tree <runId>                                cancel a run and its child runs (and theirs)
   retry <runId> [--operation ID]                     retry a failed run (from that operation on: it and

@@ -22,6 +22,8 @@ export const ENGINE_ERROR_CODES = [
   'run_busy',
   'payload_too_large',
   'invalid_meter',
+  // A signal sent to a run that has ended (`signals.ts`).
+  'run_ended',
   // The AWS transport's (AwsTransportError), read by AWS's SDK running on this engine.
   'stale_checkpoint_token',
   'checkpoint_rejected',

@@ -26,6 +26,7 @@ import { wallClockMeter } from './run-meter';
 import { checkRunSearch, runQueryLimit } from './run-query';
 import { checkStartRequest, executionOf, newRunRecord } from './run-start';
 import { EngineSession } from './session';
+import { type RunSignals, runSignals, type SendSignalOptions, type SignalReceipt, sendSignal } from './signal-send';
 import { callbackTimeout, settleDue } from './transitions';
 import { noVersionPinning, pinLeased, type RunStartOrigin, type VersionPolicy } from './version-policy';
 import { isWakeEvent, wakeEvent } from './wake-event';
@@ -101,6 +102,29 @@ export class Engine implements DurableBackend {
       throw new EngineInputError('error.message', 'must be a string');
     }
     return this.outside.completeCallback(callbackId, { kind: 'failure', error });
+  }
+
+  /**
+   * Sends signal `name` to a run (`payload`: JSON text, or undefined), kept in its inbox until a
+   * `ctx.waitForSignal(name)` takes it, and wakes the run. With `dedupeKey`, a second send with
+   * the same key is the first signal (stored once). Refuses a bad name (`invalid_argument`), a
+   * payload over the limit (`payload_too_large`), an unknown run (`run_not_found`), an ended one
+   * (`run_ended`).
+   */
+  sendSignal(runId: string, name: string, payload?: string, options: SendSignalOptions = {}): Promise<SignalReceipt> {
+    if (payload !== undefined && typeof payload !== 'string') throw new EngineInputError('payload', 'must be a string');
+    const deps = {
+      store: this.store,
+      clock: this.clock,
+      maxPayloadBytes: this.maxPayloadBytes,
+      wakeSoon: (run: Pick<RunRecord, 'runId' | 'functionName'>) => this.outside.wakeSoon(run),
+    };
+    return sendSignal(deps, runId, name, payload, options);
+  }
+
+  /** A run's signals (sent, delivered or pending) and its waits still open. */
+  runSignals(runId: string): Promise<RunSignals> {
+    return runSignals(this.store, runId);
   }
 
   /** Keeps a callback with a heartbeat timeout alive. */
@@ -197,7 +221,10 @@ export class Engine implements DurableBackend {
     await this.armLease(run, leaseExpiresAt);
     const loaded = grant.replay ? await grant.replay() : await loadReplayOperations(this.store, runId);
     const operations = await this.outside.settleOnOpen(grant.run, loaded);
-    return this.leasedSession(grant.run, operations, grant.previousLost, remainingTimeMs, now);
+    const session = this.leasedSession(grant.run, operations, grant.previousLost, remainingTimeMs, now);
+    // Signals that came while the run waited end their waits before the handler replays.
+    await session.deliverSignals();
+    return session;
   }
 
   /**

@@ -160,6 +160,24 @@ export type { FlowGate, FlowMarks, PublishedState } from './run-record';
 export type { TreeEndDeps } from './run-tree-end';
 export { PARENT_CANCELLED, PARENT_TIMED_OUT } from './run-tree-end';
 export { EngineSession } from './session';
+export { decideSignal, type InboxDecision } from './signal-inbox';
+export type {
+  RunSignals,
+  RunSignalView,
+  SendSignalOptions,
+  SignalReceipt,
+  SignalWaitView,
+} from './signal-send';
+export { viewSignals } from './signal-send';
+export type { SignalAppend, SignalRecord, SignalSend } from './signals';
+export {
+  checkSignalName,
+  isSignalWait,
+  MAX_SIGNAL_NAME_LENGTH,
+  MAX_SIGNAL_PAYLOAD_BYTES,
+  RunEndedError,
+  SIGNAL_WAIT_SUBTYPE,
+} from './signals';
 export type { CronExpression, CronField } from './starts/cron';
 export {
   CRON_FIELDS,

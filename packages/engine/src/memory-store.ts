@@ -35,6 +35,8 @@ import {
   runOfFunction,
   runQueryLimit,
 } from './run-query';
+import { decideSignal } from './signal-inbox';
+import type { SignalAppend, SignalRecord, SignalSend } from './signals';
 
 /**
  * An in-memory {@link Store} for tests and the test runner. It copies on the way in and out so
@@ -58,6 +60,8 @@ export class MemoryStore implements Store {
   private readonly gates = new MemoryGates();
   /** Each function's limits record, by bare name. */
   private readonly functionLimits = new Map<string, FunctionLimitsRecord>();
+  /** Each run's signal inbox, with the `createdAt` of the run it belongs to (a run created again starts empty). */
+  private readonly signals = new Map<string, { epoch: number; list: SignalRecord[] }>();
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
@@ -310,6 +314,28 @@ export class MemoryStore implements Store {
   peekRun(runId: string): RunRecord | undefined {
     const run = this.runs.get(runId);
     return run && copyData(run);
+  }
+
+  async appendSignal(runId: string, send: SignalSend): Promise<SignalAppend> {
+    const run = this.live(runId);
+    const { answer, write } = decideSignal(run, this.inbox(run), send, this.clock.now());
+    if (run && write) {
+      this.signals.set(runId, { epoch: run.createdAt, list: [...this.inbox(run), copyData(write.signal)] });
+      Object.assign(run, write.run);
+      this.indexed(run);
+      this.changed();
+    }
+    return copyData(answer);
+  }
+
+  async listSignals(runId: string): Promise<SignalRecord[]> {
+    return copyData(this.inbox(this.live(runId)));
+  }
+
+  /** The signals of this creation of `run` (none for a run that is not live). */
+  private inbox(run: RunRecord | undefined): SignalRecord[] {
+    const held = run && this.signals.get(run.runId);
+    return held && held.epoch === run.createdAt ? held.list : [];
   }
 
   private changed(): void {

@@ -6,6 +6,7 @@ import { CallbackAlreadyCompletedError, CallbackNotFoundError, PayloadTooLargeEr
 import { flowAfterEnd } from './flow/run-ended';
 import { heldAt, outsideHistoryOrder } from './history-order';
 import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
+import { isSignalWait } from './signals';
 import { recheckBuffered } from './starts/schedule-buffer';
 import { callbackTimeout } from './transitions';
 import { wakeEvent } from './wake-event';
@@ -62,7 +63,14 @@ export class OutsideEvents {
     if (outcome.kind === 'failure') this.checkSize('error', JSON.stringify(outcome.error));
     const run = await store.getRun(runId);
     const op = run && (await store.getOperation(runId, operationId));
-    if (!run || !op || op.Type !== 'CALLBACK' || !sameCallbackId(op.CallbackDetails?.CallbackId, callbackId)) {
+    // A signal wait is ended by signals only (`signals.ts`), never through its callback id.
+    if (
+      !run ||
+      !op ||
+      op.Type !== 'CALLBACK' ||
+      isSignalWait(op) ||
+      !sameCallbackId(op.CallbackDetails?.CallbackId, callbackId)
+    ) {
       throw new CallbackNotFoundError();
     }
     const now = clock.now();
@@ -224,12 +232,12 @@ export class OutsideEvents {
    * Wakes a run whose due-index entry already says it is due; a failed wake-up is left to the
    * reconciler, which finds the run by that entry.
    */
-  async wakeSoon(run: RunRecord): Promise<void> {
+  async wakeSoon(run: Pick<RunRecord, 'runId' | 'functionName'>): Promise<void> {
     await this.wake(run).catch(() => undefined);
   }
 
   /** Wakes a run now (harmless when it is busy or has nothing to do). */
-  async wake(run: RunRecord): Promise<void> {
+  async wake(run: Pick<RunRecord, 'runId' | 'functionName'>): Promise<void> {
     await this.deps.waker.wakeAt({
       runId: run.runId,
       functionName: run.functionName,

@@ -117,6 +117,17 @@ export interface RunRecord {
    */
   tags?: Record<string, string>;
   /**
+   * How many signals were sent to the run (`signals.ts`): the last signal's `seq`. Grown by the
+   * write that stores a signal; absent until the first.
+   */
+  signalSeq?: number;
+  /**
+   * Per signal name, the `seq` of the last signal delivered to a `waitForSignal` (signals of a
+   * name are delivered in order, so everything of that name up to it was taken). Written by the
+   * same write as the wait that took it.
+   */
+  signalCursor?: Record<string, number>;
+  /**
    * A QUEUED run's place in its key's queue (1: next to start), computed by the engine's reads
    * (`Engine.getRun`, `Engine.listRuns`); never stored.
    */
@@ -241,7 +252,8 @@ export type RunPatch = {
     | 'slotHeld'
     | 'flow'
     | 'published'
-    | 'tags']?: RunRecord[K] | null;
+    | 'tags'
+    | 'signalCursor']?: RunRecord[K] | null;
 } & {
   /**
    * Added to the run's {@link RunRecord.meter} field by field (never set: an increment, so writes

@@ -31,6 +31,7 @@ import {
   wakeForLateEvents,
 } from './session-release';
 import { TimeSettlement } from './session-settled';
+import { SessionSignals } from './session-signals';
 import { applyUpdate, nextDue } from './transitions';
 
 export type { SessionDeps, SessionHooks } from './session-deps';
@@ -59,6 +60,8 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   private readonly startedAt: number;
   /** The published state and search tags the run hands over, written with the next write (`session-carried.ts`). */
   private readonly carried: CarriedFields;
+  /** The signals this invocation delivers to its waits (`session-signals.ts`). */
+  private readonly signals: SessionSignals;
 
   constructor(
     private run: RunRecord,
@@ -71,6 +74,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     this.settled = this.time.unwritten;
     this.startedAt = deps.leasedAt ?? deps.clock.now();
     this.carried = new CarriedFields(run);
+    this.signals = new SessionSignals(run, deps.store);
     for (const op of operations) this.ops.put(op);
     this.settleDue();
     this.meter = deps.meter;
@@ -128,12 +132,14 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     // Awaited only past the deadline: a checkpoint is the test runner's hot path.
     if (this.run.deadlineAt !== undefined && this.run.deadlineAt <= now) await this.enforceDeadline(now);
     this.settleDue();
+    await this.signals.before(updates);
     const { written, invokes } = this.applyAll(updates, now);
     if (written.length === 0 && this.settled.size === 0) return [];
     // The store's commit awaited here, not through `commit`: one promise less on the hot path.
     const [write, sent] = this.writeOf(written);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
     this.carried.written(sent);
+    this.signals.written(write.run);
     this.settled.clear();
     for (const op of written) this.ops.put(op);
     if (invokes === undefined) return written;
@@ -158,7 +164,9 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const parentExists = (id: string) => lookup(id) !== undefined;
     let invokes: Operation[] | undefined;
     for (const update of updates) {
-      let op = applyUpdate(lookup(update.Id), update, now, parentExists, this.deps.limits, this.deps.ids);
+      const before = lookup(update.Id);
+      let op = applyUpdate(before, update, now, parentExists, this.deps.limits, this.deps.ids);
+      op = this.signals.started(op, before === undefined, now);
       if (op.Type === 'CHAINED_INVOKE' && op.Status === 'STARTED' && !lookup(op.Id)) {
         op = invokableOrFailed(op, now, this.deps.hooks);
         if (op.Status === 'STARTED') {
@@ -166,7 +174,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
           invokes.push(op);
         }
       }
-      changed.set(update.Id, this.history.place(lookup(update.Id), op));
+      changed.set(update.Id, this.history.place(before, op));
     }
     return { written: [...changed.values()], invokes };
   }
@@ -221,6 +229,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
       await this.checkpoint(updates);
       return [];
     }
+    await this.signals.before(updates);
     const { written } = this.applyAll(updates, now);
     for (const op of written) this.ops.put(op);
     return written;
@@ -388,6 +397,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const [write, sent] = this.writeOf(operations, run);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
     this.carried.written(sent);
+    this.signals.written(write.run);
     this.settled.clear();
   }
 
@@ -395,6 +405,19 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
   tag(tags: Readonly<Record<string, string>>): void {
     if (this.ended) return;
     this.carried.tag(tags);
+  }
+
+  /**
+   * Ends the signal waits that signals sent meanwhile can end, before the handler replays (one
+   * read of the inbox, only when a wait is open and the run has had signals). Like what time
+   * ends, they ride with the next write, with the run's signal cursor.
+   */
+  async deliverSignals(): Promise<void> {
+    const open = [...this.ops.waitingOutside].map((id) => this.ops.byId.get(id)).filter((op) => op !== undefined);
+    for (const next of await this.signals.atOpen(open, this.now())) {
+      this.ops.put(this.history.place(this.ops.byId.get(next.Id), next));
+      this.settled.add(next.Id);
+    }
   }
 
   /**
@@ -415,7 +438,7 @@ export class EngineSession implements DurableInvocation, OpenedInvocation {
     const counted = this.history.patch();
     return this.carried.write(
       this.time.withUnwritten(operations),
-      counted.historySeq === undefined ? patch : { ...patch, ...counted },
+      this.signals.withCursor(counted.historySeq === undefined ? patch : { ...patch, ...counted }),
     );
   }
 }

@@ -9,6 +9,7 @@ import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 import type { GateKey, GateRecord } from './flow/gate-records';
 import type { FunctionLimitsRecord } from './function-limits';
 import type { DueRun, RunPatch, RunRecord, RunStatus } from './run-record';
+import type { SignalAppend, SignalRecord, SignalSend } from './signals';
 
 /** A query for runs, newest first. */
 export interface RunQuery {
@@ -258,6 +259,21 @@ export interface Store {
   getFunctionLimits?(functionName: string): Promise<FunctionLimitsRecord | undefined>;
   /** Every function's limits record, by name. */
   listFunctionLimits?(): Promise<FunctionLimitsRecord[]>;
+  /**
+   * Optional, with {@link Store.listSignals} (a store without them cannot serve signals): stores a
+   * signal in the run's inbox with the next `seq` (the run's `signalSeq` + 1), while the run is
+   * live and RUNNING or QUEUED, and in the same atomic write grows `signalSeq` and, for a RUNNING
+   * run, `eventSeq` (making it due as {@link Store.writeOutsideEvent} does). With `dedupeKey`, a
+   * signal the run holds with that key is answered instead (`created` false; nothing written). A
+   * store whose write may be retried after a lost response recognises its own earlier success.
+   */
+  appendSignal?(runId: string, send: SignalSend): Promise<SignalAppend>;
+  /**
+   * The run's signals in `seq` order, read consistently (after every append that returned).
+   * `createdAt`: the run's, when the caller holds it (an invocation): a store may then skip
+   * reading the run to know which creation's inbox to read.
+   */
+  listSignals?(runId: string, createdAt?: number): Promise<SignalRecord[]>;
 }
 
 /** What {@link Store.commit} writes. */

@@ -142,6 +142,10 @@ export const api = {
     request('POST', `v1/callbacks/${seg(callbackId)}/succeed`, { body: result === undefined ? {} : { result } }),
   failCallback: (callbackId, error) => request('POST', `v1/callbacks/${seg(callbackId)}/fail`, { body: { error } }),
   heartbeatCallback: (callbackId) => request('POST', `v1/callbacks/${seg(callbackId)}/heartbeat`),
+  /** Sends signal `name` to a run; `payload` (any JSON value) is the body, none when undefined. */
+  sendSignal: (runId, name, payload) =>
+    request('POST', `v1/runs/${seg(runId)}/signals/${seg(name)}`, payload === undefined ? {} : { body: payload }),
+  getSignals: (runId) => request('GET', `v1/runs/${seg(runId)}/signals`),
 };
 
 /** `code: message` of any error. */

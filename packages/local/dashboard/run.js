@@ -10,6 +10,7 @@ import { keyHref, runHref, toWire } from './list.js';
 import { renderMeter } from './meter.js';
 import { rawHistoryPanel } from './raw-history.js';
 import { runTreePanel } from './run-tree.js';
+import { signalsPanel } from './signals.js';
 import { tagChips } from './tags.js';
 import { isOpen, renderTimeline, treeState, wakeable } from './timeline.js';
 import { renderWaterfall } from './waterfall.js';
@@ -34,6 +35,7 @@ export function runView(runId, refreshNow) {
   let history;
   let shownRun;
   let shownOps;
+  const signals = signalsPanel(runId, act, notes);
 
   const el = h(
     'div',
@@ -44,6 +46,7 @@ export function runView(runId, refreshNow) {
     summary,
     compensations.el,
     tree.el,
+    signals.el,
     waterfall,
     runLogs,
     timeline,
@@ -85,7 +88,7 @@ export function runView(runId, refreshNow) {
       }
     }
     if (operations && run) {
-      const opNotes = [...notes].filter(([k]) => k !== 'run');
+      const opNotes = [...notes].filter(([k]) => k !== 'run' && k !== 'signal');
       const key = JSON.stringify([history, opNotes, run.status]);
       if (key !== shownOps) {
         shownOps = key;
@@ -129,6 +132,7 @@ export function runView(runId, refreshNow) {
       }
       render();
       if (run) raw.update(run);
+      void signals.update(run, history?.operations).catch((error) => console.warn('dashboard: signals', error));
       // The tree reads other runs: it follows, never holding up this run's own page.
       void tree.update(run, history?.operations).catch((error) => console.warn('dashboard: run tree', error));
       void compensations.update(history?.operations).catch((error) => console.warn('dashboard: compensations', error));

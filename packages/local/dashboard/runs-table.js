@@ -36,6 +36,11 @@ function describeWait(item) {
         [`callback${name}`, item.at ? [' (times out ', timeEl(item.at, 'rel'), ')'] : ''],
         `callback${name}${item.at ? ` (times out ${item.at})` : ''}`,
       ];
+    case 'signal':
+      return [
+        [`signal${name}`, item.at ? [' (times out ', timeEl(item.at, 'rel'), ')'] : ''],
+        `signal${name}${item.at ? ` (times out ${item.at})` : ''}`,
+      ];
     case 'child': {
       const label = item.function ?? item.childRunId ?? '';
       return [

@@ -9,6 +9,7 @@ import { callbackDetails } from './callback.js';
 import { h } from './dom.js';
 import { absolute, badge, duration, errorBox, logList, payload, renderNote, timeEl } from './format.js';
 import { runHref } from './list.js';
+import { signalWaitDetails } from './signals.js';
 
 const KINDS = {
   STEP: 'Step',
@@ -241,7 +242,14 @@ function details(op, ctx) {
       ),
     );
   }
-  if (op.type === 'CALLBACK') parts.push(callbackDetails(op, note, ctx.act));
+  if (op.type === 'CALLBACK') {
+    // A signal wait is ended by its signal, never through a callback id.
+    parts.push(
+      op.subType === 'WaitForSignal'
+        ? signalWaitDetails(op, note, ctx.act, ctx.runId)
+        : callbackDetails(op, note, ctx.act),
+    );
+  }
   if (op.type === 'CHAINED_INVOKE') {
     parts.push(
       h(

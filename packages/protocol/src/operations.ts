@@ -108,6 +108,11 @@ export interface Operation {
     TimeoutTimestamp?: number;
     HeartbeatTimeoutSeconds?: number;
     HeartbeatDeadline?: number;
+    /**
+     * Ours: on a `ctx.waitForSignal` (SubType `WaitForSignal`, the signal's name as `Name`), the
+     * sequence number of the signal it took: its consumption, recorded by the write that ends it.
+     */
+    SignalSeq?: number;
   };
   ChainedInvokeDetails?: {
     FunctionName?: string;

@@ -31,6 +31,7 @@ export {
   PluginLoadError,
   PromiseCombinatorError,
   RetryAfterError,
+  SignalTimeoutError,
   StepError,
   StepInterruptedError,
   WaitForConditionError,
@@ -167,6 +168,7 @@ export {
 } from './types/plugin';
 export type { CompensationReport, FailedCompensation } from './types/saga';
 export type { AnySerdes, AnySerdesDeserializer, Serdes, SerdesConfig, SerdesContext } from './types/serdes';
+export type { WaitForSignalOptions } from './types/signal';
 export type {
   ChildConfig,
   ChildContextConfig,

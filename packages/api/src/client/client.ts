@@ -1,5 +1,6 @@
 import type { RunCompensationsWire } from '../saga-wire';
 import type { OperatorAnswerWire, RunActionsWire } from '../server/operator-routes';
+import type { RunSignalsWire, SignalSentWire } from '../signal-wire';
 import type {
   CallbackAckWire,
   FunctionListWire,
@@ -345,6 +346,22 @@ export class DurableClient {
   async heartbeatCallback(callbackId: string, options: PostOptions = {}): Promise<CallbackAckWire> {
     return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/heartbeat`, options))
       .value as CallbackAckWire;
+  }
+
+  /**
+   * `POST /v1/runs/{runId}/signals/{name}`: sends signal `name` with `payload` (any JSON value;
+   * none when undefined) to a run; a `ctx.waitForSignal(name)` takes it, now or when it comes to
+   * wait. Retried with the same `Idempotency-Key`, it is stored once (`created` false on a repeat).
+   */
+  async sendSignal(runId: string, name: string, payload?: unknown, options: PostOptions = {}): Promise<SignalSentWire> {
+    const path = `/v1/runs/${encodeURIComponent(runId)}/signals/${encodeURIComponent(name)}`;
+    return (await this.request('POST', path, { ...(payload === undefined ? {} : { body: payload }), ...options }))
+      .value as SignalSentWire;
+  }
+
+  /** `GET /v1/runs/{runId}/signals`: the run's signals (delivered or pending), oldest first, and its open waits. */
+  async getSignals(runId: string): Promise<RunSignalsWire> {
+    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/signals`)).value as RunSignalsWire;
   }
 
   private async request(

@@ -10,6 +10,7 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS, readIdempotencyKey, withIdempotency } from 
 import { refusedBodyType } from './media-type';
 import { matchRoute, type Route } from './router';
 import { runRoutes } from './run-routes';
+import { signalRoutes } from './signal-routes';
 
 /** Largest request body accepted by default: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -108,7 +109,7 @@ export function createControlApi(options: ControlApiOptions): ControlApi {
     clock,
     report,
   };
-  const routes: Route[] = [...runRoutes(deps), ...callbackRoutes(deps)];
+  const routes: Route[] = [...runRoutes(deps), ...callbackRoutes(deps), ...signalRoutes(deps)];
   routes.push(...awsRoutes(deps, options.aws));
 
   /** Runs the route; expected errors become their answers, anything else `500`. */

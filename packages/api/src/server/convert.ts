@@ -98,6 +98,7 @@ export function runToWire(run: RunRecord): RunWire {
           published: { state: parsePayload(run.published.state), at: iso(run.published.at), seq: run.published.seq },
         }),
     ...(run.tags === undefined || Object.keys(run.tags).length === 0 ? {} : { tags: { ...run.tags } }),
+    ...(run.signalSeq ? { signals: run.signalSeq } : {}),
   };
 }
 

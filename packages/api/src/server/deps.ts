@@ -16,6 +16,8 @@ export type ControlEngine = Pick<
   | 'sendCallbackSuccess'
   | 'sendCallbackFailure'
   | 'sendCallbackHeartbeat'
+  | 'sendSignal'
+  | 'runSignals'
   | 'store'
   | 'waker'
   | 'invoker'

@@ -55,6 +55,7 @@ export const ENGINE_ERROR_STATUS: Readonly<Record<EngineErrorCode | ProtocolErro
   nothing_to_wake: 409,
   operation_state_conflict: 409,
   run_busy: 409,
+  run_ended: 409,
   payload_too_large: 413,
   invalid_meter: INTERNAL,
   stale_checkpoint_token: INTERNAL,

@@ -3,7 +3,7 @@
  * know beyond its stored form (left behind for good, ended early, how long its last stretch of
  * work took, a batch's items by status, its log lines), and what a running run waits for.
  */
-import type { RunRecord } from '@durable-lambda/engine';
+import { isSignalWait, type RunRecord } from '@durable-lambda/engine';
 import { isTerminal, type Operation } from '@durable-lambda/protocol';
 import type { LogWire, OperationListWire, OperationWire, WaitingForWire } from '../wire';
 import { operationToWire } from './convert';
@@ -233,6 +233,7 @@ export function waitingFor(run: RunRecord, operations: readonly Operation[], now
     if (isTerminal(op.Status) || underFinished(op)) continue;
     if (op.Type === 'WAIT' && op.Status === 'STARTED') add(op, 'wait', op.WaitDetails?.ScheduledEndTimestamp, {});
     else if (op.Type === 'STEP' && op.Status === 'PENDING') add(op, 'retry', op.StepDetails?.NextAttemptTimestamp, {});
+    else if (isSignalWait(op) && op.Status === 'STARTED') add(op, 'signal', op.CallbackDetails?.TimeoutTimestamp, {});
     else if (op.Type === 'CALLBACK' && op.Status === 'STARTED') {
       add(op, 'callback', op.CallbackDetails?.TimeoutTimestamp, {
         ...(op.CallbackDetails?.CallbackId ? { callbackId: op.CallbackDetails.CallbackId } : {}),

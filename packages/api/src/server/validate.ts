@@ -43,7 +43,7 @@ export function parseObjectBody(body: string | undefined, required: boolean): Js
 }
 
 /** True when a parsed JSON value nests arrays and objects deeper than `limit` (walked without recursion). */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
   const pending: Array<[unknown, number]> = [[value, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, depth] = next;

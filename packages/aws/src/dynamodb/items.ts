@@ -63,6 +63,8 @@ const RUN_FIELDS = [
   'flow',
   'published',
   'tags',
+  'signalSeq',
+  'signalCursor',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /**

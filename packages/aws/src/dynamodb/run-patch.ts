@@ -25,6 +25,7 @@ const PATCHABLE = new Set<string>([
   'flow',
   'published',
   'tags',
+  'signalCursor',
 ] satisfies (keyof RunPatch)[]);
 
 /**

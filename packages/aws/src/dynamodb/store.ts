@@ -16,6 +16,9 @@ import type {
   RunQuery,
   RunRecord,
   RunStatus,
+  SignalAppend,
+  SignalRecord,
+  SignalSend,
   SlotKey,
   Store,
 } from '@durable-lambda/engine';
@@ -38,6 +41,7 @@ import { listRuns } from './run-listing';
 import { pinRun } from './run-pin';
 import { createRun, reviseRun } from './run-writes';
 import { DocumentClientTransport } from './sdk-transport';
+import { appendSignal, listSignals } from './signals';
 import { StoreContext } from './store-context';
 import { TableAccess } from './table-access';
 import { deleteReplacedTagEntries, writeTagEntries } from './tag-index';
@@ -298,6 +302,14 @@ export class DynamoDbStore implements Store {
 
   releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
     return this.idempotency.release(key, claimToken);
+  }
+
+  appendSignal(runId: string, send: SignalSend): Promise<SignalAppend> {
+    return appendSignal(this.ctx, runId, send);
+  }
+
+  listSignals(runId: string, createdAt?: number): Promise<SignalRecord[]> {
+    return listSignals(this.ctx, runId, createdAt);
   }
 
   writeOutsideEvent(runId: string, next: Operation, expected: OutsideExpectation, event: boolean): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { DEFAULT_API_URL, DurableClient, type DurableClientOptions } from '@durable-lambda/api';
+import { DEFAULT_API_URL, DurableClient, type DurableClientOptions, type SignalSentWire } from '@durable-lambda/api';
 import type { Operation } from '@durable-lambda/protocol';
 import { type CloudCallbacks, controlApiCallbacks, lambdaShapedCallbacks } from './cloud-callbacks';
 import { CloudDurableOperation } from './cloud-operation';
@@ -82,6 +82,8 @@ export class CloudDurableTestRunner<TResult = unknown> {
   private readonly pollInterval: number;
   private readonly timeout: number | undefined;
   private state: CloudRunState;
+  /** The run `run()` started last (set once its start answered). */
+  private runId: string | undefined;
 
   constructor(params: CloudDurableTestRunnerParameters) {
     if (typeof params?.functionName !== 'string' || params.functionName === '') {
@@ -107,7 +109,9 @@ export class CloudDurableTestRunner<TResult = unknown> {
     state.clear();
     const startedAt = Date.now();
     try {
+      this.runId = undefined;
       const { run } = await this.client.startRun({ function: this.functionName, input: params?.payload ?? {} });
+      this.runId = run.runId;
       for (;;) {
         await sleep(this.pollInterval);
         // The run first: once it has ended, the history read after it is complete.
@@ -128,6 +132,22 @@ export class CloudDurableTestRunner<TResult = unknown> {
     } finally {
       state.end();
     }
+  }
+
+  /**
+   * Ours: sends signal `name` (with `payload`, any JSON value) to the run `run()` started, through
+   * `POST /v1/runs/{id}/signals/{name}`, as the local runner's `sendSignal` does; with
+   * `idempotencyKey`, a repeated send is stored once. Call it once the run started (e.g. after an
+   * operation's `waitForData()`).
+   */
+  async sendSignal(
+    name: string,
+    payload?: unknown,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<SignalSentWire> {
+    if (this.runId === undefined) throw new Error('sendSignal: no run started yet: call run() first');
+    const key = options.idempotencyKey;
+    return this.client.sendSignal(this.runId, name, payload, key === undefined ? {} : { idempotencyKey: key });
   }
 
   /** The first operation named `name` (of the current or next run). */

@@ -4,6 +4,7 @@ import { FUNCTION_LIMITS_SCHEMA } from './sqlite-function-limits';
 import { GATE_SCHEMA } from './sqlite-gates';
 import { RUN_JOURNAL_SCHEMA } from './sqlite-run-journal';
 import { RUN_TAGS_SCHEMA } from './sqlite-run-tags';
+import { SIGNAL_SCHEMA } from './sqlite-signals';
 import { SLOT_SCHEMA } from './sqlite-slots';
 
 /**
@@ -29,7 +30,8 @@ import { SLOT_SCHEMA } from './sqlite-slots';
  * - `flow_gates` (version 6): the registers of `throttle`, `rateLimit` and `debounce` (see `SqliteGates`).
  * - `function_limits` (version 7): each function's flow-control limits as last recorded (see
  *   `SqliteFunctionLimits`).
- * - `run_tags` (the last): each run's search tags, indexed by (key, value) (see `SqliteRunTags`).
+ * - `run_tags` (issue 27): each run's search tags, indexed by (key, value) (see `SqliteRunTags`).
+ * - `signals` (the last migration, issue 27): each run's signal inbox (see `SqliteSignals`).
  *
  * A migration is SQL, or a function for what SQL cannot compute (the due index's backfill).
  */
@@ -109,6 +111,8 @@ const MIGRATIONS: ReadonlyArray<string | ((db: SqliteDatabase) => void)> = [
   GATE_SCHEMA,
   FUNCTION_LIMITS_SCHEMA,
   RUN_TAGS_SCHEMA,
+  // Issue 27's signals: keep this after every migration main adds (a file's version is its count).
+  SIGNAL_SCHEMA,
 ];
 
 /** The schema version this code writes. */

@@ -16,6 +16,9 @@ import {
   type RunRecord,
   type RunStatus,
   runQueryLimit,
+  type SignalAppend,
+  type SignalRecord,
+  type SignalSend,
   type Store,
   takeLease,
 } from '@durable-lambda/engine';
@@ -39,6 +42,7 @@ import {
 } from './sqlite-run-statements';
 import { SqliteRunTags } from './sqlite-run-tags';
 import { migrate } from './sqlite-schema';
+import { SqliteSignals } from './sqlite-signals';
 import { openStoreFile } from './sqlite-store-file';
 import type { SqliteStoreOptions } from './sqlite-store-options';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
@@ -81,6 +85,7 @@ export class SqliteStore extends SqliteFlowTables implements Store {
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
   private readonly wal: WalCheckpointer | undefined;
+  private readonly signals: SqliteSignals;
 
   /**
    * Opens (or creates) the database (see `openStoreFile`) and brings its schema up to date.
@@ -102,6 +107,22 @@ export class SqliteStore extends SqliteFlowTables implements Store {
     this.attachFlowTables(this.db, () => this.clock.now());
     this.sql = prepareRunStatements(this.db);
     this.tags = new SqliteRunTags(this.db);
+    this.signals = new SqliteSignals(this.db, {
+      transaction: (body) => this.transaction(body),
+      live: (runId) => this.live(runId),
+      update: (run) => updateRunRow(this.sql, run, run.status),
+      now: () => this.clock.now(),
+    });
+  }
+
+  async appendSignal(runId: string, send: SignalSend): Promise<SignalAppend> {
+    const { answer, written } = this.signals.append(runId, send);
+    if (written) this.changed();
+    return answer;
+  }
+
+  async listSignals(runId: string): Promise<SignalRecord[]> {
+    return this.signals.list(runId);
   }
 
   /**

@@ -49,6 +49,9 @@ export class FaultyStore implements Store {
   readonly listFunctionLimits?: Store['listFunctionLimits'];
   readonly readGate?: Store['readGate'];
   readonly writeGate?: Store['writeGate'];
+  /** The signal inbox, when the inner store keeps one: a send may lose its response; the read passes through. */
+  readonly appendSignal?: Store['appendSignal'];
+  readonly listSignals?: Store['listSignals'];
 
   constructor(
     private readonly inner: Store,
@@ -85,6 +88,12 @@ export class FaultyStore implements Store {
     this.getFunctionLimits = inner.getFunctionLimits?.bind(inner);
     this.listFunctionLimits = inner.listFunctionLimits?.bind(inner);
     this.readGate = inner.readGate?.bind(inner);
+    this.listSignals = inner.listSignals?.bind(inner);
+    const { appendSignal } = inner;
+    if (appendSignal) {
+      this.appendSignal = async (runId, send) =>
+        this.written(runId, 'appendSignal', await appendSignal.call(inner, runId, send));
+    }
     const { writeGate } = inner;
     if (writeGate) {
       // A register's write may lose its response like any write (its readers find their own write).

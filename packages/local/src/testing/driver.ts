@@ -5,6 +5,8 @@ import {
   MemoryStore,
   type RunRecord,
   runIdFor,
+  type SendSignalOptions,
+  type SignalReceipt,
   type Store,
   type WakeEvent,
 } from '@durable-lambda/engine';
@@ -270,6 +272,28 @@ export class TestDriver {
   /** Sends a callback heartbeat as outside code would. */
   sendCallbackHeartbeat(callbackId: string): Promise<void> {
     return this.callbacks.heartbeat(callbackId);
+  }
+
+  /**
+   * Sends signal `name` to a run as outside code would (the control API's route), through the
+   * engine; `payload` is sent as JSON. Wakes the driver: the run may be waiting for it.
+   */
+  async sendSignal(
+    runId: string,
+    name: string,
+    payload?: unknown,
+    options: SendSignalOptions = {},
+  ): Promise<SignalReceipt> {
+    try {
+      return await this.engine.sendSignal(
+        runId,
+        name,
+        payload === undefined ? undefined : JSON.stringify(payload),
+        options,
+      );
+    } finally {
+      this.wakeUp();
+    }
   }
 
   /** The completions sent through {@link sendCallbackSuccess} and friends, by callback id. */

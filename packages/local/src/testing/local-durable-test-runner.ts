@@ -1,4 +1,4 @@
-import { isForeignDurableHandler } from '@durable-lambda/engine';
+import { isForeignDurableHandler, type SignalReceipt } from '@durable-lambda/engine';
 import type { Operation } from '@durable-lambda/protocol';
 import { type DurableLambdaHandler, getDurableEntry } from '@durable-lambda/sdk';
 import type { FaultOptions } from '../faults/fault-plan';
@@ -236,6 +236,20 @@ export class LocalDurableTestRunner<TResult = unknown> implements DurableTestRun
     const run = this.runId ? await driver.store.getRun(this.runId) : undefined;
     if (!run || !this.runId) throw new Error('exportRun: no run yet: call run() first');
     return recordedRunOf(run, await driver.store.loadOperations(this.runId), 'runner');
+  }
+
+  /**
+   * Ours: sends signal `name` (with `payload`, sent as JSON) to the current run, as
+   * `POST /v1/runs/{id}/signals/{name}` would: a `ctx.waitForSignal(name)` takes it, now or when
+   * it comes to wait. Call it while the run runs (e.g. after `getOperation(name).waitForData()`,
+   * or any operation's). With `idempotencyKey`, a second send with the same key is stored once.
+   * Rejects like the route: `invalid_argument` (name), `payload_too_large`, `run_ended`.
+   */
+  async sendSignal(name: string, payload?: unknown, options: { idempotencyKey?: string } = {}): Promise<SignalReceipt> {
+    const driver = this.current();
+    if (!this.runId) throw new Error('sendSignal: the run has not started yet: wait for one of its operations first');
+    const key = options.idempotencyKey;
+    return driver.sendSignal(this.runId, name, payload, key === undefined ? {} : { dedupeKey: key });
   }
 
   /**

@@ -13,6 +13,7 @@ import { runInvoke } from '../operations/invoke';
 import { runDeprecatePatch, runPatched } from '../operations/patch';
 import { createPromiseCombinators } from '../operations/promise-combinators';
 import { runPublish } from '../operations/publish';
+import { runWaitForSignal } from '../operations/signal';
 import { runStep } from '../operations/step';
 import { runTag } from '../operations/tag';
 import { runWait } from '../operations/wait';
@@ -104,6 +105,10 @@ export class DurableContextImpl implements DurableContext {
 
   waitForCallback<T = string>(...args: unknown[]): DurablePromise<T> {
     return this.start('waitForCallback', () => runWaitForCallback<T>(this.scope, args));
+  }
+
+  waitForSignal<T = unknown>(...args: unknown[]): DurablePromise<T> {
+    return this.start('waitForSignal', () => runWaitForSignal<T>(this.scope, args));
   }
 
   waitForCondition<T>(...args: unknown[]): DurablePromise<T> {

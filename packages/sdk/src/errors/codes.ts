@@ -14,6 +14,8 @@ export const ErrorCode = {
   CALLBACK_TIMEOUT: 'callback_timeout',
   CALLBACK_FAILED: 'callback_failed',
   CALLBACK_SUBMITTER_FAILED: 'callback_submitter_failed',
+  /** A `waitForSignal` reached its timeout with no signal of its name. */
+  SIGNAL_TIMEOUT: 'signal_timeout',
   INVOKE_FAILED: 'invoke_failed',
   FUNCTION_NOT_FOUND: 'function_not_found',
   WAIT_FOR_CONDITION_EXHAUSTED: 'wait_for_condition_exhausted',

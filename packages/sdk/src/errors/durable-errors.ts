@@ -49,6 +49,8 @@ export abstract class DurableOperationError extends DurableSdkError<string> {
         return new CallbackExternalError(message || 'Callback failed', cause, data);
       case 'CallbackTimeoutError':
         return new CallbackTimeoutError(message || 'Callback timed out', cause, data);
+      case 'SignalTimeoutError':
+        return new SignalTimeoutError(message || 'Signal wait timed out', cause, data);
       case 'CallbackSubmitterError':
         return new CallbackSubmitterError(message || 'Callback submitter failed', cause, data);
       case 'InvokeError':
@@ -116,6 +118,26 @@ export class CallbackTimeoutError extends CallbackError {
   constructor(message?: string, cause?: Error, errorData?: string) {
     super(message || 'Callback timed out', cause, errorData);
     withCode(this, ErrorCode.CALLBACK_TIMEOUT);
+  }
+}
+
+/**
+ * Ours: a `ctx.waitForSignal` reached its timeout before a signal of its name arrived (code
+ * `signal_timeout`), reported the way {@link CallbackTimeoutError} reports a callback's: a
+ * `CallbackError` (a signal wait is a callback operation named after its signal) whose message
+ * names the signal. The signal's name is on `signalName` when known.
+ */
+export class SignalTimeoutError extends CallbackError {
+  override readonly errorType = 'SignalTimeoutError';
+  constructor(
+    message?: string,
+    cause?: Error,
+    errorData?: string,
+    /** The name of the signal the wait was for. */
+    readonly signalName?: string,
+  ) {
+    super(message || 'Signal wait timed out', cause, errorData);
+    withCode(this, ErrorCode.SIGNAL_TIMEOUT);
   }
 }
 

@@ -91,6 +91,7 @@ const DURABLE_ERROR_TYPES: ReadonlySet<string> = new Set([
   'CallbackError',
   'CallbackExternalError',
   'CallbackTimeoutError',
+  'SignalTimeoutError',
   'CallbackSubmitterError',
   'InvokeError',
   'ChildContextError',

@@ -16,6 +16,7 @@ export {
   DurableOperationError,
   InvokeError,
   PromiseCombinatorError,
+  SignalTimeoutError,
   StepError,
   WaitForConditionError,
 } from './durable-errors';

@@ -14,6 +14,7 @@ import type { InvokeConfig } from './invoke';
 import type { DurableContextLogger, DurableLogger, LoggerConfig } from './logger';
 import type { CompensationReport } from './saga';
 import type { Serdes, SerdesConfig } from './serdes';
+import type { WaitForSignalOptions } from './signal';
 import type { ChildContextConfig, StepConfig, StepFunction } from './step';
 import type { WaitForConditionCheck, WaitForConditionConfig } from './wait-condition';
 
@@ -116,6 +117,24 @@ export interface DurableContext {
     submitter: WaitForCallbackSubmitter,
     config?: WaitForCallbackConfig<T>,
   ): DurablePromise<T>;
+
+  /**
+   * Ours: waits for the signal `name`, sent to this run from outside (`POST
+   * /v1/runs/{id}/signals/{name}`, the client's `sendSignal`, `durable signal`, the dashboard, or a
+   * test runner's `sendSignal`), and resolves with its payload. A signal sent before the wait is
+   * kept for it; several signals of one name are taken in the order sent, one per wait, each
+   * exactly once; a replay gets the same signal it got the first time. The invocation suspends
+   * while nothing arrives (nobody pays for the wait) and a signal's arrival wakes the run.
+   *
+   * @example
+   * const approval = await ctx.waitForSignal<{ by: string }>('approved', { timeout: { hours: 24 } });
+   *
+   * @param name - 1-128 characters: a letter or digit, then letters, digits and `_ . : -` (else
+   *   `InvalidArgumentError`, field `name`).
+   * @param options - `timeout` (past it: `SignalTimeoutError`, code `signal_timeout`); `serdes`
+   *   to read the payload (default: `JSON.parse`; a signal sent without a payload gives undefined).
+   */
+  waitForSignal<T = unknown>(name: string, options?: WaitForSignalOptions<T>): DurablePromise<T>;
 
   /** Polls `check` with durable waits between checks until the wait strategy stops. */
   waitForCondition<T>(
