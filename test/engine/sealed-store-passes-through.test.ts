@@ -34,6 +34,16 @@ describe('sealedStore', () => {
     expect((await store.getRun('r1'))?.result).toBe('"done"');
   });
 
+  it("seals a signal's payload in the store, and opens it when the run lists its signals", async () => {
+    const inner = new MemoryStore();
+    const store = sealedStore(inner, marking);
+    await store.createRun(runRecord('r2'), executionOp());
+    const sent = await store.appendSignal?.('r2', { name: 'approve', payload: '{"by":"ana"}', sentAt: T0 });
+    expect(sent).toMatchObject({ kind: 'stored', signal: { payload: '{"by":"ana"}' } });
+    expect((await inner.listSignals?.('r2'))?.map((s) => s.payload)).toEqual(['sealed(r2):{"by":"ana"}']);
+    expect((await store.listSignals?.('r2'))?.map((s) => s.payload)).toEqual(['{"by":"ana"}']);
+  });
+
   it('keeps the optional methods the store has, and lacks those it lacks', () => {
     const inner = new MemoryStore();
     const store: Store = sealedStore(inner, marking);

@@ -5,13 +5,14 @@
  * keeps them unreadable in the table, its chunks and its objects, while every reader through the
  * store (the engine, the control API, the console, export) sees them as written.
  *
- * What stays readable, by design: ids, names, statuses, times, an error's `ErrorType` and
- * `ErrorCode` (listings and search filter on them), and the run's published state and tags
- * (small, meant to be read without the run).
+ * Signals' payloads are sealed too. What stays readable, by design: ids, names, statuses, times,
+ * an error's `ErrorType` and `ErrorCode` (listings and search filter on them), and the run's
+ * published state and tags (small, meant to be read without the run).
  */
 import type { ErrorObject, Operation } from '@durable-lambda/protocol';
 import { checkOperationPayloads, checkRunPayloads } from './payload-limit';
 import type { RunPatch, RunRecord } from './run-record';
+import type { SignalRecord } from './signals';
 import type { LeaseGrant, OperationPage, RunPage, Store } from './store';
 
 /**
@@ -165,6 +166,24 @@ export function sealedStore(store: Store, codec: PayloadCodec): Store {
       const page: OperationPage = await load(runId, request);
       return { ...page, operations: await openOps(runId, page.operations) };
     };
+  }
+  // Signals (`ctx.waitForSignal`): their payloads are sealed as the run's others are.
+  if (store.appendSignal) {
+    const append = store.appendSignal.bind(store);
+    overrides.appendSignal = async (runId, send) => {
+      const sealed =
+        typeof send.payload === 'string' ? { ...send, payload: await codec.seal(runId, send.payload) } : send;
+      const out = await append(runId, sealed);
+      return out.kind === 'stored' ? { ...out, signal: await openSignal(out.signal) } : out;
+    };
+  }
+  if (store.listSignals) {
+    const list = store.listSignals.bind(store);
+    overrides.listSignals = async (runId, createdAt) => Promise.all((await list(runId, createdAt)).map(openSignal));
+  }
+  async function openSignal(signal: SignalRecord): Promise<SignalRecord> {
+    if (typeof signal.payload !== 'string') return signal;
+    return { ...signal, payload: await codec.open(signal.runId, signal.payload) };
   }
   return new Proxy(store, {
     get(target, property, receiver) {
