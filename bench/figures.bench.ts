@@ -38,6 +38,7 @@ const SECTIONS = [
   'memory',
   'recovery',
   'reconciler',
+  'payloads',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 

@@ -9,6 +9,7 @@ import {
   ChunkMissingError,
   ConfigurationError,
   NoAwsCredentialsError,
+  PayloadSealError,
 } from '../../packages/aws/src/index';
 
 /** One instance of every error class of the production backend, with the name and code users see. */
@@ -30,6 +31,7 @@ const ERRORS: readonly [AwsError, string, AwsErrorCode][] = [
     'aws_sdk_unavailable',
   ],
   [new ChunkMissingError('RUN#r1', { h: 'abc', n: 2, b: 10 }), 'ChunkMissingError', 'chunk_missing'],
+  [new PayloadSealError('run r1: refused'), 'PayloadSealError', 'payload_unreadable'],
   // The DynamoDB store's own signals, caught inside it: named as before (plain `Error`).
   [new Refused('absent', false), 'Error', 'commit_refused'],
   [new AlreadyRevised(), 'Error', 'already_revised'],

@@ -27,6 +27,7 @@ const SECTIONS = [
   'memory',
   'recovery',
   'reconciler',
+  'payloads',
 ];
 
 interface Report {

@@ -12,6 +12,8 @@ export const AWS_ERROR_CODES = [
   'no_aws_credentials',
   'aws_sdk_unavailable',
   'chunk_missing',
+  // A sealed payload (KMS envelope codec) whose key KMS refused, or whose ciphertext fails its check.
+  'payload_unreadable',
   // The DynamoDB store's own signals, caught where they are thrown (never leave the store): a commit
   // the run item refused while the run is still ours (`Refused`), a revision already written by
   // an earlier sending of it (`AlreadyRevised`).

@@ -62,6 +62,12 @@ export {
 } from './dynamodb';
 export type { DynamoDbCall, DynamoDbInterceptor, DynamoDbTransport } from './dynamodb/commands';
 export {
+  DEFAULT_OBJECT_THRESHOLD_BYTES,
+  objectKey,
+  type PayloadObjectStore,
+  runFolder,
+} from './dynamodb/payload-objects';
+export {
   bareFunctionName,
   EXECUTION_TIMEOUTS_ENV,
   type ExecutionTimeoutMap,
@@ -75,6 +81,13 @@ export {
   type InvocationTallyOptions,
   meteredOpen,
 } from './invocation-meter';
+export {
+  KmsEnvelopeCodec,
+  type KmsEnvelopeCodecOptions,
+  PayloadSealError,
+  RUN_CONTEXT_KEY,
+  SEALED_PREFIX,
+} from './kms-envelope-codec';
 export { FunctionNotFoundError, LambdaInvoker, type LambdaInvokerOptions } from './lambda-invoker';
 export { type FunctionArn, parseFunctionArn, targetArnFrom } from './lambda-targets';
 export { LambdaVersionPolicy, type LambdaVersionPolicyOptions } from './lambda-version-policy';
@@ -88,6 +101,9 @@ export {
   type SdkClientLike,
   type SendsCommands,
 } from './lazy-aws-sdk-clients';
+export { type DataKey, type KmsDataKeys, LightKmsClient } from './light-aws/kms-client';
+export { LightS3Client, type LightS3ClientOptions, MAX_S3_KEY_BYTES } from './light-aws/s3-client';
+export { AwsServiceError, type LightAwsOptions } from './light-aws/signed-request';
 export { LightDynamoDbClient, type LightDynamoDbClientOptions } from './light-dynamodb/client';
 export { DynamoDbServiceError, type ResponseMetadata } from './light-dynamodb/service-errors';
 export {
@@ -98,6 +114,7 @@ export {
   SCHEDULER_HOP_LEAD_MS,
 } from './on-time-waker';
 export { AwsOutboxPublisher, type AwsOutboxPublisherOptions } from './outbox-publisher';
+export { PAYLOAD_ENV, payloadBucketOptions, withPayloadKey } from './payload-protection';
 export {
   createProductionBackend,
   ProductionBackend,

@@ -44,6 +44,7 @@ import {
 import { LightDynamoDbClient } from './light-dynamodb/client';
 import { OnTimeWaker } from './on-time-waker';
 import { AwsOutboxPublisher } from './outbox-publisher';
+import { payloadBucketOptions, withPayloadKey } from './payload-protection';
 import {
   ConfigurationError,
   executionTimeoutSetting,
@@ -204,11 +205,16 @@ export class ProductionBackend implements DurableBackend {
     });
     this.store =
       parts.store ??
-      new DynamoDbStore({
-        client: this.dynamodb,
-        tableName: config.tableName,
-        ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
-      });
+      withPayloadKey(
+        new DynamoDbStore({
+          client: this.dynamodb,
+          tableName: config.tableName,
+          ...(config.legacyIndexes ? { legacyIndexes: true } : {}),
+          ...payloadBucketOptions(process.env, region),
+        }),
+        process.env,
+        region,
+      );
     const executionTimeout = withExecutionTimeoutMap(
       executionTimeoutSetting(config, process.env.AWS_LAMBDA_FUNCTION_NAME),
       executionTimeouts,

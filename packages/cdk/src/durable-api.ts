@@ -10,6 +10,7 @@ import { API_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './d
 import { EXECUTION_TIMEOUTS_ENV, executionTimeoutsValue } from './execution-timeout-prop';
 import { acknowledgeWildcardResource, REASONS } from './nag';
 import { runtimeFile } from './paths';
+import { payloadEnvironment } from './payload-storage';
 import { DEFAULTS, serviceFunction } from './service-function';
 
 /** The default key of the stack output holding a {@link DurableApi}'s URL. */
@@ -96,6 +97,7 @@ export class DurableApi extends Construct {
       environment: {
         DURABLE_TABLE_NAME: this.table.tableName,
         ...(this.table.legacyRunIndexes ? { DURABLE_LEGACY_INDEXES: '1' } : {}),
+        ...payloadEnvironment(this.table.payloads),
         DURABLE_API_FUNCTIONS: Lazy.string({
           produce: () =>
             stack.toJsonString(

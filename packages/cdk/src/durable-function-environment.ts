@@ -8,6 +8,7 @@ import { Lazy } from 'aws-cdk-lib/core';
 import type { DurableFunctionOwnProps, DurableVersionPinning } from './durable-function-props';
 import type { IDurableTable } from './durable-table';
 import { EXECUTION_TIMEOUT_ENV } from './execution-timeout-prop';
+import { payloadEnvironment } from './payload-storage';
 import { METRICS_ENV } from './runtime/metrics';
 import { DURABLE_ENV, PINNING_ENV } from './scheduler-access';
 
@@ -72,6 +73,7 @@ export function durableFunctionEnvironment(inputs: DurableFunctionEnvironmentInp
     ...(inputs.wakeQueueUrl === undefined ? {} : { [DURABLE_ENV.wakeQueueUrl]: inputs.wakeQueueUrl }),
     ...(leaseWakeUp === undefined ? {} : { [DURABLE_ENV.leaseWakeUp]: leaseWakeUp }),
     ...(table.legacyRunIndexes ? { [DURABLE_ENV.legacyIndexes]: '1' } : {}),
+    ...payloadEnvironment(table.payloads),
     ...(inputs.metrics ? { [METRICS_ENV]: 'on' } : {}),
   };
 }

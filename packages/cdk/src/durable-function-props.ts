@@ -1,4 +1,5 @@
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -190,4 +191,20 @@ export interface DurableFunctionOwnProps {
    * policy decided against the schedule's runs still RUNNING. Default: none.
    */
   readonly schedules?: readonly DurableSchedule[];
+  /**
+   * A customer managed KMS key: the function's own table is encrypted with it (and its payload
+   * bucket, with `largePayloads`), and every payload (run input, result, error; step, callback
+   * and child results) is sealed with it in the function (envelope encryption: KMS
+   * GenerateDataKey once per run and process, AES-256-GCM, the run id in the encryption
+   * context), so the function, the reconciler and a `DurableApi` get kms:GenerateDataKey and
+   * kms:Decrypt on it. With a shared `table`, set `encryptionKey` and `encryptPayloads` on the
+   * `DurableTable` instead. Default: none (the table's AWS managed key, payloads in clear).
+   */
+  readonly encryptionKey?: kms.IKey;
+  /**
+   * Payloads from a size on (default 16 KiB) as S3 objects in a bucket of the function's own table
+   * (expired with its items) instead of DynamoDB items. With a shared `table`, set it on the
+   * `DurableTable`. Default false.
+   */
+  readonly largePayloads?: boolean | { readonly thresholdBytes?: number };
 }

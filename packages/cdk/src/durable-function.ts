@@ -25,7 +25,13 @@ import type { DurableFunctionOwnProps, DurableVersionPinning } from './durable-f
 import { addSchedules } from './durable-function-schedules';
 import { addTriggers, type BuiltTrigger } from './durable-function-triggers';
 import { DurableReconciler } from './durable-reconciler';
-import { DurableTable, FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable } from './durable-table';
+import {
+  DurableTable,
+  type DurableTableProps,
+  FUNCTION_TABLE_ACTIONS,
+  grantTable,
+  type IDurableTable,
+} from './durable-table';
 import { EXECUTION_TIMEOUTS_ENV, executionTimeoutSeconds, executionTimeoutsValue } from './execution-timeout-prop';
 import { acknowledgeWildcardResource, REASONS } from './nag';
 import { warnOfAnotherOwnTable } from './own-table-warning';
@@ -160,7 +166,12 @@ export class DurableFunction extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const { alarms, metrics } = checkedAlarmsAndMetrics(path, props);
     this.metrics = metrics;
-    this.table = props.table ?? new DurableTable(this, 'Table', { removalPolicy });
+    this.table = props.table ?? new DurableTable(this, 'Table', { removalPolicy, ...ownTablePayloads(props) });
+    if (props.table !== undefined && (props.encryptionKey !== undefined || props.largePayloads !== undefined)) {
+      throw new Error(
+        `${path}: encryptionKey and largePayloads apply to the function's own table; with a shared table, set encryptionKey, encryptPayloads and largePayloads on the DurableTable`,
+      );
+    }
     if (props.table === undefined) warnOfAnotherOwnTable(this);
 
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'ScheduleGroup', {});
@@ -408,4 +419,12 @@ export class DurableFunction extends Construct {
     this.invokeStatement.addResources(...invokeResources(target.function));
     acknowledgeWildcardResource(this.invokePolicy, `${target.functionArn}:*`, REASONS.qualifiedInvoke);
   }
+}
+
+/** The own table's payload settings a function's props ask for. */
+function ownTablePayloads(props: DurableFunctionProps): DurableTableProps {
+  return {
+    ...(props.encryptionKey ? { encryptionKey: props.encryptionKey, encryptPayloads: true } : {}),
+    ...(props.largePayloads === undefined ? {} : { largePayloads: props.largePayloads }),
+  };
 }

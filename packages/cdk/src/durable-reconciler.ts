@@ -13,6 +13,7 @@ import { withoutDynamoDbSdk } from './bundle-defaults';
 import { FUNCTION_TABLE_ACTIONS, grantTable, type IDurableTable, indexArn } from './durable-table';
 import { acknowledge, acknowledgeWildcardResource, REASONS } from './nag';
 import { runtimeFile } from './paths';
+import { payloadEnvironment } from './payload-storage';
 import { METRICS_ENV } from './runtime/metrics';
 import {
   DURABLE_ENV,
@@ -161,6 +162,7 @@ export class DurableReconciler extends Construct {
       environment: {
         [DURABLE_ENV.tableName]: table.tableName,
         ...(table.legacyRunIndexes ? { [DURABLE_ENV.legacyIndexes]: '1' } : {}),
+        ...payloadEnvironment(table.payloads),
         [DURABLE_ENV.scheduleGroup]: this.scheduleGroup.ref,
         [DURABLE_ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
         [DURABLE_ENV.scheduleDeadLetterArn]: this.deadLetterQueue.queueArn,

@@ -3,6 +3,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { RemovalPolicy, Stack } from 'aws-cdk-lib/core';
 import { Construct, type IConstruct } from 'constructs';
+import { acknowledge } from './nag';
+import { createPayloadBucket, type DurablePayloads, grantPayloads } from './payload-storage';
 
 /**
  * The layout of a durable-lambda table, as `@durable-lambda/aws` reads and writes it
@@ -87,6 +89,8 @@ export interface IDurableTable extends IConstruct {
   readonly encryptionKey?: kms.IKey;
   /** The table has the layout-1 listing indexes (see {@link DurableTableProps.legacyRunIndexes}). */
   readonly legacyRunIndexes?: boolean;
+  /** Its payload bucket and the key its payloads are sealed with, if any (`payload-storage.ts`). */
+  readonly payloads?: DurablePayloads;
 }
 
 /** Properties of a {@link DurableTable}. */
@@ -114,6 +118,19 @@ export interface DurableTableProps {
    * TABLE.md). They cost writes: every run's start and end in each. Default false.
    */
   readonly legacyRunIndexes?: boolean;
+  /**
+   * Seal every payload (run inputs, results, errors; step, callback and child results) in the
+   * functions with {@link encryptionKey} (envelope encryption: KMS GenerateDataKey once per run and
+   * process, AES-256-GCM, the run in the encryption context), so the table, its backups and the
+   * payload bucket hold ciphertext; readers need kms:Decrypt. Requires `encryptionKey`. Default false.
+   */
+  readonly encryptPayloads?: boolean;
+  /**
+   * Keep payloads from a size on (`thresholdBytes`, default 16 KiB) as S3 objects in a bucket of
+   * the table's (encrypted with `encryptionKey` when given), instead of DynamoDB items: a 1 MB
+   * result costs one PutObject instead of ~1,000 write units. Default false.
+   */
+  readonly largePayloads?: boolean | { readonly thresholdBytes?: number };
 }
 
 /**
@@ -128,7 +145,7 @@ export class DurableTable extends Construct implements IDurableTable {
     scope: Construct,
     id: string,
     tableName: string,
-    options: { encryptionKey?: kms.IKey; legacyRunIndexes?: boolean } = {},
+    options: { encryptionKey?: kms.IKey; legacyRunIndexes?: boolean; payloads?: DurablePayloads } = {},
   ): IDurableTable {
     class Imported extends Construct implements IDurableTable {
       readonly tableName = tableName;
@@ -139,6 +156,7 @@ export class DurableTable extends Construct implements IDurableTable {
       });
       readonly encryptionKey = options.encryptionKey;
       readonly legacyRunIndexes = options.legacyRunIndexes === true;
+      readonly payloads = options.payloads;
     }
     return new Imported(scope, id);
   }
@@ -149,6 +167,7 @@ export class DurableTable extends Construct implements IDurableTable {
   readonly tableArn: string;
   readonly encryptionKey?: kms.IKey;
   readonly legacyRunIndexes: boolean;
+  readonly payloads?: DurablePayloads;
 
   constructor(scope: Construct, id: string, props: DurableTableProps = {}) {
     super(scope, id);
@@ -184,7 +203,37 @@ export class DurableTable extends Construct implements IDurableTable {
     this.tableName = this.table.tableName;
     this.tableArn = this.table.tableArn;
     this.encryptionKey = this.table.encryptionKey;
+    this.payloads = tablePayloads(this, props);
   }
+}
+
+/** The payload settings of a new table, checked. */
+function tablePayloads(table: DurableTable, props: DurableTableProps): DurablePayloads | undefined {
+  if (props.encryptPayloads && !props.encryptionKey) {
+    throw new Error(
+      `${table.node.path}: encryptPayloads needs encryptionKey (the customer managed key to seal them with)`,
+    );
+  }
+  const large = props.largePayloads;
+  const threshold = typeof large === 'object' ? large.thresholdBytes : undefined;
+  if (threshold !== undefined && !(Number.isInteger(threshold) && threshold >= 1)) {
+    throw new Error(
+      `${table.node.path}: largePayloads.thresholdBytes must be a whole number of bytes, at least 1; got ${threshold}`,
+    );
+  }
+  const key = props.encryptPayloads ? props.encryptionKey : undefined;
+  const bucket = large
+    ? createPayloadBucket(table, 'Payloads', {
+        ...(props.encryptionKey ? { key: props.encryptionKey } : {}),
+        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      })
+    : undefined;
+  if (!key && !bucket) return undefined;
+  return {
+    ...(bucket ? { bucket } : {}),
+    ...(threshold === undefined ? {} : { thresholdBytes: threshold }),
+    ...(key ? { key } : {}),
+  };
 }
 
 /**
@@ -231,6 +280,20 @@ export function grantTable(
   const writes = actions.some((action) => !READ_ACTIONS.has(action));
   if (writes) table.encryptionKey?.grantEncryptDecrypt(grantee);
   else table.encryptionKey?.grantDecrypt(grantee);
+  const scope = grantee.grantPrincipal as unknown as Partial<IConstruct>;
+  if (table.encryptionKey && writes && scope.node) {
+    // DynamoDB's documented key use for a table's customer managed key: cdk's grant names the families.
+    for (const action of ['kms:ReEncrypt*', 'kms:GenerateDataKey*']) {
+      acknowledge(
+        scope as IConstruct,
+        `AwsSolutions-IAM5[Action::${action}]`,
+        "The table's customer managed key, used by DynamoDB on the role's behalf: DynamoDB's documented key use for a table encrypted with a customer managed key names these action families, on this one key only.",
+      );
+    }
+  }
+  // Whoever reads the table's items reads their payloads: the bucket's objects and the sealing key
+  // (not a reader of an index alone, whose projections hold no payload: the watchdog).
+  if (resources.includes(table.tableArn)) grantPayloads(table.payloads, grantee, writes);
 }
 
 const READ_ACTIONS = new Set(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);

@@ -73,6 +73,8 @@ export const FREE_RESOURCE_TYPES: Readonly<Record<string, string>> = {
   'AWS::Pipes::Pipe': 'EventBridge Pipes bills the requests it delivers (after its filter) only',
   'AWS::Logs::LogGroup': 'billed per GB ingested and stored: priced with the scheduled function writing to it',
   'AWS::CDK::Metadata': 'CDK metadata, deployed as nothing billable',
+  'AWS::S3::Bucket': 'S3 bills storage and requests only: the payload bucket is empty until a large payload is written',
+  'AWS::S3::BucketPolicy': 'free',
 };
 
 type Resource = { readonly Type: string; readonly Properties?: unknown };

@@ -71,6 +71,11 @@ export {
   RUN_METRIC_NAMES,
 } from './fixed-cost';
 export { OWN_TABLE_WARNING } from './own-table-warning';
+export {
+  type DurablePayloads,
+  PAYLOAD_ENVIRONMENT,
+  PAYLOAD_OBJECT_DAYS,
+} from './payload-storage';
 export { coverQualifiedInvocations } from './qualified-invocations';
 export { RunWatchdog, type RunWatchdogOptions, WATCHDOG_PERIOD } from './run-watchdog';
 export { METRIC, METRICS_ENV, METRICS_NAMESPACE } from './runtime/metrics';

@@ -10,7 +10,7 @@
 
 import type { DurableClient, RunListWire } from '@durable-lambda/api';
 import { exportRunFromApi } from '@durable-lambda/api';
-import { DynamoDbStore } from '@durable-lambda/aws';
+import { DynamoDbStore, defaultCredentials, payloadBucketOptions, withPayloadKey } from '@durable-lambda/aws';
 import type { RunPage, RunQuery, RunRecord, RunStatus } from '@durable-lambda/engine';
 import type { ReplayReport } from '@durable-lambda/local';
 import * as local from '@durable-lambda/local';
@@ -173,5 +173,14 @@ async function openDynamoTable(tableName: string, region: string | undefined): P
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(region ? { region } : {}), {
     marshallOptions: { removeUndefinedValues: true },
   });
-  return new DynamoDbStore({ client, tableName });
+  // A table whose functions keep large payloads in a bucket or seal them with a key: the same
+  // variables as theirs (DURABLE_PAYLOAD_BUCKET, DURABLE_PAYLOAD_KEY_ARN), read with your credentials.
+  const at = region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  const credentials = defaultCredentials();
+  return withPayloadKey(
+    new DynamoDbStore({ client, tableName, ...payloadBucketOptions(process.env, at, credentials) }),
+    process.env,
+    at,
+    credentials,
+  );
 }

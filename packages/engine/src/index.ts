@@ -112,6 +112,7 @@ export type { OutboxDelivery, OutboxEntry, OutboxPublisher } from './outbox/outb
 export { MemoryOutbox } from './outbox/outbox-port';
 export type { CallbackOutcome } from './outside-events';
 export { childRunKey, OutsideEvents } from './outside-events';
+export { type PayloadCodec, sealedStore } from './payload-codec';
 export { checkOperationPayloads, checkRunPayloads, MAX_PAYLOAD_BYTES } from './payload-limit';
 export type {
   Clock,

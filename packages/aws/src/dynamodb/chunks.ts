@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { MAX_PAYLOAD_BYTES, PayloadTooLargeError } from '@durable-lambda/engine';
 import { AwsError } from '../aws-error';
+import { SEALED_PREFIX } from '../kms-envelope-codec';
 import { CHUNK_PREFIX, chunkSk, PK, SK, TTL } from './layout';
+import { OBJECT_PREFIX } from './payload-objects';
 
 export { MAX_PAYLOAD_BYTES };
 
@@ -12,6 +14,11 @@ export interface ChunkRef {
   b: number;
   /** The field was an object (an error) stored as JSON. */
   j?: boolean;
+  /**
+   * The value is one object in the payload bucket (`payload-objects.ts`, keyed by the run and
+   * `h`), not chunk items; `n` is then 1.
+   */
+  o?: 1;
 }
 
 /** A chunk item as written. */
@@ -41,20 +48,31 @@ export function approximateSize(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? '');
 }
 
-/** Throws `payload_too_large` when a field is over {@link MAX_PAYLOAD_BYTES}. */
+/**
+ * Largest stored form of a payload sealed by the KMS envelope codec: base64 of at most
+ * {@link MAX_PAYLOAD_BYTES} plus its header. The sealing store checks the payload as written
+ * against the limit before sealing; this check only keeps a runaway value out.
+ */
+const MAX_SEALED_BYTES = Math.ceil((MAX_PAYLOAD_BYTES * 4) / 3) + 64 * 1024;
+
+/** Throws `payload_too_large` when a field is over {@link MAX_PAYLOAD_BYTES} (sealed: its sealed form's). */
 export function checkPayload(field: string, value: unknown): void {
   if (value === undefined || value === null) return;
-  const bytes = typeof value === 'string' ? utf8Bytes(value) : approximateSize(value);
-  if (bytes > MAX_PAYLOAD_BYTES) throw new PayloadTooLargeError(field, bytes, MAX_PAYLOAD_BYTES);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  const bytes = utf8Bytes(text);
+  if (bytes <= MAX_PAYLOAD_BYTES) return;
+  if (text.includes(SEALED_PREFIX) && bytes <= MAX_SEALED_BYTES) return;
+  throw new PayloadTooLargeError(field, bytes, MAX_PAYLOAD_BYTES);
 }
 
 /**
- * Splits a string (or an object, as JSON) into chunks of at most `chunkBytes`. The chunk set's id
- * is a hash of the content: the same value always makes the same chunk items, so writing them
- * again is harmless and a value shared by two items (a run's input and its EXECUTION operation's)
- * is stored once.
+ * Splits a string (or an object, as JSON) into chunks of at most `chunkBytes`, or, when it is
+ * `objectBytes` or more (a payload bucket is configured), into one part bound for the bucket. The
+ * set's id is a hash of the content: the same value always makes the same chunk items (and the
+ * same object key), so writing them again is harmless and a value shared by two items (a run's
+ * input and its EXECUTION operation's) is stored once.
  */
-export function splitField(value: unknown, chunkBytes: number): SplitField {
+export function splitField(value: unknown, chunkBytes: number, objectBytes?: number): SplitField {
   const json = typeof value !== 'string';
   const bytes = encoder.encode(json ? JSON.stringify(value) : (value as string));
   const h = createHash('sha256')
@@ -62,6 +80,9 @@ export function splitField(value: unknown, chunkBytes: number): SplitField {
     .update(bytes)
     .digest('base64url')
     .slice(0, 32);
+  if (objectBytes !== undefined && bytes.length >= objectBytes) {
+    return { ref: { h, n: 1, b: bytes.length, ...(json ? { j: true } : {}), o: 1 }, chunks: [bytes] };
+  }
   const chunks: Uint8Array[] = [];
   for (let offset = 0; offset < bytes.length || chunks.length === 0; offset += chunkBytes) {
     chunks.push(bytes.subarray(offset, offset + chunkBytes));
@@ -69,8 +90,16 @@ export function splitField(value: unknown, chunkBytes: number): SplitField {
   return { ref: { h, n: chunks.length, b: bytes.length, ...(json ? { j: true } : {}) }, chunks };
 }
 
-/** The chunk items of a split field, in partition `pk`. */
+/**
+ * The chunk items of a split field, in partition `pk`. A value bound for the payload bucket is one
+ * pending item under `OBJECT#<h>` that `TableAccess.writeChunks` puts in the bucket, never in the
+ * table: every caller already writes chunks before the item that references them, so the object
+ * gets the same order for free.
+ */
 export function chunkItems(pk: string, split: SplitField, ttl: number): ChunkItem[] {
+  if (split.ref.o === 1) {
+    return [{ [PK]: pk, [SK]: `${OBJECT_PREFIX}${split.ref.h}`, data: split.chunks[0] as Uint8Array, [TTL]: ttl }];
+  }
   return split.chunks.map((data, index) => ({ [PK]: pk, [SK]: chunkSk(split.ref.h, index), data, [TTL]: ttl }));
 }
 
@@ -98,6 +127,11 @@ export class ChunkPool {
     const set = this.sets.get(h) ?? new Map<number, Uint8Array>();
     this.sets.set(h, set);
     set.set(index, item.data as Uint8Array);
+  }
+
+  /** Keeps a payload-bucket object read for the set `h` (its one part). */
+  addObject(h: string, data: Uint8Array): void {
+    this.sets.set(h, new Map([[0, data]]));
   }
 
   /** The value a reference names, joined; throws {@link ChunkMissingError} when incomplete. */

@@ -80,7 +80,7 @@ export class IdempotencyRecords {
       const current = await this.access.getItem(pk, IDEMPOTENCY_SK, ['expiresAt']);
       if (!current) return;
       const keptUntil = claim?.expiresAt ?? Number(current.expiresAt);
-      const split = splitField(response.body, chunkBytes(this.limits));
+      const split = splitField(response.body, chunkBytes(this.limits), this.limits.objectBytes);
       await this.access.writeChunks(chunkItems(pk, split, ttlSeconds(Math.max(keptUntil, now))));
       const { body: _body, ...rest } = response;
       stored = rest as Response;
@@ -146,7 +146,7 @@ export class IdempotencyRecords {
       [TTL]: ttlSeconds(record.expiresAt),
     };
     if (!response || approximateSize(response) <= this.limits.maxItemBytes / 2) return { item, chunks: [] };
-    const split = splitField(response.body, chunkBytes(this.limits));
+    const split = splitField(response.body, chunkBytes(this.limits), this.limits.objectBytes);
     const { body: _body, ...rest } = response;
     item[RECORD] = { ...record, response: rest };
     item[BODY_REF] = split.ref;

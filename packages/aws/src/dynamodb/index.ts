@@ -14,5 +14,11 @@ export {
   operationSk,
   runPk,
 } from './layout';
+export {
+  DEFAULT_OBJECT_THRESHOLD_BYTES,
+  objectKey,
+  type PayloadObjectStore,
+  runFolder,
+} from './payload-objects';
 export { DynamoDbStore, type DynamoDbStoreOptions } from './store';
 export { createDurableTable, type DurableTableOptions, durableTableDefinition, TTL_ATTRIBUTE } from './table';

@@ -108,7 +108,7 @@ export function prepareEntry(
       const details = { ...stored[detailsKey] };
       delete details[name];
       stored[detailsKey] = details;
-      const split = splitField(field.value, chunkBytes(limits));
+      const split = splitField(field.value, chunkBytes(limits), limits.objectBytes);
       refs[field.path] = split.ref;
       chunks.push(...chunkItems(pk, split, ttl));
       text = encodeInline({ ...entry, op: stored as unknown as Operation, refs });

@@ -122,6 +122,11 @@ export const OP_REFS = 'refs';
 export interface ItemLimits {
   /** Largest item the store writes, bytes (DynamoDB's limit is 400 KB). */
   maxItemBytes: number;
+  /**
+   * With a payload bucket: values of this many bytes or more go there instead of into their item
+   * or chunk items (`payload-objects.ts`). Undefined: no bucket.
+   */
+  objectBytes?: number;
 }
 
 /** Items to write for a value: the item and the chunk items it references (written first). */
@@ -152,8 +157,9 @@ export function prepareRunField(
 ): { inline?: unknown; ref?: ChunkRef; chunks: ChunkItem[] } {
   checkPayload(field, value);
   const size = typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : approximateSize(value);
-  if (size <= runFieldBudget(limits)) return { inline: value, chunks: [] };
-  const split = splitField(value, chunkBytes(limits));
+  const toBucket = limits.objectBytes !== undefined && size >= limits.objectBytes;
+  if (size <= runFieldBudget(limits) && !toBucket) return { inline: value, chunks: [] };
+  const split = splitField(value, chunkBytes(limits), limits.objectBytes);
   return { ref: split.ref, chunks: chunkItems(pk, split, chunkTtl) };
 }
 
@@ -266,16 +272,17 @@ export function operationItem(
   let size = approximateSize(op) + OP_ITEM_OVERHEAD;
   const refs: Record<string, ChunkRef> = {};
   const chunks: ChunkItem[] = [];
-  if (size > limits.maxItemBytes) {
+  const toBucket = (field: { size: number }) => limits.objectBytes !== undefined && field.size >= limits.objectBytes;
+  if (size > limits.maxItemBytes || fields.some(toBucket)) {
     stored = { ...op };
     fields.sort((a, b) => b.size - a.size);
     for (const field of fields) {
-      if (size <= limits.maxItemBytes) break;
+      if (size <= limits.maxItemBytes && !toBucket(field)) break;
       const [detailsKey, name] = field.path.split('.') as [keyof Operation, string];
       const details = { ...(stored[detailsKey] as Record<string, unknown>) };
       delete details[name];
       (stored as unknown as Record<string, unknown>)[detailsKey] = details;
-      const split = splitField(field.value, chunkBytes(limits));
+      const split = splitField(field.value, chunkBytes(limits), limits.objectBytes);
       refs[field.path] = split.ref;
       chunks.push(...chunkItems(pk, split, ttl));
       size -= field.size;

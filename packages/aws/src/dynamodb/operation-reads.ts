@@ -2,7 +2,14 @@ import type { Operation } from '@durable-lambda/protocol';
 import { isTerminal } from '@durable-lambda/protocol';
 import { ChunkPool } from './chunks';
 import { Expressions } from './expressions';
-import { HAS_ITEMS, inlineOperationsOf, LAYOUT_VERSION, readInlineOperation, withInline } from './inline-operations';
+import {
+  HAS_ITEMS,
+  inlineOperationsOf,
+  inlineRefs,
+  LAYOUT_VERSION,
+  readInlineOperation,
+  withInline,
+} from './inline-operations';
 import { EPOCH, INFLIGHT, itemRefs, OP, OP_FENCE, OP_REFS, operationFromItem, refAttribute } from './items';
 import { CHUNK_PREFIX, OP_PREFIX, operationSk, PK, RUN_SK, runPk, SK, TTL, ttlPassed } from './layout';
 import type { StoreContext } from './store-context';
@@ -51,9 +58,10 @@ export async function loadOperations(ctx: StoreContext, runId: string): Promise<
   }
   if (!run || !ctx.live(run)) return [];
   const epoch = Number(run[EPOCH] ?? 0);
-  const stored = operations
-    .filter((item) => Number(item[OP_FENCE] ?? 0) >= epoch)
-    .map((item) => operationFromItem(item, pool));
+  const current = operations.filter((item) => Number(item[OP_FENCE] ?? 0) >= epoch);
+  // Values in the payload bucket are not in the partition the Query read: fetch those named.
+  await ctx.access.readObjects(runPk(runId), [...current.flatMap(itemRefs), ...inlineRefs(run)], pool);
+  const stored = current.map((item) => operationFromItem(item, pool));
   return withInline(stored, inlineOperationsOf(run, pool));
 }
 

@@ -33,6 +33,7 @@ import { keyFits, operationSk, RUN_SK, runPk } from './layout';
 import { loadOperationPage } from './operation-page';
 import { getOperation, loadOperations } from './operation-reads';
 import { type OutsideExpectation, writeOutsideEvent } from './outside-events';
+import { DEFAULT_OBJECT_THRESHOLD_BYTES, type PayloadObjectStore } from './payload-objects';
 import { loadReplayOperations } from './replay-reads';
 import { commit } from './run-commit';
 import { acquireLease } from './run-lease';
@@ -75,9 +76,28 @@ export interface DynamoDbStoreOptions {
    * Default false. See TABLE.md, "Moving a table to layout 2".
    */
   legacyIndexes?: boolean;
+  /**
+   * A bucket for large payloads (the light S3 client, `LightS3Client`, or anything keeping S3's
+   * semantics): values of {@link DynamoDbStoreOptions.objectThresholdBytes} or more are put there
+   * before the item that references them, instead of into chunk items. Default: none (chunks).
+   */
+  payloadObjects?: PayloadObjectStore;
+  /** With `payloadObjects`: the size from which a value goes to the bucket, bytes. Default 16 KiB. */
+  objectThresholdBytes?: number;
+  /** With `payloadObjects`: a prefix of every object key (`runs/<runId>/<hash>` after it). Default none. */
+  objectKeyPrefix?: string;
 }
 
 const DEFAULT_MAX_ITEM_BYTES = 350_000;
+
+/** The bucket threshold given, checked: a whole number of bytes, at least 1. */
+function objectThreshold(given: number | undefined): number {
+  if (given === undefined) return DEFAULT_OBJECT_THRESHOLD_BYTES;
+  if (!Number.isInteger(given) || given < 1) {
+    throw new TypeError(`objectThresholdBytes: a whole number of bytes, at least 1; got ${given}`);
+  }
+  return given;
+}
 const DEFAULT_ITEM_TTL_CEILING_MS = 400 * 24 * 60 * 60 * 1000;
 
 /**
@@ -110,8 +130,16 @@ export class DynamoDbStore implements Store {
   private readonly legacyIndexes: boolean;
 
   constructor(options: DynamoDbStoreOptions) {
-    const access = new TableAccess(transportOf(options.client), options.tableName);
-    const limits = { maxItemBytes: options.maxItemBytes ?? DEFAULT_MAX_ITEM_BYTES };
+    const access = new TableAccess(
+      transportOf(options.client),
+      options.tableName,
+      options.payloadObjects,
+      options.objectKeyPrefix,
+    );
+    const limits = {
+      maxItemBytes: options.maxItemBytes ?? DEFAULT_MAX_ITEM_BYTES,
+      ...(options.payloadObjects ? { objectBytes: objectThreshold(options.objectThresholdBytes) } : {}),
+    };
     this.ctx = new StoreContext(
       access,
       options.clock ?? { now: () => Date.now() },

@@ -12,6 +12,7 @@ import {
 import { retryConflicts } from './errors';
 import { Expressions } from './expressions';
 import { chunkSk, PK, SK, TTL, ttlPassed } from './layout';
+import { OBJECT_PREFIX, objectKey, type PayloadObjectStore } from './payload-objects';
 
 /** An item as the document client reads and writes it. */
 export type Item = Record<string, unknown>;
@@ -38,6 +39,10 @@ export class TableAccess {
     /** The light client, or a user's document client behind its adapter. */
     readonly client: DynamoDbTransport,
     readonly tableName: string,
+    /** The payload bucket, when large values go there (`payload-objects.ts`). */
+    readonly objects?: PayloadObjectStore,
+    /** Prefix of every object key (a bucket shared with other data). */
+    readonly objectPrefix = '',
   ) {}
 
   /** One item, strongly consistent; `attributes` narrows what is read (keys always come). */
@@ -117,7 +122,10 @@ export class TableAccess {
    */
   async writeChunks(chunks: readonly ChunkItem[]): Promise<void> {
     if (chunks.length === 0) return;
-    const unique = [...new Map(chunks.map((chunk) => [chunk[SK], chunk])).values()];
+    const all = [...new Map(chunks.map((chunk) => [`${chunk[PK]} ${chunk[SK]}`, chunk])).values()];
+    const objects = all.filter((chunk) => chunk[SK].startsWith(OBJECT_PREFIX));
+    const unique = all.filter((chunk) => !chunk[SK].startsWith(OBJECT_PREFIX));
+    if (objects.length > 0) await this.putObjects(objects);
     const batches: ChunkItem[][] = [];
     for (let i = 0; i < unique.length; i += ITEMS_PER_BATCH_WRITE)
       batches.push(unique.slice(i, i + ITEMS_PER_BATCH_WRITE));
@@ -132,14 +140,48 @@ export class TableAccess {
     });
   }
 
+  /** Puts pending object writes in the bucket, a few at a time (each a retried, idempotent put). */
+  private async putObjects(items: readonly ChunkItem[]): Promise<void> {
+    const objects = this.objects;
+    if (!objects) throw new Error('a value is bound for the payload bucket, but the store has none');
+    await inGroups(
+      items.map((item) => [item]),
+      async ([item]) => {
+        const chunk = item as ChunkItem;
+        await objects.put(objectKey(chunk[PK], chunk[SK].slice(OBJECT_PREFIX.length), this.objectPrefix), chunk.data);
+      },
+    );
+  }
+
+  /**
+   * Reads into `pool` the payload-bucket objects `refs` name (those not read yet). A missing
+   * object is left out: the join that needs it fails as for a missing chunk.
+   */
+  async readObjects(pk: string, refs: readonly ChunkRef[], pool: ChunkPool): Promise<void> {
+    const wanted = [...new Map(refs.filter((ref) => ref.o === 1).map((ref) => [ref.h, ref])).values()];
+    if (wanted.length === 0) return;
+    const objects = this.objects;
+    if (!objects) throw new Error(`${pk}: a value is in the payload bucket, but the store has none configured`);
+    await inGroups(
+      wanted.map((ref) => [ref]),
+      async ([ref]) => {
+        const h = (ref as ChunkRef).h;
+        const data = await objects.get(objectKey(pk, h, this.objectPrefix));
+        if (data) pool.addObject(h, data);
+      },
+    );
+  }
+
   /** The chunk sets `refs` name, read by key, ignoring chunks past their TTL. */
   async readChunks(pk: string, refs: readonly ChunkRef[], now: number): Promise<ChunkPool | undefined> {
     if (refs.length === 0) return undefined;
-    const sets = [...new Map(refs.map((ref) => [ref.h, ref])).values()];
+    const pool = new ChunkPool();
+    await this.readObjects(pk, refs, pool);
+    const sets = [...new Map(refs.filter((ref) => ref.o !== 1).map((ref) => [ref.h, ref])).values()];
     const keys = sets.flatMap((ref) =>
       Array.from({ length: ref.n }, (_, index) => ({ [PK]: pk, [SK]: chunkSk(ref.h, index) })),
     );
-    const pool = new ChunkPool();
+    if (keys.length === 0) return pool;
     for (const item of await this.batchGet(keys)) if (!ttlPassed(item[TTL], now)) pool.add(item);
     return pool;
   }

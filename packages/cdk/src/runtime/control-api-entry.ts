@@ -7,7 +7,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createControlApi, toLambdaHandler } from '@durable-lambda/api';
-import { DynamoDbStore, LambdaInvoker, withExecutionTimeoutMap } from '@durable-lambda/aws';
+import {
+  DynamoDbStore,
+  LambdaInvoker,
+  payloadBucketOptions,
+  withExecutionTimeoutMap,
+  withPayloadKey,
+} from '@durable-lambda/aws';
 import { functionTarget, readControlApiConfig } from './control-api-config';
 import { controlApiEngine, immediateInvokeWaker } from './control-api-engine';
 
@@ -21,14 +27,21 @@ const waker = immediateInvokeWaker(invoker);
 
 const engine = controlApiEngine({
   aliases: config.aliases,
-  store: new DynamoDbStore({
-    client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: config.region }), {
-      marshallOptions: { removeUndefinedValues: true },
+  // Large payloads in the bucket and payloads sealed with the customer key, when the functions'
+  // construct configured them (the API reads what they wrote, with kms:Decrypt granted).
+  store: withPayloadKey(
+    new DynamoDbStore({
+      client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: config.region }), {
+        marshallOptions: { removeUndefinedValues: true },
+      }),
+      tableName: config.tableName,
+      // The table still has the layout-1 listing indexes (DurableTable's legacyRunIndexes).
+      legacyIndexes: process.env.DURABLE_LEGACY_INDEXES === '1',
+      ...payloadBucketOptions(process.env, config.region),
     }),
-    tableName: config.tableName,
-    // The table still has the layout-1 listing indexes (DurableTable's legacyRunIndexes).
-    legacyIndexes: process.env.DURABLE_LEGACY_INDEXES === '1',
-  }),
+    process.env,
+    config.region,
+  ),
   waker,
   invoker,
   // A run started here gets its function's timeout, by bare name (it is `orders:live` by then).
