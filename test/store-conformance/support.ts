@@ -47,7 +47,7 @@ export function useStore(setup: () => Promise<{ store: Store; clock: Conformance
       const { store, clock } = get();
       await store.createRun(runRecord(runId, overrides), executionOp(overrides.input));
       const grant = await store.acquireLease(runId, clock.now(), clock.now() + 60_000, leaseToken());
-      if (!grant) throw new Error('lease not granted');
+      if (!grant) throw new Error(`lease not granted; the run reads ${JSON.stringify(await store.getRun(runId))}`);
       return grant.run.fence;
     },
   };
