@@ -6,8 +6,6 @@ import {
   checkOperationPayloads,
   checkRunPayloads,
   type DueRun,
-  type EmulatedKeySchema,
-  type IdempotencyRecord,
   type LeaseGrant,
   type OperationPage,
   type OperationPageRequest,
@@ -18,16 +16,11 @@ import {
   type RunRecord,
   type RunStatus,
   runQueryLimit,
-  type SignalAppend,
-  type SignalRecord,
-  type SignalSend,
   type Store,
   takeLease,
 } from '@durable-lambda/engine';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
 import type { SqliteDatabase, SqliteDriverName } from './sqlite-driver';
-import { SqliteFlowTables } from './sqlite-flow-tables';
-import { SqliteIdempotency } from './sqlite-idempotency';
 import { operationPage, replayOperations } from './sqlite-operation-reads';
 import type { OwnerLock } from './sqlite-owner-lock';
 import { type LogLine, SqliteRunJournal } from './sqlite-run-journal';
@@ -44,10 +37,9 @@ import {
 } from './sqlite-run-statements';
 import { SqliteRunTags } from './sqlite-run-tags';
 import { migrate } from './sqlite-schema';
-import { SqliteSignals } from './sqlite-signals';
+import { SqliteSideTables } from './sqlite-side-tables';
 import { openStoreFile } from './sqlite-store-file';
 import type { SqliteStoreOptions } from './sqlite-store-options';
-import { SqliteUserTables } from './sqlite-user-tables';
 import { SqliteWakeUps, type WakeUpTable } from './sqlite-wake-ups';
 import type { WalCheckpointer } from './sqlite-wal';
 import { DEFAULT_TURN_BUDGET_MS, TurnShare } from './turn-share';
@@ -71,7 +63,7 @@ export type { SqliteStoreOptions } from './sqlite-store-options';
  * with the process), so a second one is refused instead of taking live leases for a dead process's.
  * A file with hard links is refused (`DatabaseHardLinkedError`): SQLite keeps a WAL per name.
  */
-export class SqliteStore extends SqliteFlowTables implements Store {
+export class SqliteStore extends SqliteSideTables implements Store {
   /** The pending wake-ups of a {@link TimerWaker} on this database. */
   readonly wakeUps: WakeUpTable;
   private readonly db: SqliteDatabase;
@@ -81,16 +73,12 @@ export class SqliteStore extends SqliteFlowTables implements Store {
   private readonly owner: OwnerLock | undefined;
   /** Each run's log lines, invocations and retries (not part of the `Store` port). */
   private readonly journal: SqliteRunJournal;
-  private readonly idempotency: SqliteIdempotency;
   private readonly sql: RunStatements;
   /** The index of runs' search tags (`run_tags`). */
   private readonly tags: SqliteRunTags;
   private readonly turns: TurnShare;
   /** Checkpoints the file's WAL off this thread; none for a private in-memory database. */
   private readonly wal: WalCheckpointer | undefined;
-  /** The user's tables transactional steps write (`sqlite-user-tables.ts`). */
-  private readonly userTables: SqliteUserTables;
-  private readonly signals: SqliteSignals;
 
   /**
    * Opens (or creates) the database (see `openStoreFile`) and brings its schema up to date.
@@ -108,47 +96,15 @@ export class SqliteStore extends SqliteFlowTables implements Store {
     migrate(this.db);
     this.wakeUps = new SqliteWakeUps(this.db);
     this.journal = new SqliteRunJournal(this.db, () => this.clock.now(), options.journal);
-    this.idempotency = new SqliteIdempotency(this.db, () => this.clock.now());
     this.attachFlowTables(this.db, () => this.clock.now());
     this.sql = prepareRunStatements(this.db);
     this.tags = new SqliteRunTags(this.db);
-    this.signals = new SqliteSignals(this.db, {
+    this.attachSideTables(this.db, () => this.clock.now(), {
       transaction: (body) => this.transaction(body),
       live: (runId) => this.live(runId),
       update: (run) => updateRunRow(this.sql, run, run.status),
       now: () => this.clock.now(),
     });
-    this.userTables = new SqliteUserTables(this.db);
-  }
-
-  async appendSignal(runId: string, send: SignalSend): Promise<SignalAppend> {
-    const { answer, written } = this.signals.append(runId, send);
-    if (written) this.changed();
-    return answer;
-  }
-
-  async listSignals(runId: string): Promise<SignalRecord[]> {
-    return this.signals.list(runId);
-  }
-
-  /**
-   * Declares a user table that transactional steps (`step(name, fn, { transact: true })`) may
-   * write, with its key schema (kept in the file). A write to an undeclared table is refused
-   * (`TransactRejectedError`, reason `unknown_table`).
-   */
-  defineTable(tableName: string, schema: EmulatedKeySchema): this {
-    this.userTables.define(tableName, schema);
-    return this;
-  }
-
-  /** An item of a declared user table by its key, or undefined: what transactional steps wrote. */
-  getTableItem(tableName: string, key: Record<string, unknown>): Record<string, unknown> | undefined {
-    return this.userTables.get(tableName, key);
-  }
-
-  /** Every item of a declared user table, in key order. */
-  scanTable(tableName: string): Record<string, unknown>[] {
-    return this.userTables.scan(tableName);
   }
 
   /**
@@ -295,24 +251,6 @@ export class SqliteStore extends SqliteFlowTables implements Store {
     return revised;
   }
 
-  async claimIdempotencyKey(
-    record: IdempotencyRecord,
-  ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> {
-    return this.idempotency.claim(record);
-  }
-
-  async completeIdempotencyKey(
-    key: string,
-    response: NonNullable<IdempotencyRecord['response']>,
-    claim?: { claimToken: string; expiresAt: number },
-  ): Promise<void> {
-    this.idempotency.complete(key, response, claim);
-  }
-
-  async releaseIdempotencyKey(key: string, claimToken?: string): Promise<void> {
-    this.idempotency.release(key, claimToken);
-  }
-
   async writeOutsideEvent(
     runId: string,
     next: Operation,
@@ -433,7 +371,7 @@ export class SqliteStore extends SqliteFlowTables implements Store {
     return row && (JSON.parse(row.body) as Operation);
   }
 
-  private changed(): void {
+  protected changed(): void {
     this.wal?.noteWrite();
     for (const listener of this.listeners) {
       try {
