@@ -1,13 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { FencedError, type Operation } from '@durable-lambda/protocol';
-import type { QueuedRunEntry, SlotKey } from './concurrency-slots';
 import type { EmulatedKeySchema } from './emulated/emulated-tables';
 import { MemoryTables } from './emulated/memory-tables';
-import type { GateKey, GateRecord } from './flow/gate-records';
-import { MemoryGates } from './flow/memory-gates';
-import type { FunctionLimitsRecord } from './function-limits';
 import { takeLease } from './lease';
-import { MemorySlots } from './memory-slots';
+import { MemoryFlowTables } from './memory-flow-tables';
 import { copyData, copyOperation } from './operation-copy';
 import { checkOperationPayloads, checkRunPayloads } from './payload-limit';
 import {
@@ -45,7 +41,7 @@ import type { CommitWrite } from './store';
  * An in-memory {@link Store} for tests and the test runner. It copies on the way in and out so
  * callers can never alias stored state, as with a real database.
  */
-export class MemoryStore implements Store {
+export class MemoryStore extends MemoryFlowTables implements Store {
   private readonly runs = new Map<string, RunRecord>();
   private readonly operations = new Map<string, Map<string, Operation>>();
   /**
@@ -57,19 +53,15 @@ export class MemoryStore implements Store {
   private readonly idempotency = new Map<string, IdempotencyRecord>();
   /** The sparse due index: ids of runs with a `dueAt`. */
   private readonly dueIndex = new Set<string>();
-  /** The slots and queues of concurrency keys. */
-  private readonly slots = new MemorySlots();
-  /** Flow control's registers (`throttle`, `rateLimit`, `debounce`). */
-  private readonly gates = new MemoryGates();
-  /** Each function's limits record, by bare name. */
-  private readonly functionLimits = new Map<string, FunctionLimitsRecord>();
   /** Each run's signal inbox, with the `createdAt` of the run it belongs to (a run created again starts empty). */
   private readonly signals = new Map<string, { epoch: number; list: SignalRecord[] }>();
 
   /** The user's tables transactional steps write (see {@link MemoryStore.defineTable}). */
   private readonly tables = new MemoryTables();
 
-  constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
+  constructor(clock: { now(): number } = { now: () => Date.now() }) {
+    super(clock);
+  }
 
   /**
    * Declares a user table that transactional steps (`step(name, fn, { transact: true })`) may
@@ -370,53 +362,6 @@ export class MemoryStore implements Store {
   /** Every run id, for inspection in tests. */
   runIds(): string[] {
     return [...this.runs.keys()];
-  }
-
-  async takeSlot(slot: SlotKey, runId: string, limit: number): Promise<boolean> {
-    return this.slots.take(slot, runId, limit);
-  }
-
-  async releaseSlot(slot: SlotKey, runId: string): Promise<void> {
-    this.slots.release(slot, runId);
-  }
-
-  async slotHolders(slot: SlotKey): Promise<string[]> {
-    return this.slots.holdersOf(slot);
-  }
-
-  async enqueueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
-    this.slots.enqueue(slot, entry);
-  }
-
-  async dequeueRun(slot: SlotKey, entry: QueuedRunEntry): Promise<void> {
-    this.slots.dequeue(slot, entry);
-  }
-
-  async listQueuedRuns(slot: SlotKey, limit: number, after?: QueuedRunEntry): Promise<QueuedRunEntry[]> {
-    return this.slots.list(slot, limit, after);
-  }
-
-  async readGate(gate: GateKey): Promise<GateRecord | undefined> {
-    return this.gates.read(gate, this.clock.now());
-  }
-
-  async writeGate(gate: GateKey, value: GateRecord['value'], expected: number, expiresAt: number): Promise<boolean> {
-    return this.gates.write(gate, value, expected, expiresAt, this.clock.now());
-  }
-
-  async putFunctionLimits(record: FunctionLimitsRecord): Promise<void> {
-    this.functionLimits.set(record.functionName, copyData(record));
-  }
-
-  async getFunctionLimits(functionName: string): Promise<FunctionLimitsRecord | undefined> {
-    const record = this.functionLimits.get(functionName);
-    return record && copyData(record);
-  }
-
-  async listFunctionLimits(): Promise<FunctionLimitsRecord[]> {
-    return [...this.functionLimits.values()]
-      .sort((a, b) => (a.functionName < b.functionName ? -1 : a.functionName > b.functionName ? 1 : 0))
-      .map((record) => copyData(record));
   }
 
   /** Sets the run's due-index key from its own fields (see {@link dueAtOf}), in place. */
