@@ -1,37 +1,25 @@
-import { randomUUID } from 'node:crypto';
 import type { DurableBackend, LambdaContextLike, Operation } from '@durable-lambda/protocol';
 import { issueCallbackId } from './callback-ids';
-import { queuePosition } from './concurrency-queue';
 import type { EngineOptions, StartRunRequest } from './engine-options';
+import { EngineRunControl } from './engine-run-control';
 import { EngineInputError, RunKeyConflictError } from './errors';
 import { type ExecutionTimeoutSetting, executionTimeoutFor, expireRun, pastDeadline } from './execution-timeout';
 import { cancelForSingleton, endSkipped } from './flow/flow-ends';
 import { endTimedWait } from './flow/timed-wait';
 import { newLeaseToken } from './lease';
-import {
-  type CancelOptions,
-  cancelRunAction,
-  type RetryOptions,
-  retryRunAction,
-  type SkipOptions,
-  skipStepAction,
-} from './operator-actions';
 import type { OutboxPublisher } from './outbox/outbox-port';
 import { childRunKey, OutsideEvents } from './outside-events';
-import type { Clock, Invoker, RunPage, RunQuery, RunRecord, Store, Waker } from './ports';
+import type { Clock, Invoker, RunRecord, Store, Waker } from './ports';
 import { systemClock } from './ports';
 import { duePartitionsOf, type ReconcileOptions, type ReconcileReport, reconcile } from './reconciler';
 import { loadReplayOperations } from './replay-scope';
 import { runIdFor } from './run-ids';
 import { wallClockMeter } from './run-meter';
-import { checkRunSearch, runQueryLimit } from './run-query';
 import { checkStartRequest, executionOf, newRunRecord } from './run-start';
 import { EngineSession } from './session';
 import { type RunSignals, runSignals, type SendSignalOptions, type SignalReceipt, sendSignal } from './signal-send';
-import { callbackTimeout, settleDue } from './transitions';
 import { noVersionPinning, pinLeased, type RunStartOrigin, type VersionPolicy } from './version-policy';
 import { isWakeEvent, wakeEvent } from './wake-event';
-import { type WakeNowReport, wakeNow } from './wake-now';
 
 export type { EngineOptions, StartRunRequest } from './engine-options';
 export { EXECUTION_OPERATION_ID } from './run-start';
@@ -41,7 +29,7 @@ export { EXECUTION_OPERATION_ID } from './run-start';
  * invocations a fenced lease, validates every update, completes waits on its clock, and
  * decides each run's next wake-up. It reaches the world only through its ports.
  */
-export class Engine implements DurableBackend {
+export class Engine extends EngineRunControl implements DurableBackend {
   readonly store: Store;
   readonly waker: Waker;
   readonly invoker: Invoker | undefined;
@@ -56,11 +44,12 @@ export class Engine implements DurableBackend {
   /** Publishes the events steps emit (`EngineOptions.outbox`). */
   private readonly outboxPublisher: OutboxPublisher | undefined;
   private readonly reconcileGraceMs: number;
-  private readonly outside: OutsideEvents;
+  protected readonly outside: OutsideEvents;
   private readonly executionTimeout: ExecutionTimeoutSetting | undefined;
   private readonly queueRecheckMs: number | undefined;
 
   constructor(options: EngineOptions) {
+    super();
     this.store = options.store;
     this.waker = options.waker;
     this.invoker = options.invoker;
@@ -283,49 +272,6 @@ export class Engine implements DurableBackend {
     });
   }
 
-  /** Runs matching the query, newest first, paginated; a QUEUED run with its `queuePosition`. */
-  async listRuns(query: RunQuery = {}): Promise<RunPage> {
-    runQueryLimit(query.limit);
-    checkRunSearch(query);
-    const page = await this.store.listRuns(query);
-    if (!page.runs.some((run) => run.status === 'QUEUED')) return page;
-    return { ...page, runs: await Promise.all(page.runs.map((run) => withQueuePosition(this.store, run))) };
-  }
-
-  /**
-   * Cancels a RUNNING run (with `tree`, also its child runs, and theirs); a waiting parent hears
-   * of it like of any child that ended. Fenced (a live invocation stops at its next checkpoint),
-   * recorded in the run's `actions`, and applied once per `actionId` (see `operator-actions.ts`).
-   */
-  async cancelRun(runId: string, options: CancelOptions = {}): Promise<RunRecord> {
-    return (await cancelRunAction(this.operatorDeps(), runId, options)).run;
-  }
-
-  /**
-   * Retries a FAILED (or TIMED_OUT) run from its failed operations, or from `fromOperationId`,
-   * and wakes it. Fenced, recorded in the run's `actions`, applied once per `actionId`.
-   */
-  async retryRun(runId: string, options: RetryOptions = {}): Promise<RunRecord> {
-    const { run } = await retryRunAction(this.operatorDeps(), runId, options);
-    // The retried run is due now: a lost wake-up is left to the reconciler.
-    if (run.status === 'RUNNING') await this.outside.wakeSoon(run);
-    return run;
-  }
-
-  /**
-   * Skips a failed step: stores it SUCCEEDED with `result` (serialized JSON) and resumes the run
-   * past it. Fenced, recorded in the run's `actions`, applied once per `actionId`.
-   */
-  async skipStep(runId: string, operationId: string, options: SkipOptions = {}): Promise<RunRecord> {
-    const { run } = await skipStepAction(this.operatorDeps(), runId, operationId, options);
-    if (run.status === 'RUNNING') await this.outside.wakeSoon(run);
-    return run;
-  }
-
-  private operatorDeps() {
-    return { store: this.store, clock: this.clock, outside: this.outside, newId: () => randomUUID() };
-  }
-
   /** Ends a run past its deadline TIMED_OUT, with its tree (see `execution-timeout.ts`). */
   private async expire(runId: string): Promise<RunRecord | undefined> {
     return expireRun({ store: this.store, clock: this.clock, outside: this.outside }, runId);
@@ -358,18 +304,6 @@ export class Engine implements DurableBackend {
    */
   duePartitions(): number {
     return duePartitionsOf(this.store);
-  }
-
-  /** A run's record, or undefined; a QUEUED run with its `queuePosition`. */
-  async getRun(runId: string): Promise<RunRecord | undefined> {
-    const run = await this.store.getRun(runId);
-    return run && withQueuePosition(this.store, run);
-  }
-
-  /** A run's operations as of now (waits past their end show as succeeded). */
-  async getOperations(runId: string): Promise<Operation[]> {
-    const now = this.clock.now();
-    return (await this.store.loadOperations(runId)).map((op) => settleDue(op, now) ?? callbackTimeout(op, now) ?? op);
   }
 
   /**
@@ -418,21 +352,6 @@ export class Engine implements DurableBackend {
     const run = await this.getRun(runId);
     return { response: run ? runResponse(run) : { Status: 'NOT_FOUND', runId } };
   }
-
-  /**
-   * "Wake now": ends a RUNNING run's pending durable waits and retry backoffs at once (only
-   * `operationId`'s, when given) and wakes it. Refuses with code `nothing_to_wake` when nothing
-   * waits on time (see `wake-now.ts`).
-   */
-  wakeRun(runId: string, options: { operationId?: string } = {}): Promise<WakeNowReport> {
-    return wakeNow({ store: this.store, clock: this.clock, wake: (run) => this.outside.wakeSoon(run) }, runId, options);
-  }
-}
-
-/** `run` with its place in its key's queue, when it is QUEUED. */
-async function withQueuePosition(store: Store, run: RunRecord): Promise<RunRecord> {
-  const position = run.status === 'QUEUED' ? await queuePosition(store, run) : undefined;
-  return position === undefined ? run : { ...run, queuePosition: position };
 }
 
 /** What a Lambda invocation returns for a run it did not work on. */
