@@ -14,28 +14,11 @@ import type {
   RunWire,
   WakeAnswerWire,
 } from '../wire';
-import { DurableApiError, DurableConnectionError, errorCode, errorMessage, parseJson } from './client-errors';
+import { ClientTransport, type DurableClientOptions } from './client-transport';
 import { mergeHistoryPages } from './history-page-merge';
 
 export { DurableApiError, DurableConnectionError } from './client-errors';
-
-/** Options of a {@link DurableClient}. */
-export interface DurableClientOptions {
-  /** Where the control API is, for example `http://localhost:3000`. */
-  baseUrl: string;
-  /**
-   * The fetch to use. Default: the global `fetch`. For the deployed API (a Function URL with IAM
-   * auth), `createSignedFetch({ region })` of `@durable-lambda/aws` signs each request (each
-   * retry anew) with SigV4, its `Idempotency-Key` included.
-   */
-  fetch?: typeof fetch;
-  /** How many times a request is retried after a 429, a 503 or a network error. Default 3. */
-  retries?: number;
-  /** The first retry's delay, ms; it doubles at each retry (capped at 10 s). Default 200. */
-  backoffMs?: number;
-  /** Headers sent with every request (for example an authorization header). */
-  headers?: Record<string, string>;
-}
+export type { DurableClientOptions } from './client-transport';
 
 /** Per-call options of the POST methods. */
 export interface PostOptions {
@@ -86,14 +69,6 @@ export interface StartRunResult {
   replayed: boolean;
 }
 
-const MAX_BACKOFF_MS = 10_000;
-
-interface RawAnswer {
-  status: number;
-  headers: Headers;
-  value: unknown;
-}
-
 /** The API the `durable` CLI and the cloud test runner talk to when no URL is given (the dev server's). */
 export const DEFAULT_API_URL = 'http://localhost:3000';
 
@@ -104,18 +79,11 @@ export const DEFAULT_API_URL = 'http://localhost:3000';
  * unreachable throws {@link DurableConnectionError}.
  */
 export class DurableClient {
-  private readonly baseUrl: string;
-  private readonly fetchImpl: typeof fetch;
-  private readonly retries: number;
-  private readonly backoffMs: number;
-  private readonly headers: Record<string, string>;
+  /** Sends each request, retrying what may be retried (`client-transport.ts`). */
+  private readonly http: ClientTransport;
 
   constructor(options: DurableClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
-    this.retries = Math.max(0, Math.floor(options.retries ?? 3));
-    this.backoffMs = Math.max(0, options.backoffMs ?? 200);
-    this.headers = options.headers ?? {};
+    this.http = new ClientTransport(options);
   }
 
   /**
@@ -124,7 +92,7 @@ export class DurableClient {
    */
   async listFunctions(options: { includeCounts?: boolean } = {}): Promise<FunctionListWire> {
     const path = options.includeCounts ? '/v1/functions?include=counts' : '/v1/functions';
-    return (await this.request('GET', path)).value as FunctionListWire;
+    return (await this.http.request('GET', path)).value as FunctionListWire;
   }
 
   /**
@@ -136,7 +104,7 @@ export class DurableClient {
     request: { function: string; input?: unknown; runKey?: string; latest?: boolean; tags?: Record<string, string> },
     options: PostOptions = {},
   ): Promise<StartRunResult> {
-    const answer = await this.request('POST', '/v1/runs', { body: request, ...options });
+    const answer = await this.http.request('POST', '/v1/runs', { body: request, ...options });
     return {
       run: answer.value as RunWire,
       created: answer.status === 201,
@@ -146,7 +114,7 @@ export class DurableClient {
 
   /** `GET /v1/runs/{runId}`. */
   async getRun(runId: string): Promise<RunWire> {
-    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`)).value as RunWire;
+    return (await this.http.request('GET', `/v1/runs/${encodeURIComponent(runId)}`)).value as RunWire;
   }
 
   /** `GET /v1/runs`: runs newest first; pass `nextCursor` back as `cursor` for the next page. */
@@ -166,7 +134,7 @@ export class DurableClient {
     for (const [key, value] of Object.entries(query.tags ?? {})) params.append('tag', `${key}:${value}`);
     if (query.errorCode !== undefined) params.set('errorCode', query.errorCode);
     const search = params.toString();
-    return (await this.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;
+    return (await this.http.request('GET', `/v1/runs${search ? `?${search}` : ''}`)).value as RunListWire;
   }
 
   /**
@@ -180,7 +148,7 @@ export class DurableClient {
     if (page.cursor !== undefined) params.set('cursor', page.cursor);
     const search = params.toString();
     const path = `/v1/runs/${encodeURIComponent(runId)}/operations${search ? `?${search}` : ''}`;
-    return (await this.request('GET', path)).value as OperationListWire;
+    return (await this.http.request('GET', path)).value as OperationListWire;
   }
 
   /** Every page of the run's history, first to last (`limit`: operations per page). */
@@ -228,7 +196,7 @@ export class DurableClient {
   /** `GET /v1/runs/{runId}/operations/{operationId}`: one operation, its payloads in (up to 4 MB). */
   async getOperation(runId: string, operationId: string): Promise<OperationWire> {
     const path = `/v1/runs/${encodeURIComponent(runId)}/operations/${encodeURIComponent(operationId)}`;
-    return (await this.request('GET', path)).value as OperationWire;
+    return (await this.http.request('GET', path)).value as OperationWire;
   }
 
   /**
@@ -249,7 +217,7 @@ export class DurableClient {
     let offset: number | undefined = 0;
     while (offset !== undefined) {
       const path = `${base}/payloads/${encodeURIComponent(field)}${offset > 0 ? `?offset=${offset}` : ''}`;
-      const slice = (await this.request('GET', path)).value as PayloadSliceWire;
+      const slice = (await this.http.request('GET', path)).value as PayloadSliceWire;
       text += slice.text;
       offset = slice.nextOffset;
     }
@@ -261,7 +229,7 @@ export class DurableClient {
     const { tree, ...post } = options;
     const body = tree === undefined ? undefined : { tree };
     return (
-      await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, {
+      await this.http.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, {
         ...(body === undefined ? {} : { body }),
         ...post,
       })
@@ -273,7 +241,7 @@ export class DurableClient {
     const { fromOperation, ...post } = options;
     const body = fromOperation === undefined ? undefined : { fromOperation };
     return (
-      await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, {
+      await this.http.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, {
         ...(body === undefined ? {} : { body }),
         ...post,
       })
@@ -288,13 +256,13 @@ export class DurableClient {
     options: PostOptions = {},
   ): Promise<OperatorAnswerWire> {
     const path = `/v1/runs/${encodeURIComponent(runId)}/operations/${encodeURIComponent(operationId)}/skip`;
-    return (await this.request('POST', path, { body: result === undefined ? {} : { result }, ...options }))
+    return (await this.http.request('POST', path, { body: result === undefined ? {} : { result }, ...options }))
       .value as OperatorAnswerWire;
   }
 
   /** `GET /v1/runs/{runId}/actions`: the operator actions recorded in the run's history. */
   async getActions(runId: string): Promise<RunActionsWire> {
-    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/actions`)).value as RunActionsWire;
+    return (await this.http.request('GET', `/v1/runs/${encodeURIComponent(runId)}/actions`)).value as RunActionsWire;
   }
 
   /**
@@ -302,7 +270,7 @@ export class DurableClient {
    * attempts, and what its error says was undone (derived from its operations).
    */
   async getCompensations(runId: string): Promise<RunCompensationsWire> {
-    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/compensations`))
+    return (await this.http.request('GET', `/v1/runs/${encodeURIComponent(runId)}/compensations`))
       .value as RunCompensationsWire;
   }
 
@@ -313,15 +281,16 @@ export class DurableClient {
   async wakeRun(runId: string, options: PostOptions & { operationId?: string } = {}): Promise<WakeAnswerWire> {
     const { operationId, ...post } = options;
     const body = operationId === undefined ? {} : { operationId };
-    return (await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/wake`, { body, ...post }))
+    return (await this.http.request('POST', `/v1/runs/${encodeURIComponent(runId)}/wake`, { body, ...post }))
       .value as WakeAnswerWire;
   }
 
   /** `POST /v1/callbacks/{callbackId}/succeed`: `result` is any JSON value (or left out). */
   async succeedCallback(callbackId: string, result?: unknown, options: PostOptions = {}): Promise<CallbackAckWire> {
     const body = result === undefined ? {} : { result };
-    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/succeed`, { body, ...options }))
-      .value as CallbackAckWire;
+    return (
+      await this.http.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/succeed`, { body, ...options })
+    ).value as CallbackAckWire;
   }
 
   /** `POST /v1/callbacks/{callbackId}/fail`: the waiter sees `type` and `data` as its error's ErrorType and ErrorData. */
@@ -338,13 +307,14 @@ export class DurableClient {
         ...(error.data === undefined ? {} : { data: error.data }),
       },
     };
-    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/fail`, { body, ...options }))
-      .value as CallbackAckWire;
+    return (
+      await this.http.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/fail`, { body, ...options })
+    ).value as CallbackAckWire;
   }
 
   /** `POST /v1/callbacks/{callbackId}/heartbeat`. */
   async heartbeatCallback(callbackId: string, options: PostOptions = {}): Promise<CallbackAckWire> {
-    return (await this.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/heartbeat`, options))
+    return (await this.http.request('POST', `/v1/callbacks/${encodeURIComponent(callbackId)}/heartbeat`, options))
       .value as CallbackAckWire;
   }
 
@@ -355,79 +325,12 @@ export class DurableClient {
    */
   async sendSignal(runId: string, name: string, payload?: unknown, options: PostOptions = {}): Promise<SignalSentWire> {
     const path = `/v1/runs/${encodeURIComponent(runId)}/signals/${encodeURIComponent(name)}`;
-    return (await this.request('POST', path, { ...(payload === undefined ? {} : { body: payload }), ...options }))
+    return (await this.http.request('POST', path, { ...(payload === undefined ? {} : { body: payload }), ...options }))
       .value as SignalSentWire;
   }
 
   /** `GET /v1/runs/{runId}/signals`: the run's signals (delivered or pending), oldest first, and its open waits. */
   async getSignals(runId: string): Promise<RunSignalsWire> {
-    return (await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/signals`)).value as RunSignalsWire;
+    return (await this.http.request('GET', `/v1/runs/${encodeURIComponent(runId)}/signals`)).value as RunSignalsWire;
   }
-
-  private async request(
-    method: 'GET' | 'POST',
-    path: string,
-    options: { body?: unknown; idempotencyKey?: string; actor?: string } = {},
-  ): Promise<RawAnswer> {
-    const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { accept: 'application/json', ...this.headers };
-    if (options.actor !== undefined) headers['x-durable-actor'] = options.actor;
-    let body: string | undefined;
-    if (method === 'POST') {
-      headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-      // Every POST, a bodyless one too: the API refuses a state-changing request of any other type.
-      headers['content-type'] = 'application/json';
-      if (options.body !== undefined) body = JSON.stringify(options.body);
-    }
-    for (let attempt = 0; ; attempt++) {
-      let status: number;
-      let responseHeaders: Headers;
-      let text: string;
-      try {
-        const response = await this.fetchImpl(url, { method, headers, ...(body === undefined ? {} : { body }) });
-        status = response.status;
-        responseHeaders = response.headers;
-        text = await response.text();
-      } catch (error) {
-        // A signing fetch that found no credentials will not find them by retrying.
-        if ((error as { code?: unknown } | null)?.code === 'no_aws_credentials') throw error;
-        if (attempt < this.retries) {
-          await sleep(this.delay(attempt, undefined));
-          continue;
-        }
-        throw new DurableConnectionError(url, { cause: error });
-      }
-      const value = parseJson(text);
-      const code = errorCode(value);
-      const retryable = status === 429 || status === 503 || (status === 409 && code === 'idempotency_in_progress');
-      if (retryable && attempt < this.retries) {
-        await sleep(this.delay(attempt, responseHeaders.get('retry-after')));
-        continue;
-      }
-      if (status >= 200 && status < 300) {
-        if (value === undefined)
-          throw new DurableApiError(status, 'invalid_response', `${method} ${path}: the answer is not JSON`);
-        return { status, headers: responseHeaders, value };
-      }
-      throw new DurableApiError(
-        status,
-        code ?? `http_${status}`,
-        errorMessage(value) ?? (text.slice(0, 200) || `HTTP ${status}`),
-      );
-    }
-  }
-
-  /** Backoff before retry `attempt + 1`: doubling with jitter, at least a given `Retry-After`. */
-  private delay(attempt: number, retryAfter: string | null | undefined): number {
-    const base = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2 ** attempt);
-    const jittered = base / 2 + (Math.random() * base) / 2;
-    const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
-    return Number.isFinite(seconds) && seconds >= 0
-      ? Math.max(jittered, Math.min(seconds * 1000, MAX_BACKOFF_MS))
-      : jittered;
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
