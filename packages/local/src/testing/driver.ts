@@ -12,29 +12,28 @@ import {
   type Store,
   type WakeEvent,
 } from '@durable-lambda/engine';
-import type { ErrorObject, OpenedInvocation, Operation } from '@durable-lambda/protocol';
-import { finishOpened, getDurableEntry, type LogEntry } from '@durable-lambda/sdk';
+import type { ErrorObject, Operation } from '@durable-lambda/protocol';
+import { getDurableEntry, type LogEntry } from '@durable-lambda/sdk';
 import type { FaultRecord } from '../faults/fault-plan';
 import { isInjectedFault } from '../faults/injected-errors';
 import { VirtualClock } from '../virtual-clock';
 import { Activity } from './activity';
 import { type CallbackCompletions, CallbackSender } from './callback-sender';
+import { DriverInvocations } from './driver-invocations';
 import type { DriverStartOptions, TestDriverOptions } from './driver-options';
 import { FaultRig } from './fault-rig';
-import { endInvocation, startInvocation, type TestInvocation } from './invocations';
+import type { TestInvocation } from './invocations';
 import { invokeWithOthersBeside } from './invocations-beside';
 import { dueRun, skipToWakeBeside } from './memory-due-runs';
 import { nextWake } from './next-wake';
 import type { PlainHandler } from './plain-function';
 import { DEFAULT_MAX_REAL_WAIT_MS, sleepOrStop, waitOrStop } from './real-time-guard';
-import { type DriverHandler, type RegisteredFunction, runHandler } from './run-handler';
+import type { DriverHandler } from './run-handler';
 
 export type { DriverStartOptions, TestDriverOptions } from './driver-options';
 export type { DriverHandler } from './run-handler';
 
 import { type InvocationFailure, QueuedLoop } from './queued-loop';
-
-const INVOCATION_MS = 15 * 60_000;
 
 /** Turns of the event loop given to test code (sending callbacks) before time skips ahead. */
 const IDLE_TURNS = 3;
@@ -71,6 +70,8 @@ export class TestDriver {
   private readonly loop: QueuedLoop | undefined;
   private readonly callbacks: CallbackSender;
   private readonly activity = new Activity();
+  /** Invokes runs' handlers and records each invocation (`driver-invocations.ts`). */
+  private readonly runs: DriverInvocations;
   private total = 0;
   private mainRuns = 0;
 
@@ -108,6 +109,7 @@ export class TestDriver {
           },
         },
       });
+      this.runs = this.invocationsOf();
       this.callbacks = this.callbackSender();
       return;
     }
@@ -130,9 +132,26 @@ export class TestDriver {
       reconcileGraceMs: options.reconcileGraceMs ?? 120_000,
       ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
     });
-    loop.attach(this.engine, this.store, (runId, race) => this.invokeQueued(runId, race));
+    loop.attach(this.engine, this.store, (runId, race) => this.runs.queued(runId, race));
     this.loop = loop;
+    this.runs = this.invocationsOf();
     this.callbacks = this.callbackSender();
+  }
+
+  private invocationsOf(): DriverInvocations {
+    return new DriverInvocations({
+      engine: this.engine,
+      store: this.store,
+      clock: this.clock,
+      rig: this.rig,
+      functions: this.functions,
+      plain: this.plain,
+      realTime: this.realTime,
+      printLogs: this.options.printLogs ?? false,
+      logs: this.logs,
+      invocations: this.invocations,
+      count: () => ++this.total <= this.maxInvocations,
+    });
   }
 
   private callbackSender(): CallbackSender {
@@ -223,13 +242,13 @@ export class TestDriver {
           throw new Error(`run ${runId} took more than ${this.maxInvocations} invocations; stopped as a runaway`);
         }
         await invokeWithOthersBeside(
-          this.invokeDirect(due),
+          this.runs.direct(due),
           () => dueRun(store, this.known, this.clock.now()) ?? this.skipBeside(store, due.runId),
           (other) => {
             if (++this.total > this.maxInvocations) {
               throw new Error(`run ${runId} took more than ${this.maxInvocations} invocations; stopped as a runaway`);
             }
-            return this.invokeDirect(other);
+            return this.runs.direct(other);
           },
         );
         continue;
@@ -307,101 +326,6 @@ export class TestDriver {
   /** The completions sent through {@link sendCallbackSuccess} and friends, by callback id. */
   get callbackCompletions(): ReadonlyMap<string, CallbackCompletions> {
     return this.callbacks.completions;
-  }
-
-  /** One invocation of a run, as Lambda makes it from an event (queued mode); false when it had nothing to do. */
-  private async invokeQueued(runId: string, allowRace: boolean): Promise<boolean> {
-    const session = await this.engine.openRun(runId, { remainingTimeMs: () => INVOCATION_MS });
-    if (!session) return false;
-    const handler = this.handlerOf(session.functionName);
-    const list = this.listOf(runId);
-    const index = this.rig ? this.rig.scope.invocationStarted(runId) : list.length;
-    const requestId = `local-${runId}-${index}`;
-    const record = startInvocation(index, this.clock.now(), requestId);
-    list.push(record);
-    const opened = this.rig
-      ? this.rig.invocation(session, index, allowRace ? () => this.race(runId) : undefined)
-      : session;
-    try {
-      const result = await runHandler(
-        handler,
-        opened.invocation,
-        {
-          functionName: session.functionName,
-          awsRequestId: requestId,
-        },
-        this.overrides(),
-        this.options.printLogs ?? false,
-      );
-      const output = result.type === 'completed' ? result.output : undefined;
-      endInvocation(record, this.clock.now(), output ? output.Status : 'STOPPED', output);
-      await finishOpened(opened, result);
-      return true;
-    } catch (error) {
-      record.status = 'FAULTED';
-      throw error;
-    } finally {
-      if (this.rig?.killed(opened)) record.status = 'KILLED';
-    }
-  }
-
-  private handlerOf(functionName: string): RegisteredFunction {
-    const durable = this.functions.get(functionName);
-    if (durable) return { kind: 'durable', handler: durable };
-    const plain = this.plain.get(functionName);
-    if (plain) return { kind: 'plain', handler: plain };
-    throw new Error(`no durable function registered as ${JSON.stringify(functionName)}`);
-  }
-
-  /** The second invocation of a race: A's lease passes, then B takes the run over and runs. */
-  private async race(runId: string): Promise<void> {
-    const run = await this.store.getRun(runId);
-    if (run?.leaseExpiresAt !== undefined) this.clock.advanceTo(run.leaseExpiresAt);
-    if (++this.total > this.maxInvocations) return;
-    // B's own failure is B's: Lambda would retry its event, and the lease or reconciler covers it.
-    await this.invokeQueued(runId, false).catch(() => undefined);
-  }
-
-  private overrides() {
-    return {
-      // Every wait and backoff suspends, so tests exercise replay the way Lambda will.
-      inProcessWaitMs: 0,
-      logSink: (entry: LogEntry) => {
-        this.logs.push(entry);
-      },
-    };
-  }
-
-  private listOf(runId: string): TestInvocation[] {
-    const list = this.invocations.get(runId) ?? [];
-    this.invocations.set(runId, list);
-    return list;
-  }
-
-  /** One invocation of a due run (in-memory mode without faults). */
-  private async invokeDirect(run: RunRecord): Promise<void> {
-    const handler = this.handlerOf(run.functionName);
-    const session: OpenedInvocation | undefined = await this.engine.openRun(run.runId, {
-      remainingTimeMs: () => INVOCATION_MS,
-    });
-    if (!session) return;
-    // Time skips: a wait or backoff due while the handler's other code runs (a long step) ends
-    // in this invocation at once, as AWS's runner finishes such runs in one invocation.
-    if (!this.realTime) session.invocation.skipTo = (time) => this.clock.advanceTo(time);
-    const list = this.listOf(run.runId);
-    const requestId = `local-${run.runId}-${list.length}`;
-    const record = startInvocation(list.length, this.clock.now(), requestId);
-    const result = await runHandler(
-      handler,
-      session.invocation,
-      { functionName: run.functionName, awsRequestId: requestId },
-      this.overrides(),
-      this.options.printLogs ?? false,
-    );
-    const output = result.type === 'completed' ? result.output : undefined;
-    endInvocation(record, this.clock.now(), output ? output.Status : 'STOPPED', output);
-    await finishOpened(session, result);
-    list.push(record);
   }
 
   /** See {@link skipToWakeBeside} (never in real time: time does not skip). */
