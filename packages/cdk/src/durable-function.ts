@@ -10,6 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { createFunctionAlarms, type DurableFunctionAlarms } from './durable-function-alarms';
+import { durableLambda, serviceBuildOptions } from './durable-function-build';
 import {
   checkedAlarmsAndMetrics,
   checkedAliasName,
@@ -17,7 +18,6 @@ import {
   checkedPinning,
   checkedRetentionDays,
 } from './durable-function-checks';
-import { durableFunctionCode } from './durable-function-code';
 import { durableFunctionEnvironment } from './durable-function-environment';
 import { configureFailedInvocations } from './durable-function-failures';
 import { grantWakeUpSchedules, invokeResources } from './durable-function-grants';
@@ -38,7 +38,7 @@ import { warnOfAnotherOwnTable } from './own-table-warning';
 import { RunWatchdog, WATCHDOG_PERIOD } from './run-watchdog';
 import { METRIC, METRICS_NAMESPACE } from './runtime/metrics';
 import { schedulerRole } from './scheduler-access';
-import { DEFAULTS, serviceFunction } from './service-function';
+import { DEFAULTS } from './service-function';
 import { WakeQueue } from './wake-queue';
 
 export type { DurableFunctionAlarms } from './durable-function-alarms';
@@ -178,18 +178,7 @@ export class DurableFunction extends Construct {
     this.scheduleGroupName = this.scheduleGroup.ref;
     this.schedulerRole = schedulerRole(this, this.scheduleGroup);
 
-    const bundling = props.bundling ?? {};
-    // The reconciler and the watchdog share the function's build settings (tsconfig, …), not its
-    // handler's injections or hooks.
-    const { inject: _inject, commandHooks: _hooks, ...serviceBundling } = bundling;
-    const serviceOptions = {
-      bundling: serviceBundling,
-      ...(props.projectRoot === undefined ? {} : { projectRoot: props.projectRoot }),
-      ...(props.depsLockFilePath === undefined ? {} : { depsLockFilePath: props.depsLockFilePath }),
-      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
-      ...(props.architecture === undefined ? {} : { architecture: props.architecture }),
-      removalPolicy,
-    };
+    const serviceOptions = serviceBuildOptions(props, removalPolicy);
     this.reconciler = DurableReconciler.of(this, this.table, {
       ...serviceOptions,
       ...(props.reconcilerPeriod === undefined ? {} : { period: props.reconcilerPeriod }),
@@ -227,27 +216,7 @@ export class DurableFunction extends Construct {
       metrics: this.metrics,
     });
 
-    const code = durableFunctionCode(path, props);
-    const { fn, role, logGroup } = serviceFunction(this, {
-      entry: code.entry,
-      ...(code.handler === undefined ? {} : { handler: code.handler }),
-      ...(props.functionName === undefined ? {} : { functionName: props.functionName }),
-      description: props.description ?? 'durable-lambda function',
-      environment,
-      timeout,
-      memorySize: props.memorySize ?? DEFAULTS.memorySize,
-      architecture: props.architecture ?? DEFAULTS.architecture,
-      logRetention: props.logRetention ?? DEFAULTS.logRetention,
-      logRemovalPolicy: removalPolicy,
-      ...(props.projectRoot === undefined ? {} : { projectRoot: props.projectRoot }),
-      ...(props.depsLockFilePath === undefined ? {} : { depsLockFilePath: props.depsLockFilePath }),
-      ...(props.reservedConcurrentExecutions === undefined
-        ? {}
-        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
-      // A replaced version stays: the runs pinned to it replay on it until they end.
-      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
-      bundling: code.bundling,
-    });
+    const { fn, role, logGroup } = durableLambda(this, props, { environment, timeout, removalPolicy });
     this.function = fn;
     this.role = role;
     this.logGroup = logGroup;
