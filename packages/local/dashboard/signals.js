@@ -27,6 +27,8 @@ function sendForm(runId, { base, name, note, act, key, done }) {
     rows: 2,
     spellcheck: 'false',
     placeholder: '{"approved": true}',
+    // Named by itself too: while the page re-renders, a label's `for` may find the old field first.
+    'aria-label': 'Payload (JSON)',
     dataset: { keep: `${base}-payload`, testid: 'signal-payload' },
   });
   const submit = (event) => {

@@ -55,6 +55,7 @@ export type { RetryableFunc, WithRetryConfig } from './helpers/with-retry';
 export { withRetry } from './helpers/with-retry';
 export { jsonLineSink } from './logger';
 export { PATCH_SUBTYPE } from './operations/patch';
+export { SIGNAL_SUBTYPE } from './operations/signal';
 export { createWaitStrategy } from './operations/wait-strategy';
 export * from './retry';
 export type { BackendFactory } from './runtime/backend-registry';

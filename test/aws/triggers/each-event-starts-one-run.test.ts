@@ -189,6 +189,32 @@ describe.each(stores)('trigger events on %s', (_name, makeStore) => {
     expect(w.executions).toHaveLength(3);
   }, 60_000);
 
+  it('an outbox event published twice (its first answer lost: two message ids, one durableEventId) starts one run, executed once', async () => {
+    const w = await world(makeStore);
+    // As Lambda delivers the message `AwsOutboxPublisher` sends: the event's id as a message attribute.
+    const emitted = (messageId: string) => ({
+      ...sqsRecord(messageId, '{"order":5}'),
+      messageAttributes: {
+        durableEventId: { stringValue: 'run-1:1:0', stringListValues: [], binaryListValues: [], dataType: 'String' },
+      },
+    });
+    expect(await w.deliver({ Records: [emitted('m-1')] })).toEqual({ batchItemFailures: [] });
+    await w.drain();
+    expect(await w.deliver({ Records: [emitted('m-2')] })).toEqual({ batchItemFailures: [] });
+    expect(w.invoked).toEqual([]);
+    const runs = await w.runs();
+    expect(runs.map((r) => r.runKey)).toEqual(['outbox:orders:run-1:1:0']);
+    expect(w.executions).toHaveLength(1);
+    // On EventBridge the id rides in the detail: a repeat has another event id, the same run.
+    const event = (id: string) => ({ ...eventBridge(id), detail: { order: 6, durableEventId: 'run-1:2:0' } });
+    const first = await w.deliver(event('ev-7'));
+    const second = await w.deliver(event('ev-8'));
+    expect(first).toMatchObject({ created: true });
+    expect(second).toEqual({ ...first, created: false });
+    await w.drain();
+    expect(w.executions).toHaveLength(2);
+  }, 60_000);
+
   it('a user key shared by two events names one run: the second event is that run', async () => {
     const w = await world(makeStore, () => 'tenant-1');
     const batch = { Records: [sqsRecord('m-1', '{"v":1}')] };

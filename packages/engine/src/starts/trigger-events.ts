@@ -20,6 +20,32 @@ export interface TriggerRecord {
   defaultKey: string;
   /** The run's input: what the handler is given. */
   input: TriggerInput;
+  /**
+   * The id an outbox gave the event (`durableEventId`, see `EMITTED_EVENT_ID`) when it has one: its
+   * key is then `outbox:<id>` whatever the delivery, so an event published twice (a publish whose
+   * answer was lost) starts one run; the second delivery, whose message id differs, is that run's.
+   */
+  emittedId?: string;
+}
+
+/**
+ * The name of the id an outbox event carries (`detail.durableEventId` on EventBridge, the message
+ * attribute `durableEventId` on SQS): one per emitted event, the same on every publish of it.
+ */
+export const EMITTED_EVENT_ID = 'durableEventId';
+
+/** An emitted event's id: 1-512 characters, none of them control characters. */
+function emittedIdOf(value: unknown): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  return typeof value === 'string' && value.length > 0 && value.length <= 512 && !/[\u0000-\u001f]/.test(value)
+    ? value
+    : undefined;
+}
+
+/** The keys of a record: its source's own, or `outbox:<id>` for an event an outbox emitted. */
+function keyed(record: TriggerRecord, emitted: unknown): TriggerRecord {
+  const emittedId = emittedIdOf(emitted);
+  return emittedId === undefined ? record : { ...record, emittedId, defaultKey: `outbox:${emittedId}` };
 }
 
 /** A run's input from a trigger: a JSON value. */
@@ -51,17 +77,22 @@ function sqsRecord(record: Record<string, unknown>): TriggerRecord | undefined {
   }
   // `attributes` (receive count, first receive time) and `receiptHandle` change on each delivery:
   // left out, so a redelivered message asks for the same run with the same input.
-  return {
-    source: 'sqs',
-    itemIdentifier: record.messageId,
-    defaultKey: `sqs:${record.messageId}`,
-    input: {
-      messageId: record.messageId,
-      body: record.body,
-      ...(isObject(record.messageAttributes) ? { messageAttributes: record.messageAttributes } : {}),
-      ...(typeof record.eventSourceARN === 'string' ? { eventSourceARN: record.eventSourceARN } : {}),
+  const attributes = isObject(record.messageAttributes) ? record.messageAttributes : {};
+  const emitted = attributes[EMITTED_EVENT_ID];
+  return keyed(
+    {
+      source: 'sqs',
+      itemIdentifier: record.messageId,
+      defaultKey: `sqs:${record.messageId}`,
+      input: {
+        messageId: record.messageId,
+        body: record.body,
+        ...(isObject(record.messageAttributes) ? { messageAttributes: record.messageAttributes } : {}),
+        ...(typeof record.eventSourceARN === 'string' ? { eventSourceARN: record.eventSourceARN } : {}),
+      },
     },
-  };
+    isObject(emitted) ? emitted.stringValue : undefined,
+  );
 }
 
 function streamRecord(record: Record<string, unknown>, via?: 'pipe'): TriggerRecord | undefined {
@@ -147,7 +178,12 @@ export function triggerBatchOf(event: unknown, wakeQueueName?: string): TriggerB
     return {
       source: 'eventbridge',
       batched: false,
-      records: [{ source: 'eventbridge', defaultKey: `events:${event.id}`, input: event }],
+      records: [
+        keyed(
+          { source: 'eventbridge', defaultKey: `events:${event.id}`, input: event },
+          isObject(event.detail) ? event.detail[EMITTED_EVENT_ID] : undefined,
+        ),
+      ],
     };
   }
   const raw = isObject(event) ? event.Records : undefined;

@@ -98,8 +98,11 @@ export class TriggerReceiver {
       run = started.run;
       created = started.created;
     } catch (error) {
-      // A user key names one run whatever the event: the second event is that run's.
-      if (error instanceof RunKeyConflictError && this.options.runKey) return { runId: error.runId, created: false };
+      // A user key names one run whatever the event, and an emitted event's id one run whatever its
+      // delivery (a repeat publish has another message id): the second is that run's.
+      if (error instanceof RunKeyConflictError && (this.options.runKey || record.emittedId !== undefined)) {
+        return { runId: error.runId, created: false };
+      }
       throw error;
     }
     await this.kick(run);

@@ -7,11 +7,16 @@ import { CallbackExternalError, SignalTimeoutError } from '../errors/durable-err
 import { InvalidArgumentError } from '../errors/invalid-argument';
 import { executionArnOf } from '../runtime/execution-arn';
 import { deserializeChecked } from '../serdes/checked';
-import { OperationSubType } from '../types/operation-enums';
 import type { Serdes } from '../types/serdes';
 import type { WaitForSignalOptions } from '../types/signal';
 import { operationEnd, operationStart, replayedOperation } from './plugin-hooks';
 import { parentOf } from './step';
+
+/**
+ * The SubType of a `context.waitForSignal` operation (a CALLBACK named after its signal). Ours, so
+ * not a member of AWS's `OperationSubType`, whose keys and values stay exactly AWS's.
+ */
+export const SIGNAL_SUBTYPE = 'WaitForSignal';
 
 /** The engine's rule for a signal's name (`signals.ts`), checked here so a bad name fails where it is written. */
 const SIGNAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
@@ -60,12 +65,12 @@ export async function runWaitForSignal<T>(scope: Scope, args: readonly unknown[]
   const plan = planSignal<T>(args);
   const id = scope.nextId();
   const runtime = scope.runtime;
-  let record = runtime.find(id, 'CALLBACK', plan.name, OperationSubType.WAIT_FOR_SIGNAL);
+  let record = runtime.find(id, 'CALLBACK', plan.name, SIGNAL_SUBTYPE);
   if (!record) {
     record = await runtime.checkpoint({
       Id: id,
       Type: 'CALLBACK',
-      SubType: OperationSubType.WAIT_FOR_SIGNAL,
+      SubType: SIGNAL_SUBTYPE,
       Action: 'START',
       Name: plan.name,
       ...parentOf(scope),

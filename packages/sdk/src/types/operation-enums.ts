@@ -29,8 +29,6 @@ export enum OperationSubType {
   WAIT_FOR_CONDITION = 'WaitForCondition',
   /** `context.invoke`. */
   CHAINED_INVOKE = 'ChainedInvoke',
-  /** Ours: `context.waitForSignal` (a CALLBACK operation named after the signal). */
-  WAIT_FOR_SIGNAL = 'WaitForSignal',
 }
 
 /** How one invocation of a durable handler ended (AWS's). */
