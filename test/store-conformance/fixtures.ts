@@ -20,7 +20,13 @@ export interface ConformanceOptions {
   knownDeviations?: readonly string[];
 }
 
-export const T0 = 1_700_000_000_000;
+/**
+ * The suite's start: 2100-01-01, in the future. DynamoDB Local does expire items whose TTL has
+ * passed in real time (a sweep of a few items a second, measured on 3.3.1), so a run written at a
+ * time in the past could vanish between two lines of a test; the stores' own TTL filters follow
+ * the suite's clock whatever it says.
+ */
+export const T0 = Date.UTC(2100, 0, 1);
 
 /** A clock the suite moves, starting at `start`. */
 export function conformanceClock(start = T0): ConformanceClock {
