@@ -11,7 +11,7 @@
  *   DURABLE_ALLOWED_HOSTS  host names answered besides localhost and IP addresses (comma-separated)
  *
  * A few waits are shortened so their effect shows within minutes (the reminder interval, the
- * approval's reminder and timeout); the rest is as in the examples' handlers.
+ * approval's reminder and timeout, the trial's length); the rest is as in the examples' handlers.
  */
 import { onStopSignals } from '@durable-lambda/api';
 import { startDevServer } from '@durable-lambda/local';
@@ -29,6 +29,8 @@ import { fakeReminderServices } from './reminder/fakes';
 import { createReminderHandler, samples as reminderSamples } from './reminder/handler';
 import { fakeReportServices } from './report-job/fakes';
 import { createReportJobHandler, samples as reportSamples } from './report-job/handler';
+import { fakeTrialServices } from './trial/fakes';
+import { createTrialHandler, samples as trialSamples } from './trial/handler';
 
 /** Each example's sample inputs (declared next to its handler), offered by the dashboard's start form. */
 const SAMPLES = {
@@ -40,6 +42,7 @@ const SAMPLES = {
   // The fakes decline or fail the payments of two of them: the saga compensates.
   'order-saga': [...sagaSamples, ...failingSagaSamples],
   payments: paymentSamples,
+  trial: trialSamples,
 };
 
 /** The server's URL, known once it listens (the approval mails link to its callback routes). */
@@ -84,6 +87,9 @@ function exampleFunctions(): Record<string, DurableLambdaHandler> {
   const saga = fakeOrderSagaServices();
   announceMail('order-saga', saga.mailer);
 
+  const trial = fakeTrialServices();
+  announceMail('trial', trial.mailer);
+
   return {
     checkout: createCheckoutHandler(checkout.services),
     reminder: createReminderHandler(reminder.services, { interval: { seconds: 30 } }),
@@ -92,6 +98,7 @@ function exampleFunctions(): Record<string, DurableLambdaHandler> {
     'fan-out': createFanOutHandler(invoices.services),
     'order-saga': createOrderSagaHandler(saga.services),
     payments: createPaymentsHandler(saga.paymentServices),
+    trial: createTrialHandler(trial.services, { trialLength: { minutes: 10 } }),
   };
 }
 
@@ -126,6 +133,9 @@ function printHowTo(url: string): void {
     `  ${cli} callback succeed <callbackId> --result '{"approvedBy":"bob@example.com"}'`,
     `  ${cli} start reminder --input '{"userId":"u-7","email":"grace@example.com"}'`,
     `  ${cli} start order-saga --input ${json(sampleSagaOrder())}`,
+    `  ${cli} start trial --input ${json(trialSamples[0]?.input)}   # a 10-minute trial`,
+    `  ${cli} list --tag customer=cus-42                 # the trial's runs, found by their tag`,
+    `  ${cli} signal <runId> upgraded '{"plan":"pro"}'   # the billing system: the customer paid`,
     `  curl -s -X POST ${url}/v1/runs -H 'content-type: application/json' \\`,
     `    -d '{"function":"checkout","input":${JSON.stringify(sampleOrder())}}'`,
     `  curl -s ${url}/v1/runs`,

@@ -61,6 +61,7 @@ describe('npm start (examples/dev-server.ts)', () => {
         'payments',
         'reminder',
         'report-job',
+        'trial',
       ]);
       const checkout = body.functions.find((f) => f.name === 'checkout');
       expect(checkout?.samples?.[0]?.input).toMatchObject({ orderId: expect.any(String), lines: expect.any(Array) });
