@@ -22,6 +22,8 @@ import { fakeReminderServices } from './reminder/fakes';
 import { createReminderHandler } from './reminder/handler';
 import { fakeReportServices } from './report-job/fakes';
 import { createReportJobHandler } from './report-job/handler';
+import { fakeTrialServices } from './trial/fakes';
+import { createTrialHandler, samples as trialSamples } from './trial/handler';
 
 interface Scenario {
   example: string;
@@ -50,6 +52,7 @@ function scenarios(): Scenario[] {
   invoices.invoices.reject(['cus-007', 'cus-042', 'cus-093']);
   const saga = fakeOrderSagaServices();
   saga.gateway.decline('insufficient funds');
+  const trial = fakeTrialServices();
   return [
     {
       example: 'checkout',
@@ -131,6 +134,19 @@ function scenarios(): Scenario[] {
       note: () =>
         `stock reservation released: ${saga.inventory.reservations.get('res_order-2001')?.released}; ` +
         `mail sent: "${saga.mailer.sent[0]?.subject}"`,
+    },
+    {
+      example: 'trial',
+      title: 'a 14-day trial, tagged with its customer; the billing system signals "upgraded" while it waits',
+      handler: createTrialHandler(trial.services, { now: () => Date.UTC(2025, 0, 6, 9) }),
+      payload: trialSamples[0]?.input,
+      expected: 'SUCCEEDED',
+      // Plays the billing system, as `durable signal <runId> upgraded '{"plan":"pro"}'` would.
+      drive: async (runner) => {
+        await runner.getOperation('upgraded').waitForData();
+        await runner.sendSignal('upgraded', { plan: 'pro' });
+      },
+      note: () => `subscription ${trial.billing.subscriptions[0]?.subscriptionId} activated; no trial ended`,
     },
   ];
 }
