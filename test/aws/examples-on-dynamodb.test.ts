@@ -13,6 +13,8 @@ import { createOrderSagaHandler } from '../../examples/order-saga/handler';
 import { createPaymentsHandler } from '../../examples/order-saga/payments';
 import { fakeReminderServices } from '../../examples/reminder/fakes';
 import { createReminderHandler } from '../../examples/reminder/handler';
+import { fakeTrialServices } from '../../examples/trial/fakes';
+import { createTrialHandler, samples as trialSamples } from '../../examples/trial/handler';
 import { dynamoDbLocalEndpoint, localDocumentClient, uniqueTableName } from '../support/dynamodb-local';
 import { StoreDriver } from '../support/store-driver';
 
@@ -98,5 +100,24 @@ describe('the examples, end to end on the DynamoDB store', () => {
     });
     const reservation = [...fakes.inventory.reservations.values()][0];
     expect(reservation?.released).toBe(true);
+  });
+
+  it('trial: found by its customer tag while it waits; the upgrade signal ends it paid', async () => {
+    const fakes = fakeTrialServices();
+    const driver = await driverFor('trial', { trial: createTrialHandler(fakes.services) });
+    const runId = await driver.start('trial', trialSamples[0]?.input);
+    expect((await driver.run(runId, { skipTime: false })).status).toBe('RUNNING');
+    const found = await driver.engine.listRuns({ tags: { customer: 'cus-42' } });
+    expect(found.runs.map((r) => r.runId)).toEqual([runId]);
+    expect(found.runs[0]?.tags).toEqual({ customer: 'cus-42', plan: 'team' });
+    expect(JSON.parse(found.runs[0]?.published?.state ?? '{}')).toMatchObject({ stage: 'trial' });
+
+    await driver.engine.sendSignal(runId, 'upgraded', JSON.stringify({ plan: 'pro' }));
+    const run = await driver.run(runId);
+    expect(run.status).toBe('SUCCEEDED');
+    expect(JSON.parse(run.result ?? '{}')).toMatchObject({ outcome: 'upgraded', plan: 'pro' });
+    expect(JSON.parse(run.published?.state ?? '{}')).toEqual({ stage: 'paid', plan: 'pro' });
+    expect((await driver.engine.listRuns({ tags: { plan: 'pro' } })).runs.map((r) => r.runId)).toEqual([runId]);
+    expect(fakes.billing.endedTrials).toEqual([]);
   });
 });
