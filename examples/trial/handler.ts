@@ -1,5 +1,5 @@
 /**
- * Trial: a customer's free trial. It shows issue 27's features in one small workflow:
+ * Trial: a customer's free trial. It shows three features together in one small workflow:
  *
  * - search tags: the run is tagged with its customer and plan (`ctx.tag`), so support finds it
  *   with `durable list --tag customer=cus-42` (or `GET /v1/runs?tag=customer:cus-42`);
