@@ -144,13 +144,35 @@ export function killGroup(pgid: number): void {
   }
 }
 
-/** A low-level client for DynamoDB Local: fake static credentials, us-east-1. */
+/**
+ * The attribute a table's TTL is pointed at by {@link localClient}: one no item carries. DynamoDB
+ * Local sweeps items whose TTL has passed in real time (a few a second, measured on 3.3.1), and
+ * tests run their stores on virtual clocks, often in the past: a run item written at such an
+ * instant could vanish between two lines of a test. The stores never rely on the sweep (their
+ * reads filter on TTL by their own clock, as on AWS, where a sweep comes within days), so tests
+ * keep every item they wrote; a test that checks the table's TTL setting itself uses a client of
+ * its own (`test/aws/dynamodb/store-layout-and-requests.test.ts`).
+ */
+export const UNSWEPT_TTL_ATTRIBUTE = 'ttl-not-swept-in-tests';
+
+/** A low-level client for DynamoDB Local: fake static credentials, us-east-1, no TTL sweep. */
 export function localClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
+  const client = new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { TimeToLiveSpecification?: { AttributeName?: string; Enabled?: boolean } };
+      if (context.commandName === 'UpdateTimeToLiveCommand' && input.TimeToLiveSpecification?.Enabled) {
+        input.TimeToLiveSpecification = { ...input.TimeToLiveSpecification, AttributeName: UNSWEPT_TTL_ATTRIBUTE };
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'ttlNotSweptInTests' },
+  );
+  return client;
 }
 
 /** A document client for DynamoDB Local, configured as the store expects. */

@@ -176,15 +176,26 @@ describe('DynamoDbStore: requests per operation', () => {
 });
 
 describe('DynamoDbStore: layout', () => {
-  it('creates the table with keys, the listing index, the due index and TTL on ttl', async () => {
+  it('creates the table with keys, the listing index and the due index', async () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     expect(Table?.KeySchema).toEqual(durableTableDefinition(tableName).KeySchema);
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual([LIST_INDEX, 'due'].sort());
     expect(
       durableTableDefinition(tableName, { legacyIndexes: true }).GlobalSecondaryIndexes?.map((i) => i.IndexName),
     ).toEqual([LIST_INDEX, 'due', BY_FUNCTION_INDEX, 'byFunctionBase', BY_STATUS_INDEX]);
-    const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+  });
+
+  it('enables TTL on ttl (a table made by a client of its own: the test client points TTL elsewhere)', async () => {
+    const raw = new DynamoDBClient({
+      endpoint: await dynamoDbLocalEndpoint(),
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const own = uniqueTableName('ttl');
+    await createDurableTable(raw, own);
+    const ttl = await raw.send(new DescribeTimeToLiveCommand({ TableName: own }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
+    raw.destroy();
   });
 
   it('sorts operation ids in tree order', () => {
