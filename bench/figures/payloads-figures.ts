@@ -20,7 +20,7 @@ import {
   LightS3Client,
   measureConsumedCapacity,
 } from '@durable-lambda/aws';
-import { sealedStore } from '@durable-lambda/engine';
+import { type Store, sealedStore } from '@durable-lambda/engine';
 import { localDocumentClient, startDynamoDbLocal, waitUntilReady } from '../../test/support/dynamodb-local-process';
 import { FakeKms } from '../../test/support/fake-kms';
 import { FakeS3 } from '../../test/support/fake-s3';
@@ -66,25 +66,7 @@ try {
 
   /** One step result of `kb` KiB written (a commit) and read back (a replay read), through `store`. */
   async function measure(store: DynamoDbStore, runId: string, kb: number) {
-    const input = '{}';
-    await store.createRun(
-      {
-        runId,
-        functionName: 'fn',
-        status: 'RUNNING',
-        input,
-        createdAt: T0,
-        updatedAt: T0,
-        fence: 0,
-        nextWakeAt: T0,
-        invocations: 0,
-        lostInvocations: 0,
-        eventSeq: 0,
-        handledEventSeq: 0,
-      },
-      { Id: '0', Type: 'EXECUTION', Status: 'STARTED', StartTimestamp: T0, ExecutionDetails: { InputPayload: input } },
-    );
-    const grant = await store.acquireLease(runId, T0, T0 + 60_000, `lease-${runId}`);
+    const fence = await startLeasedRun(store, runId, '{}');
     const result = JSON.stringify('x'.repeat(kb * 1024 - 2));
     const op = {
       Id: '1',
@@ -95,7 +77,7 @@ try {
       StepDetails: { Attempt: 1, Result: result },
     };
     const [w0, puts0] = [wru, s3.requests.PUT];
-    await store.commit(runId, grant?.run.fence ?? 1, { operations: [op] });
+    await store.commit(runId, fence, { operations: [op] });
     const write = { wru: wru - w0, puts: s3.requests.PUT - puts0 };
     const [r0, gets0] = [rru, s3.requests.GET];
     const read = await store.getOperation(runId, '1');
@@ -206,9 +188,8 @@ try {
   await local.stop();
 }
 
-/** A run's writes through `store`: its start, a lease, five step results, its end. */
-async function measureRun(store: ReturnType<typeof sealedStore>, runId: string): Promise<void> {
-  const input = JSON.stringify({ order: 42 });
+/** Creates run `runId` with `input` at T0 and leases it: the fence its commits carry. */
+async function startLeasedRun(store: Store, runId: string, input: string): Promise<number> {
   await store.createRun(
     {
       runId,
@@ -227,7 +208,12 @@ async function measureRun(store: ReturnType<typeof sealedStore>, runId: string):
     { Id: '0', Type: 'EXECUTION', Status: 'STARTED', StartTimestamp: T0, ExecutionDetails: { InputPayload: input } },
   );
   const grant = await store.acquireLease(runId, T0, T0 + 60_000, `lease-${runId}`);
-  const fence = grant?.run.fence ?? 1;
+  return grant?.run.fence ?? 1;
+}
+
+/** A run's writes through `store`: its start, a lease, five step results, its end. */
+async function measureRun(store: ReturnType<typeof sealedStore>, runId: string): Promise<void> {
+  const fence = await startLeasedRun(store, runId, JSON.stringify({ order: 42 }));
   for (let i = 1; i <= 5; i++) {
     const op = {
       Id: String(i),

@@ -110,7 +110,8 @@ export abstract class CheckpointingSession {
     this.settleDue();
     // Checked before anything: a refused write leaves the session as it was.
     const transactWrites = transactWritesOf(updates);
-    await this.signals.before(updates);
+    const loading = this.signals.before(updates);
+    if (loading) await loading;
     const { written, invokes } = this.applyAll(updates, now);
     if (written.length === 0 && this.settled.size === 0) return [];
     const emitted = this.outbox.take(updates, now);
@@ -127,10 +128,7 @@ export abstract class CheckpointingSession {
       this.outbox.undo(emitted, isTransactRefusal(error) ? false : undefined);
       throw error;
     }
-    this.carried.written(sent);
-    this.outbox.written(outboxSent);
-    this.signals.written(write.run);
-    this.settled.clear();
+    this.written(write, sent, outboxSent);
     for (const op of written) this.ops.put(op);
     // Stored with their step's outcome: published now, their being sent written with the next write.
     if (emitted.length > 0) await this.outbox.publish();
@@ -231,6 +229,11 @@ export abstract class CheckpointingSession {
   protected async commit(operations: Operation[], run?: RunPatch): Promise<void> {
     const [write, sent, outboxSent] = this.writeOf(operations, run);
     await this.deps.store.commit(this.run.runId, this.run.fence, write);
+    this.written(write, sent, outboxSent);
+  }
+
+  /** What a write that succeeded settles: the fields it carried are stored, time's changes with it. */
+  private written(write: CommitWrite, sent: Carried, outboxSent: OutboxEntry[] | undefined): void {
     this.carried.written(sent);
     this.outbox.written(outboxSent);
     this.signals.written(write.run);
